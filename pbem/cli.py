@@ -1,0 +1,8 @@
+"""The `pbem` command line."""
+
+import click
+
+
+@click.group()
+def main():
+    """pbem: Spades by email."""

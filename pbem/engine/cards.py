@@ -1,0 +1,65 @@
+"""Cards as short strings: rank then suit ("QH", "TS"), jokers "BJ" and "LJ".
+
+Parsing accepts what people type: "qh", "Q♥", "10h", "T♥", "queen of hearts", "big joker".
+"""
+
+import re
+
+SUITS = "SHDC"
+RANKS = "23456789TJQKA"
+JOKERS = ("BJ", "LJ")
+FACES = "JQK"
+SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+RANK_NAMES = {
+    "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
+    "8": "eight", "9": "nine", "T": "ten", "J": "jack", "Q": "queen", "K": "king", "A": "ace",
+}
+
+_SUIT_WORDS = {
+    "s": "S", "h": "H", "d": "D", "c": "C",
+    "♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C",
+    "spade": "S", "spades": "S", "heart": "H", "hearts": "H",
+    "diamond": "D", "diamonds": "D", "club": "C", "clubs": "C",
+}
+_RANK_WORDS = {name: rank for rank, name in RANK_NAMES.items()}
+_RANK_WORDS.update({r.lower(): r for r in RANKS})
+_RANK_WORDS.update({"10": "T", "1": "A", "deuce": "2", "trey": "3"})
+_JOKER_WORDS = {
+    "bj": "BJ", "lj": "LJ", "big joker": "BJ", "little joker": "LJ",
+    "small joker": "LJ", "big": "BJ", "little": "LJ",
+}
+_WORDY = re.compile(r"^(\w+)\s+of\s+(\w+)$")
+_SHORT = re.compile(r"^(10|[2-9tjqka1])\s*([shdc♠♥♦♣♤♡♢♧])$")
+
+
+def all_cards() -> list[str]:
+    """The 52 cards of one pack, spades first, high to low."""
+    return [r + s for s in SUITS for r in reversed(RANKS)]
+
+
+def parse_card(text: str) -> str:
+    """The card named by `text`, or ValueError saying what was not understood."""
+    t = " ".join(text.strip().lower().replace("-", " ").split())
+    t = t.removesuffix(".")
+    if t in _JOKER_WORDS:
+        return _JOKER_WORDS[t]
+    m = _SHORT.match(t) or _WORDY.match(t)
+    if m and m.group(1) in _RANK_WORDS and m.group(2) in _SUIT_WORDS:
+        return _RANK_WORDS[m.group(1)] + _SUIT_WORDS[m.group(2)]
+    raise ValueError(f"not a card: {text.strip()!r}")
+
+
+def is_card(text: str) -> bool:
+    """True for a card written canonically ("QH", "BJ")."""
+    return text in JOKERS or (len(text) == 2 and text[0] in RANKS and text[1] in SUITS)
+
+
+def pretty(card: str) -> str:
+    """A card for people: "Q♥", "10♠", "Big Joker"."""
+    if card == "BJ":
+        return "Big Joker"
+    if card == "LJ":
+        return "Little Joker"
+    rank = "10" if card[0] == "T" else card[0]
+    return rank + SYMBOLS[card[1]]

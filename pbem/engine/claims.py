@@ -1,0 +1,81 @@
+"""Claims (Y6): does the claimer's side win every remaining trick however the others play?
+
+The server knows every hand, so it decides this exactly with a search: at the claimer's
+side's turns some card must keep the claim alive, at the opponents' turns every card must.
+Cards with no other live card between them are interchangeable, and positions repeat, so
+the search stays small; a node budget bounds the rare claim made far too early.
+"""
+
+from .errors import IllegalAction
+from .state import NILS, playable_cards
+
+BUDGET = 200_000
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def claim_holds(st, seat: int) -> bool:
+    side = st.sides[st.side_of[seat]]
+    # beside a nil bidder only the claimer may take the tricks; else anyone of the side
+    winners = {seat} if any(st.bids[s] in NILS for s in side) else set(side)
+    search = _Search(st, set(side), winners)
+    try:
+        return search.holds([tuple(h) for h in st.hands], tuple(st.trick), st.turn, st.broken,
+                            len(st.tricks), st.must_lead)
+    except _TooDeep:
+        raise IllegalAction("too early to check that claim: play a few more tricks") from None
+
+
+class _Search:
+    def __init__(self, st, ours, winners):
+        self.st, self.ours, self.winners = st, ours, winners
+        self.memo = {}
+        self.nodes = 0
+
+    def holds(self, hands, trick, turn, broken, done, must_lead) -> bool:
+        if not trick and not any(hands):
+            return True
+        key = (tuple(tuple(sorted(h)) for h in hands), trick, turn, broken, done)
+        if key in self.memo:
+            return self.memo[key]
+        self.nodes += 1
+        if self.nodes > BUDGET:
+            raise _TooDeep
+        st = self.st
+        cards = playable_cards(st.rules, st.table, list(hands[turn]), list(trick), broken, done,
+                               must_lead)
+        cards = self._distinct(cards, hands, trick)
+        results = (self._after(hands, trick, turn, broken, done, c) for c in cards)
+        ok = any(results) if turn in self.ours else all(results)
+        self.memo[key] = ok
+        return ok
+
+    def _after(self, hands, trick, turn, broken, done, card) -> bool:
+        st = self.st
+        hand = list(hands[turn])
+        hand.remove(card)
+        hands = hands[:turn] + (tuple(hand),) + hands[turn + 1:]
+        trick = trick + ((turn, card),)
+        broken = broken or st.table.suit[card] == "S"
+        if len(trick) < st.n:
+            return self.holds(hands, trick, (turn + 1) % st.n, broken, done, None)
+        winner = trick[st.table.winning(list(trick))][0]
+        if winner not in self.winners:
+            return False
+        return self.holds(hands, (), winner, broken, done + 1, None)
+
+    def _distinct(self, cards, hands, trick):
+        """One card of each run with no live card between them: they play alike."""
+        suit, power = self.st.table.suit, self.st.table.power
+        live = sorted({(suit[c], power[c]) for h in hands for c in h}
+                      | {(suit[c], power[c]) for _, c in trick})
+        index = {sp: i for i, sp in enumerate(live)}
+        keep, prev = [], None
+        for c in sorted(cards, key=lambda c: (suit[c], power[c])):
+            here = (suit[c], index[(suit[c], power[c])])
+            if not (prev and prev[0] == here[0] and here[1] - prev[1] == 1):
+                keep.append(c)
+            prev = here
+        return keep

@@ -1,0 +1,112 @@
+"""The engine's API: legal actions, apply, deal, replay (OpenSpiel-shaped)."""
+
+from .errors import IllegalAction
+from .rules import Rules
+from .state import NILS, State, advance, check
+
+
+class ReplayError(IllegalAction):
+    """An event in a log that cannot be applied; names its seq."""
+
+    def __init__(self, seq, reason):
+        super().__init__(f"seq {seq}: {reason}")
+        self.seq, self.reason = seq, reason
+
+
+def new_game(rules: Rules, first_dealer: int = 0) -> State:
+    return State(rules, first_dealer)
+
+
+def legal(st: State, seat: int) -> list[dict]:
+    """Every action `seat` may take now. Passing is one entry naming how many cards to pass
+    (the cards are the player's choice); a claim is offered by `can_claim`, not here."""
+    ph = st.phase
+    if ph == "play":
+        return [{"type": "play", "card": c} for c in st.playable(seat)]
+    if ph == "bid":
+        if st.comeout_side is not None:
+            if st.side_of[seat] == st.comeout_side:
+                return [{"type": "come_out"}, {"type": "stay"}]
+            return []
+        out = []
+        if not st.looked[seat]:
+            out.append({"type": "look"})
+        out += [{"type": "bid", **o} for o in st.bid_options(seat)]
+        if st.misdeal_allowed(seat):
+            out.append({"type": "misdeal"})
+        return out
+    if ph == "pass" and seat in st.to_act():
+        return [{"type": "pass", "count": st.pass_steps[0][1]}]
+    if ph == "draw" and seat == st.turn:
+        return [{"type": "draw", "keep": True}, {"type": "draw", "keep": False}]
+    return []
+
+
+def can_claim(st: State, seat: int) -> bool:
+    """Would a claim of every remaining trick by `seat` be accepted now?"""
+    try:
+        check(st, {"seq": st.seq + 1, "type": "claim", "seat": seat})
+    except IllegalAction:
+        return False
+    return True
+
+
+def apply(st: State, seat: int, action: dict) -> list[dict]:
+    """The events that `seat` taking `action` adds to the log; IllegalAction if it may not.
+    Does not change `st`: pass each event to `advance`."""
+    if not isinstance(action, dict) or action.get("type") in (None, "deal"):
+        raise IllegalAction("not an action a player can take")
+    ev = {"seq": st.seq + 1, "type": action["type"], "seat": seat}
+    ev.update({k: v for k, v in action.items() if k not in ("type", "seat", "seq", "count")})
+    check(st, ev)
+    return [ev]
+
+
+def make_deal(st: State, rng) -> dict:
+    """The deal event due now, shuffled by `rng` (the server passes secrets.SystemRandom())."""
+    r = st.rules
+    deck = r.deck()
+    rng.shuffle(deck)
+    ev = {"seq": st.seq + 1, "type": "deal", "dealer": st.dealer}
+    if r.deal == "draw":
+        ev.update(hands=[[] for _ in range(st.n)], stock=deck)
+        return ev
+    hands = [[] for _ in range(st.n)]
+    dealt = r.hand_size * st.n
+    for i in range(dealt):  # singly, from the dealer's left (L1)
+        hands[(st.dealer + 1 + i) % st.n].append(deck[i])
+    ev["hands"] = hands
+    if dealt < len(deck):
+        ev["out"] = deck[dealt:]
+    return ev
+
+
+def replay(rules: Rules, events, first_dealer: int | None = None) -> State:
+    """The state after `events`; ReplayError names the first event that does not apply."""
+    events = list(events)
+    if first_dealer is None:
+        first_dealer = events[0].get("dealer", 0) if events else 0
+    st = State(rules, first_dealer)
+    for i, ev in enumerate(events, 1):
+        try:
+            advance(st, ev)
+        except IllegalAction as e:
+            seq = ev.get("seq", i) if isinstance(ev, dict) else i
+            raise ReplayError(seq, str(e)) from None
+    return st
+
+
+def score_pad(st: State) -> dict:
+    """The score pad in the JSON shape of DESIGN.md ("Game log format")."""
+    shown = st.display_scores()
+    return {
+        "over": st.phase == "over",
+        "winner": st.winner,
+        "sides": [{"seats": list(s), "score": shown[i], "bags": st.bags[i]}
+                  for i, s in enumerate(st.sides)],
+        "hands": st.history,
+    }
+
+
+__all__ = ["NILS", "ReplayError", "advance", "apply", "can_claim", "legal", "make_deal",
+           "new_game", "replay", "score_pad"]

@@ -1,0 +1,60 @@
+"""Actions from what people type: "bid 4", "4", "nil", "blind nil", "blind 7", "play QH",
+"Q♥", "queen of hearts", "pass 3C 4D 9H", "claim", "misdeal", "look", "keep", "come out"."""
+
+import re
+
+from .cards import parse_card
+
+_WORDS = {
+    "claim": {"type": "claim"},
+    "misdeal": {"type": "misdeal"},
+    "look": {"type": "look"},
+    "keep": {"type": "draw", "keep": True},
+    "keep it": {"type": "draw", "keep": True},
+    "discard": {"type": "draw", "keep": False},
+    "take next": {"type": "draw", "keep": False},
+    "come out": {"type": "come_out"},
+    "stay": {"type": "stay"},
+    "nil": {"type": "bid", "bid": "nil"},
+    "blind nil": {"type": "bid", "bid": "blind nil"},
+}
+_BID = re.compile(r"^(?:bid\s+)?(blind\s+)?(\d{1,2}|nil|zero|blind nil)$")
+
+
+def parse_action(text: str) -> dict:
+    """The action `text` names, or ValueError saying what was not understood."""
+    t = " ".join(text.strip().lower().split()).rstrip(".!")
+    if not t:
+        raise ValueError("empty command")
+    if t in _WORDS:
+        return dict(_WORDS[t])
+    if t in ("double nil", "bid double nil"):
+        raise ValueError("bid nil: when both partners bid nil it scores as double nil")
+    m = _BID.match(t)
+    if m:
+        blind, amount = m.group(1), m.group(2)
+        if amount in ("nil", "zero", "blind nil"):
+            return {"type": "bid", "bid": "blind nil" if blind or amount == "blind nil" else "nil"}
+        action = {"type": "bid", "bid": int(amount)}
+        if blind:
+            action["blind"] = True
+        return action
+    for verb in ("pass ", "give "):
+        if t.startswith(verb):
+            return {"type": "pass", "cards": _cards(t[len(verb):])}
+    if t.startswith("play "):
+        t = t[5:]
+    return {"type": "play", "card": parse_card(t)}
+
+
+def _cards(text: str) -> list[str]:
+    """Several cards: "3C 4D 9H", "3c, 4d and 9h", "three of clubs, four of diamonds"."""
+    parts = [p for p in re.split(r"\s*(?:,|;|\band\b)\s*", text) if p]
+    if len(parts) == 1:
+        words = parts[0].split()
+        if " of " not in parts[0] and "joker" not in parts[0]:
+            parts = words
+    cards = [parse_card(p) for p in parts]
+    if not cards:
+        raise ValueError("name the cards to pass")
+    return cards

@@ -1,0 +1,314 @@
+"""A ruleset: frozen data, every option with a default, presets by name (RULES.md).
+
+The defaults are the `standard` preset. Each option says which catalogue IDs it plays;
+docs/rules.md maps every ID to its option and test.
+"""
+
+import dataclasses
+import json
+from dataclasses import dataclass, field, fields
+from functools import cached_property
+
+from .cards import JOKERS, SUITS, all_cards, is_card
+from .errors import RulesError
+
+NIL_FAIL_MODES = ("bags", "help", "set_partner", "nothing")  # S4, S4a, S4b, S4c
+
+
+@dataclass(frozen=True)
+class Rules:
+    preset: str = "standard"
+    # T: table
+    players: int = 4  # T1 T2 T3 T5 T6
+    partnerships: bool = True  # T1: partners opposite; False: everyone for themselves (T2)
+    must_beat: bool = False  # T2a: beat the highest card so far if able
+    # D: deck and trumps
+    decks: int = 1  # T6: two packs
+    jokers: bool = False  # D2
+    remove: tuple[str, ...] = ()  # D2, T6: cards taken out of each pack
+    top_trumps: tuple[str, ...] = ()  # D3 D4 D5 D7: above the ace of spades, high to low
+    leftover: str = "none"  # "none" or "out": cards left after the deal lie aside unseen (T3, D6)
+    identical: str = "second"  # T6a: of two identical cards the "second" or the "first" wins
+    # L: deal
+    deal: str = "deal"  # "deal", or "draw": the two-handed draw phase (T5b)
+    misdeal: tuple[str, ...] = ()  # L2 tests: no_spades, one_spade, no_faces, long_suit
+    misdeal_before: str = "side_bids"  # L2: until the caller's "side_bids", or "bidding" starts
+    # P: passing
+    pass_to_partner: int = 0  # P1: cards each passes to partner before bidding
+    nil_exchange: int = 0  # P2: cards a nil bidder and partner swap after bidding
+    blind_nil_exchange: int = 2  # P2
+    double_nil_exchange: int = 0  # P3: each partner passes this many when both bid nil
+    # B: bidding
+    bidding: str = "seat"  # B1 "seat": each seat bids; B5 "side": each side agrees one number
+    bid_order: str = "left"  # B1 "left" of dealer; B1a "dealer" first; "side": non-dealers first
+    bid_min: int = 1  # smallest number a seat (or side, B5) may bid; 0 with nil=False is B2a
+    bid_max: int = 0  # largest; 0 means the number of tricks
+    side_min: int = 0  # B4: a side's bids must add up to this, unless all its seats bid nil
+    no_exact_total: bool = False  # B8: bids must not add up to the number of tricks
+    nil: bool = True  # B2
+    blind_nil: bool = True  # B3
+    blind_nil_behind: int = 100  # B3: blind nil only when the side trails by this much
+    blind_min: int = 0  # B6: blind bids of at least this many; 0 means none
+    blind_behind: int = 0  # B6: blind bids only when the side trails by this much
+    blind_lost: str = "double"  # B6: a lost blind bid costs "double" or "single"
+    blind_come_out: bool = False  # S9: after a blind bid the side may come out to 10 for 200
+    ten_for: int = 0  # B9: points for a made bid of 10 or more (0: off); lost costs the same
+    ten_for_exact: bool = False  # B9: only exactly 10 tricks makes it
+    double_nil: tuple[int, int, int] | None = None  # B11 S6: both made / one made / both failed
+    first_hand_unbid: bool = False  # B13: the first hand scores 10 a trick, no bidding
+    # Y: play
+    first_lead: str = "left"  # Y1 "left" of dealer; Y1a "dealer"; Y1b "low_club": lowest club
+    spade_lead: str = "broken"  # Y3 "broken"; Y3a "any"; Y3b "after3"
+    first_trick_spades: bool = True  # Y3c False: no spade on the first trick unless nothing else
+    claims: bool = True  # Y6
+    # S: scoring
+    contract: str = "standard"  # S1 "standard"; S8 "cutthroat"; S9 "nyc"
+    overtrick_points: int = 1  # S1; S3: -1, 0, or -10 a bag
+    bag_limit: int = 10  # S2; 0: no penalty (S3)
+    bag_penalty: int = 100  # S2
+    bag_overflow: str = "carry"  # S2 "carry" the surplus, or "reset" the count to zero
+    bags_in_score: bool = False  # S3 "kept apart": the units digit of the score counts bags
+    set_by_shortfall: bool = False  # S3: a set costs 10 a missing trick, not 10 a trick bid
+    twice_bid_loses: bool = False  # S3: taking twice the bid loses the bid
+    nil_points: int = 100  # S4
+    nil_fail: str = "bags"  # S4: failed nil tricks are "bags", "help", "set_partner", "nothing"
+    blind_nil_points: int = 200  # S5
+    blind_nil_penalty: int = 200  # S5a: half
+    # E: end
+    target: int = 500  # E1
+    floor: int | None = None  # E2: a side at or below this loses
+    sets_to_lose: int = 0  # E3: sets in a row that lose the game; 0: off
+    boston_wins: bool = False  # E3: a made bid of 10 with all tricks wins the game
+    max_hands: int = 0  # E4: the game ends after this many hands (0: no limit)
+    sides: tuple = field(default=(), init=False, compare=False, repr=False)  # derived
+
+    def __post_init__(self):
+        _check(self)
+        object.__setattr__(self, "sides", _sides(self))
+
+    # -- derived --------------------------------------------------------------
+    @cached_property
+    def hand_size(self) -> int:
+        per_seat = len(self.deck()) // self.players
+        return per_seat // 2 if self.deal == "draw" else per_seat  # T5: keep one of two
+
+    @cached_property
+    def max_bid(self) -> int:
+        return self.bid_max or self.hand_size
+
+    def deck(self) -> list[str]:
+        """Every card in play, each pack's copy listed (two packs: cards appear twice)."""
+        one = [c for c in all_cards() if c not in self.remove]
+        if self.jokers:
+            one = list(JOKERS) + one
+        return one * self.decks
+
+    def to_dict(self) -> dict:
+        out = {}
+        for f in fields(self):
+            if f.name == "sides":
+                continue
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Rules":
+        """A ruleset from JSON data: the named preset with any options overridden."""
+        if not isinstance(data, dict):
+            raise RulesError("rules must be an object of options")
+        name = data.get("preset", "standard")
+        base = preset(name)
+        return base.with_options(**{k: v for k, v in data.items() if k != "preset"})
+
+    def with_options(self, **options) -> "Rules":
+        known = {f.name: f for f in fields(self) if f.name != "sides"}
+        clean = {}
+        for key, value in options.items():
+            if key not in known:
+                raise RulesError(f"unknown option {key!r}")
+            clean[key] = _coerce(key, value, getattr(self, key))
+        return dataclasses.replace(self, **clean)
+
+
+def _coerce(key, value, current):
+    """Bring a JSON or command-line value to the type of the option it sets."""
+    if isinstance(current, tuple) or (key == "double_nil"):
+        if value is None and key == "double_nil":
+            return None
+        if isinstance(value, str):
+            value = [v for v in value.replace(",", " ").split() if v]
+        if not isinstance(value, list | tuple):
+            raise RulesError(f"option {key!r} takes a list, not {value!r}")
+        return tuple(int(v) if key == "double_nil" else v for v in value)
+    if isinstance(current, bool):
+        if isinstance(value, str) and value.lower() in ("true", "yes", "1", "false", "no", "0"):
+            return value.lower() in ("true", "yes", "1")
+        if not isinstance(value, bool):
+            raise RulesError(f"option {key!r} is true or false, not {value!r}")
+        return value
+    if isinstance(current, int) or key == "floor":
+        if value is None and key == "floor":
+            return None
+        try:
+            if isinstance(value, bool):
+                raise ValueError
+            return int(value)
+        except (TypeError, ValueError):
+            raise RulesError(f"option {key!r} takes a whole number, not {value!r}") from None
+    if not isinstance(value, str):
+        raise RulesError(f"option {key!r} takes a word, not {value!r}")
+    return value
+
+
+_CHOICES = {
+    "leftover": ("none", "out"),
+    "identical": ("second", "first"),
+    "deal": ("deal", "draw"),
+    "misdeal_before": ("side_bids", "bidding"),
+    "bidding": ("seat", "side"),
+    "bid_order": ("left", "dealer", "side"),
+    "blind_lost": ("double", "single"),
+    "first_lead": ("left", "dealer", "low_club"),
+    "spade_lead": ("broken", "any", "after3"),
+    "contract": ("standard", "cutthroat", "nyc"),
+    "bag_overflow": ("carry", "reset"),
+    "nil_fail": NIL_FAIL_MODES,
+}
+MISDEAL_TESTS = ("no_spades", "one_spade", "no_faces", "long_suit")
+
+
+def _check(r: Rules) -> None:
+    """Refuse an impossible combination, saying which options and why."""
+
+    def bad(msg):
+        raise RulesError(msg)
+
+    for key, choices in _CHOICES.items():
+        if getattr(r, key) not in choices:
+            bad(f"option {key!r} must be one of {', '.join(choices)}, not {getattr(r, key)!r}")
+    if r.players not in (2, 3, 4, 6):
+        bad("players must be 2, 3, 4 or 6")
+    if r.decks not in (1, 2):
+        bad("decks must be 1 or 2")
+    for c in r.remove + r.top_trumps:
+        if not is_card(c):
+            bad(f"{c!r} is not a card")
+    if any(c in JOKERS for c in r.remove):
+        bad("remove names cards of the pack; jokers come in with jokers=true")
+    deck = r.deck()
+    for c in r.top_trumps:
+        if c not in deck:
+            bad(f"top trump {c} is not in the deck")
+    if len(set(r.top_trumps)) != len(r.top_trumps):
+        bad("top_trumps names a card twice")
+    if r.jokers and r.top_trumps[:2] != JOKERS:
+        bad("with jokers, top_trumps must start with BJ, LJ (D2)")
+    if r.decks == 1 and r.jokers and r.top_trumps and any(c in r.remove for c in r.top_trumps):
+        bad("a removed card cannot be a top trump")
+    spare = len(deck) % r.players
+    if spare and r.leftover != "out":
+        bad(f"{len(deck)} cards do not deal evenly to {r.players} players: set leftover=out")
+    if r.deal == "draw" and r.players != 2:
+        bad("the draw phase (deal=draw) is for two players")
+    if r.players == 2 and r.deal != "draw":
+        bad("two players draw their hands: set deal=draw")
+    if r.partnerships and r.players not in (4, 6):
+        bad("partnerships need 4 or 6 players")
+    if not r.partnerships:
+        for key in ("pass_to_partner", "side_min", "double_nil_exchange"):
+            if getattr(r, key):
+                bad(f"option {key!r} needs partnerships")
+        if r.bidding == "side" or r.bid_order == "side" or r.double_nil:
+            bad("side bidding, side bid order and double nil need partnerships")
+        if r.blind_nil and r.blind_nil_exchange:
+            bad("a blind nil exchange needs a partner: set blind_nil_exchange=0")
+        if r.nil and r.nil_exchange:
+            bad("a nil exchange needs a partner: set nil_exchange=0")
+    if r.bidding == "side" and (r.nil or r.blind_nil or r.side_min):
+        bad("side bidding (B5) has no nil and no per-seat minimum: bid_min sets the side's")
+    if r.blind_nil and not r.nil:
+        bad("blind nil needs nil")
+    if r.double_nil is not None and (len(r.double_nil) != 3 or not r.nil):
+        bad("double_nil is three numbers (both made, one made, both failed) and needs nil")
+    if r.leftover == "out" and r.deal == "draw":
+        bad("the draw phase uses every card")
+    hs = r.hand_size
+    if not 0 <= r.bid_min <= (r.bid_max or hs) <= hs * (2 if r.bidding == "side" else 1):
+        bad("bids must run from bid_min up to bid_max, within the number of tricks")
+    if r.bid_min == 0 and r.nil:
+        bad("with nil, a bid of 0 is nil: bid_min must be at least 1 (B2); set nil=false for B2a")
+    if r.blind_min and not r.bid_min <= r.blind_min <= (r.bid_max or hs):
+        bad("blind_min must lie within the bids allowed")
+    if r.blind_come_out and not r.blind_min:
+        bad("blind_come_out needs blind bids (blind_min)")
+    for t in r.misdeal:
+        if t not in MISDEAL_TESTS:
+            bad(f"misdeal test {t!r} is not one of {', '.join(MISDEAL_TESTS)}")
+    if r.first_lead == "low_club" and not any(c[1] == "C" for c in deck if c not in JOKERS):
+        bad("first_lead=low_club needs clubs in the deck")
+    if r.pass_to_partner and r.deal == "draw":
+        bad("passing needs a partner")
+    if r.contract == "nyc" and r.bidding != "side":
+        bad("nyc scoring (S9) goes with side bidding")
+    if r.target <= 0:
+        bad("target must be above zero")
+    if r.bag_limit < 0 or r.max_hands < 0 or r.sets_to_lose < 0:
+        bad("bag_limit, max_hands and sets_to_lose cannot be negative")
+    assert set(SUITS) == {"S", "H", "D", "C"}
+
+
+def _sides(r: Rules) -> tuple[tuple[int, ...], ...]:
+    if not r.partnerships:
+        return tuple((s,) for s in range(r.players))
+    half = r.players // 2
+    return tuple((s, s + half) for s in range(half))
+
+
+_TOURNAMENT = dict(
+    jokers=True, remove=("2H", "2D"), top_trumps=("BJ", "LJ", "2S"),
+    bid_order="side", side_min=4, blind_nil_exchange=0, misdeal=("no_faces", "no_spades"),
+    misdeal_before="bidding", nil_fail="nothing",
+)
+
+PRESETS: dict[str, dict] = {
+    "standard": {},
+    "tournament-300": dict(
+        _TOURNAMENT, nil_points=60, blind_nil_points=120, blind_nil_penalty=120,
+        double_nil=(120, 0, -120), ten_for=120, bag_limit=6, bag_penalty=60,
+        bag_overflow="reset", target=300,
+    ),
+    "tournament-500": dict(
+        _TOURNAMENT, double_nil=(200, 0, -200), ten_for=200, bag_overflow="reset",
+    ),
+    "barmore": dict(
+        jokers=True, remove=("2C", "2H"), top_trumps=("BJ", "LJ", "2S"), bidding="side",
+        nil=False, blind_nil=False, blind_min=7, first_lead="dealer", spade_lead="any",
+    ),
+    "nyc": dict(
+        jokers=True, remove=("2H", "2C"), top_trumps=("BJ", "LJ", "2D", "2S"), bidding="side",
+        nil=False, blind_nil=False, bid_min=4, bid_max=10, blind_min=6, blind_behind=100,
+        blind_lost="single", blind_come_out=True, spade_lead="after3", contract="nyc",
+        bag_limit=0, first_hand_unbid=True, sets_to_lose=2, boston_wins=True,
+    ),
+    "cutthroat-3": dict(
+        players=3, partnerships=False, leftover="out", first_lead="low_club", nil=False,
+        blind_nil=False, blind_nil_exchange=0, bid_min=0, contract="cutthroat", bag_limit=0,
+        target=300,
+    ),
+    "cutthroat-4": dict(partnerships=False, must_beat=True, blind_nil=False,
+                        blind_nil_exchange=0),
+    "two-handed": dict(players=2, partnerships=False, deal="draw", blind_nil=False,
+                       blind_nil_exchange=0),
+    "six-handed": dict(players=6, decks=2, remove=("2D",)),
+}
+
+
+def preset(name: str) -> Rules:
+    """The named preset's ruleset."""
+    if name not in PRESETS:
+        raise RulesError(f"unknown preset {name!r}: one of {', '.join(PRESETS)}")
+    return Rules(preset=name, **PRESETS[name])

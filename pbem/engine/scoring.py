@@ -1,0 +1,159 @@
+"""Scoring a finished hand (S1-S9) and deciding whether the game is over (E1-E4).
+
+Bags live in their own counter (RULES.md "Traps"): never read from a score's last digit.
+"""
+
+NILS = ("nil", "blind nil")
+
+
+def score_hand(st) -> dict:
+    """Score the hand just played into `st` and return its score pad row."""
+    row = {"hand": st.hand_no + 1, "dealer": st.dealer, "sides": []}
+    if st.claimed_by is not None:
+        row["claimed_by"] = st.claimed_by
+    for i, side in enumerate(st.sides):
+        res = _score_side(st, i, side)
+        penalty = _bag_penalty(st, i, res["bags"])
+        st.scores[i] += res["points"] - penalty
+        st.sets_in_row[i] = st.sets_in_row[i] + 1 if res["set"] else 0
+        res["bag_penalty"] = penalty
+        res["score"] = st.display_scores()[i]
+        res["total_bags"] = st.bags[i]
+        row["sides"].append(res)
+    return row
+
+
+def _score_side(st, i, side) -> dict:
+    r = st.rules
+    bids, won = st.bids, st.won
+    tricks_all = sum(won[s] for s in side)
+    res = {"seats": list(side), "tricks": tricks_all}
+    if st.unbid:  # B13: the first hand is not bid, 10 a trick
+        res.update(bid=None, points=10 * tricks_all, bags=0, set=False)
+        return res
+    nils = [s for s in side if bids[s] in NILS]
+    numeric = [s for s in side if s not in nils]
+    bid = sum(bids[s] for s in numeric if bids[s] is not None)
+    blind = any(st.blind[s] for s in numeric)
+    tricks = sum(won[s] for s in numeric)
+    points, bags, forced_set = 0, 0, False
+    if nils:
+        failed = [s for s in nils if won[s]]
+        if r.double_nil is not None and len(nils) == len(side) > 1:
+            points += r.double_nil[len(failed)]  # S6: both made / one made / both failed
+        else:
+            for s in nils:
+                blind_nil = bids[s] == "blind nil"
+                if won[s] == 0:
+                    points += r.blind_nil_points if blind_nil else r.nil_points
+                else:
+                    points -= r.blind_nil_penalty if blind_nil else r.nil_points
+        lost = sum(won[s] for s in failed)
+        if r.nil_fail == "bags":  # S4
+            bags += lost
+        elif r.nil_fail == "help":  # S4a
+            tricks += lost
+        elif r.nil_fail == "set_partner":  # S4b
+            forced_set = bool(failed)
+        res["nils"] = [{"seat": s, "bid": bids[s], "made": won[s] == 0} for s in nils]
+    made_set = False
+    if numeric:
+        contract, over, made_set, extra = _contract(st, i, bid, tricks, blind, forced_set)
+        points += contract
+        bags += over
+        res.update(extra)
+    points += bags * r.overtrick_points
+    res.update(bid=bid if numeric else 0, points=points, bags=bags, set=made_set)
+    if blind:
+        res["blind"] = True
+    return res
+
+
+def _contract(st, side, bid, tricks, blind, forced_set):
+    """(points, overtricks, set?, extra pad fields) for a side's numeric contract."""
+    r = st.rules
+    if r.contract == "nyc":
+        return _nyc(st, side, bid, tricks, blind)
+    made = tricks >= bid and not forced_set
+    if made and r.twice_bid_loses and bid and tricks >= 2 * bid:
+        made = False
+    if r.contract == "cutthroat":  # S8: each overtrick takes 10 off the contract
+        return (10 * bid - 10 * (tricks - bid), 0, False, {}) if made else (-10 * bid, 0, True, {})
+    if r.ten_for and bid >= 10:  # B9
+        if r.ten_for_exact:
+            made = made and tricks == 10
+        return (r.ten_for, tricks - bid, False, {}) if made else (-r.ten_for, 0, True, {})
+    mult = 2 if blind else 1  # B6
+    if made:
+        return 10 * bid * mult, tricks - bid, False, {}
+    loss = 10 * (bid - tricks) if r.set_by_shortfall and tricks < bid else 10 * bid
+    if blind and r.blind_lost == "double":
+        loss *= 2
+    return -loss, 0, True, {}
+
+
+def _nyc(st, side, bid, tricks, blind):
+    """S9: bids 4-9 made with at most two overtricks, 10 for 200, blind doubles if made."""
+    extra = {"came_out": True} if st.came_out[side] else {}
+    value = 200 if bid == 10 else 10 * bid
+    if tricks == st.rules.hand_size and bid >= 10:
+        extra["boston"] = True
+    if blind:
+        return (2 * value, 0, False, extra) if tricks >= bid else (-value, 0, True, extra)
+    if bid == 10:
+        made = tricks >= 10
+    else:
+        made = bid <= tricks <= bid + 2
+    return (value, 0, False, extra) if made else (-value, 0, True, extra)
+
+
+def _bag_penalty(st, i, hand_bags) -> int:
+    """S2: add this hand's bags to the side's count; return the penalty it costs."""
+    r = st.rules
+    total = st.bags[i] + hand_bags
+    if not r.bag_limit:
+        st.bags[i] = total
+        return 0
+    if r.bag_overflow == "carry":
+        times, st.bags[i] = divmod(total, r.bag_limit)
+    else:
+        times = 1 if total >= r.bag_limit else 0
+        st.bags[i] = 0 if times else total
+    return times * r.bag_penalty
+
+
+def end_of_game(st, row) -> int | None:
+    """The winning side's index once the game is over, else None (E1-E4)."""
+    r = st.rules
+    shown = st.display_scores()
+    everyone = range(len(shown))
+    if r.boston_wins:
+        for i, res in enumerate(row["sides"]):
+            if res.get("boston"):
+                return i
+    losers = set()
+    if r.sets_to_lose:
+        losers |= {i for i in everyone if st.sets_in_row[i] >= r.sets_to_lose}
+    if r.floor is not None:
+        losers |= {i for i in everyone if shown[i] <= r.floor}
+    if losers:
+        rest = [i for i in everyone if i not in losers] or list(everyone)
+        won = _highest(shown, rest)
+        if won is not None:
+            return won
+    over = [i for i in everyone if shown[i] >= r.target]
+    if over:
+        won = _highest(shown, over)
+        if won is not None:
+            return won
+    if r.max_hands and st.hand_no >= r.max_hands:
+        return _highest(shown, everyone)
+    return None
+
+
+def _highest(scores, among) -> int | None:
+    """The index with the single highest score among `among`; None on a tie (play on)."""
+    among = list(among)
+    top = max(scores[i] for i in among)
+    best = [i for i in among if scores[i] == top]
+    return best[0] if len(best) == 1 else None

@@ -1,0 +1,574 @@
+"""The state of a game, and how each event changes it.
+
+Every event type has a check (raises IllegalAction, changes nothing) and a step (changes
+the state). `advance` does both: replaying a log is advancing through its events.
+"""
+
+from collections import Counter
+
+from .cards import FACES
+from .errors import IllegalAction
+from .rules import Rules
+from .scoring import end_of_game, score_hand
+from .tricks import table_for
+
+NILS = ("nil", "blind nil")
+
+
+class State:
+    """A game in progress. Change it only with `advance`."""
+
+    def __init__(self, rules: Rules, first_dealer: int = 0):
+        if not 0 <= first_dealer < rules.players:
+            raise IllegalAction(f"first dealer {first_dealer} is not a seat")
+        self.rules = rules
+        self.table = table_for(rules)
+        self.n = rules.players
+        self.sides = rules.sides
+        self.side_of = [next(i for i, s in enumerate(self.sides) if seat in s)
+                        for seat in range(self.n)]
+        self.seq = 0
+        self.first_dealer = self.dealer = first_dealer
+        self.phase = "deal"
+        self.hand_no = 0
+        self.scores = [0] * len(self.sides)
+        self.bags = [0] * len(self.sides)
+        self.sets_in_row = [0] * len(self.sides)
+        self.history: list[dict] = []  # one score pad row per finished hand
+        self.winner: int | None = None
+        self.last_deal: dict | None = None  # the previous hand, shown to all once it is over
+        self.misdeals: list[dict] = []
+        self._clear_hand()
+
+    def _clear_hand(self):
+        n = self.n
+        self.hands: list[list[str]] = [[] for _ in range(n)]
+        self.dealt: list[list[str]] = [[] for _ in range(n)]
+        self.out: list[str] = []
+        self.stock: list[str] = []
+        self.discards: list[list[str]] = [[] for _ in range(n)]
+        self.looked = [True] * n
+        self.bids: list = [None] * n
+        self.blind = [False] * n
+        self.came_out = [False] * len(self.sides)
+        self.bid_turns: list[tuple[int, ...]] = []
+        self.bid_index = 0
+        self.comeout_side: int | None = None
+        self.pass_steps: list[tuple[tuple[int, ...], int]] = []
+        self.passes: dict[int, list[str]] = {}
+        self.passed_to: list[list[str]] = [[] for _ in range(n)]  # cards each seat received
+        self.passed_away: list[list[str]] = [[] for _ in range(n)]
+        self.after_pass = "bid"
+        self.turn = -1
+        self.trick: list[tuple[int, str]] = []
+        self.tricks: list[tuple[list[tuple[int, str]], int]] = []  # finished: (cards, winner)
+        self.won = [0] * n
+        self.broken = False
+        self.must_lead: str | None = None
+        self.claimed_by: int | None = None
+        self.unbid = False
+
+    # -- questions ------------------------------------------------------------
+    def partner(self, seat: int) -> int | None:
+        side = self.sides[self.side_of[seat]]
+        return next((s for s in side if s != seat), None)
+
+    def display_scores(self) -> list[int]:
+        """Scores as the pad shows them: with "bags kept apart" the units digit is bags."""
+        if self.rules.bags_in_score:
+            return [s + b for s, b in zip(self.scores, self.bags, strict=True)]
+        return list(self.scores)
+
+    def behind(self, side: int) -> int:
+        """How far `side` trails the best other side."""
+        shown = self.display_scores()
+        return max(v for i, v in enumerate(shown) if i != side) - shown[side]
+
+    def to_act(self) -> list[int]:
+        """Seats that may act now (several during simultaneous passing and side bids)."""
+        ph = self.phase
+        if ph == "play" or ph == "draw":
+            return [self.turn]
+        if ph == "bid":
+            if self.comeout_side is not None:
+                return list(self.sides[self.comeout_side])
+            return list(self.bid_turns[self.bid_index])
+        if ph == "pass":
+            return [s for s in self.pass_steps[0][0] if s not in self.passes]
+        return []
+
+    def hand_over(self) -> bool:
+        return self.phase in ("deal", "over") and self.last_deal is not None
+
+    # -- the cards a seat may play ----------------------------------------------
+    def playable(self, seat: int) -> list[str]:
+        """The cards `seat` may play now (empty if it is not their turn to play)."""
+        if self.phase != "play" or seat != self.turn:
+            return []
+        return playable_cards(self.rules, self.table, self.hands[seat], self.trick,
+                              self.broken, len(self.tricks), self.must_lead)
+
+    # -- bids a seat may make -----------------------------------------------------
+    def bid_options(self, seat: int) -> list:
+        """Every bid `seat` may make now: {"bid": 4}, {"bid": "nil"}, {"bid": 7, "blind": True}."""
+        if self.phase != "bid" or self.comeout_side is not None:
+            return []
+        if seat not in self.bid_turns[self.bid_index]:
+            return []
+        r = self.rules
+        side = self.side_of[seat]
+        unlooked = not self.looked[seat]
+        if r.bidding == "side":
+            unlooked = not any(self.looked[s] for s in self.sides[side])
+        out = []
+        if r.blind_nil and unlooked and self.behind(side) >= r.blind_nil_behind:
+            out.append({"bid": "blind nil"})
+        if r.blind_min and unlooked and self.behind(side) >= r.blind_behind:
+            out += [{"bid": b, "blind": True} for b in range(r.blind_min, r.max_bid + 1)]
+        if r.nil:
+            out.append({"bid": "nil"})
+        out += [{"bid": b} for b in range(r.bid_min, r.max_bid + 1)]
+        return [o for o in out if self._bid_fits(seat, o["bid"])]
+
+    def _bid_fits(self, seat, bid) -> bool:
+        r = self.rules
+        others = [b for s, b in enumerate(self.bids) if s != seat and b is not None]
+        if r.side_min:
+            mates = [s for s in self.sides[self.side_of[seat]] if s != seat]
+            if all(self.bids[m] is not None for m in mates):
+                side_bids = [self.bids[m] for m in mates] + [bid]
+                if not all(b in NILS for b in side_bids):
+                    if sum(b for b in side_bids if b not in NILS) < r.side_min:
+                        return False
+        if r.no_exact_total and len(others) + 1 == len(self.bid_turns):
+            total = sum(b for b in others + [bid] if b not in NILS)
+            if total == self.rules.hand_size:
+                return False
+        return True
+
+    def misdeal_allowed(self, seat: int) -> bool:
+        r = self.rules
+        if not r.misdeal or self.phase != "bid" or not self.looked[seat]:
+            return False
+        if self.comeout_side is not None:
+            return False
+        if r.misdeal_before == "bidding":
+            if any(b is not None for b in self.bids):
+                return False
+        elif any(self.bids[s] is not None for s in self.sides[self.side_of[seat]]):
+            return False
+        return self._misdeal_hand(self.hands[seat])
+
+    def _misdeal_hand(self, hand) -> bool:
+        suit = self.table.suit
+        spades = sum(1 for c in hand if suit[c] == "S")
+        tests = {
+            "no_spades": spades == 0,
+            "one_spade": spades <= 1,
+            "no_faces": not any(c[0] in FACES for c in hand if c not in ("BJ", "LJ")),
+            "long_suit": max(Counter(suit[c] for c in hand).values(), default=0) >= 7,
+        }
+        return any(tests[t] for t in self.rules.misdeal)
+
+
+def playable_cards(r, table, hand, trick, broken, done, must_lead) -> list[str]:
+    """The cards of `hand` that may go on `trick` (Y2, Y3, T2a); shared with the claim check."""
+    suit = table.suit
+    if not trick:
+        if must_lead:
+            return [must_lead]
+        cands = hand
+        if _spades_closed(r, broken, done):
+            cands = [c for c in hand if suit[c] != "S"] or hand
+    else:
+        led = suit[trick[0][1]]
+        cands = [c for c in hand if suit[c] == led]
+        if not cands:
+            cands = hand
+            if not r.first_trick_spades and not done:
+                cands = [c for c in hand if suit[c] != "S"] or hand
+        if r.must_beat:
+            cands = [c for c in cands if table.beats(c, trick)] or cands
+    return list(dict.fromkeys(cands)) if r.decks > 1 else list(cands)
+
+
+def _spades_closed(r, broken, done) -> bool:
+    """May a spade not be led now? (Y3 broken, Y3a any time, Y3b after three tricks, Y3c)"""
+    if not r.first_trick_spades and not done:
+        return True
+    if r.spade_lead == "any":
+        return False
+    if r.spade_lead == "after3":
+        return done < 3 and not broken
+    return not broken
+
+
+# -- events: check, then step --------------------------------------------------------
+
+
+def _need(cond, msg):
+    if not cond:
+        raise IllegalAction(msg)
+
+
+def _seat_of(st: State, ev) -> int:
+    seat = ev.get("seat")
+    _need(isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < st.n,
+          f"seat {seat!r} is not a seat at this table")
+    return seat
+
+
+def _is_subset(cards, hand) -> bool:
+    need, have = Counter(cards), Counter(hand)
+    return all(have[c] >= k for c, k in need.items())
+
+
+def check_deal(st: State, ev):
+    r = st.rules
+    _need(st.phase == "deal", f"no deal is due now (phase: {st.phase})")
+    _need(ev.get("dealer") == st.dealer, f"seat {st.dealer} deals now, not {ev.get('dealer')!r}")
+    hands = ev.get("hands")
+    _need(isinstance(hands, list) and len(hands) == st.n and all(isinstance(h, list)
+          for h in hands), f"a deal has {st.n} hands")
+    stock = ev.get("stock", [])
+    out = ev.get("out", [])
+    _need(isinstance(stock, list) and isinstance(out, list), "stock and out are lists of cards")
+    if r.deal == "draw":
+        _need(not any(hands) and not out, "with the draw phase the cards start in the stock")
+    else:
+        _need(not stock, "this game has no stock")
+        _need(all(len(h) == r.hand_size for h in hands), f"each hand has {r.hand_size} cards")
+    every = [c for h in hands for c in h] + stock + out
+    _need(Counter(every) == Counter(r.deck()), "the deal is not exactly the deck")
+
+
+def step_deal(st: State, ev):
+    st._clear_hand()
+    st.hands = [list(h) for h in ev["hands"]]
+    st.dealt = [list(h) for h in ev["hands"]]
+    st.out = list(ev.get("out", []))
+    st.stock = list(ev.get("stock", []))
+    r = st.rules
+    if r.deal == "draw":
+        st.phase, st.turn = "draw", (st.dealer + 1) % st.n
+        return
+    _start_passing_or_bidding(st)
+
+
+def _can_bid_blind(st: State, seat: int) -> bool:
+    r = st.rules
+    side = st.side_of[seat]
+    if r.first_hand_unbid and st.hand_no == 0:
+        return False
+    nil_ok = r.blind_nil and st.behind(side) >= r.blind_nil_behind
+    bid_ok = r.blind_min and st.behind(side) >= r.blind_behind
+    return bool(nil_ok or bid_ok)
+
+
+def _start_passing_or_bidding(st: State):
+    r = st.rules
+    if r.pass_to_partner:
+        st.pass_steps = [(tuple(range(st.n)), r.pass_to_partner)]
+        st.phase, st.after_pass = "pass", "bid"
+        return
+    st.looked = [not _can_bid_blind(st, s) for s in range(st.n)]
+    _start_bidding(st)
+
+
+def _start_bidding(st: State):
+    r = st.rules
+    if r.first_hand_unbid and st.hand_no == 0:
+        st.unbid = True
+        st.looked = [True] * st.n
+        _start_play(st)
+        return
+    d, n = st.dealer, st.n
+    order = [(d + 1 + i) % n for i in range(n)]
+    if r.bid_order == "dealer":
+        order = order[-1:] + order[:-1]
+    if r.bidding == "side":
+        sides = list(dict.fromkeys(st.side_of[s] for s in order))
+        st.bid_turns = [tuple(st.sides[i]) for i in sides]
+    else:
+        if r.bid_order == "side":
+            sides = list(dict.fromkeys(st.side_of[s] for s in order))
+            order = [s for i in sides for s in order if st.side_of[s] == i]
+        st.bid_turns = [(s,) for s in order]
+    st.bid_index = 0
+    st.phase = "bid"
+
+
+def check_draw(st: State, ev):
+    seat = _seat_of(st, ev)
+    _need(st.phase == "draw", "there is nothing to draw now")
+    _need(seat == st.turn, f"it is seat {st.turn}'s turn to draw")
+    _need(isinstance(ev.get("keep"), bool), "a draw says keep: true or false")
+
+
+def step_draw(st: State, ev):
+    seat = ev["seat"]
+    first, second = st.stock[0], st.stock[1]
+    keep, drop = (first, second) if ev["keep"] else (second, first)
+    st.hands[seat].append(keep)
+    st.discards[seat].append(drop)
+    del st.stock[:2]
+    st.turn = (seat + 1) % st.n
+    if not st.stock:
+        st.dealt = [list(h) for h in st.hands]
+        _start_passing_or_bidding(st)
+
+
+def check_look(st: State, ev):
+    seat = _seat_of(st, ev)
+    _need(st.phase == "bid" and not st.looked[seat], "you have already seen your cards")
+
+
+def step_look(st: State, ev):
+    st.looked[ev["seat"]] = True
+
+
+def check_bid(st: State, ev):
+    seat = _seat_of(st, ev)
+    _need(st.phase == "bid", f"this is not the time to bid (phase: {st.phase})")
+    _need(st.comeout_side is None, "first say whether you come out of the blind bid")
+    _need(seat in st.bid_turns[st.bid_index],
+          f"it is not your turn to bid: waiting for seat {st.bid_turns[st.bid_index][0]}")
+    want = {"bid": ev.get("bid")}
+    if ev.get("blind"):
+        want["blind"] = True
+    if want not in st.bid_options(seat):
+        raise IllegalAction(f"bid {_bid_text(want)} is not allowed here: {_bid_hint(st, seat)}")
+
+
+def _bid_text(b) -> str:
+    return ("blind " if b.get("blind") else "") + str(b["bid"])
+
+
+def _bid_hint(st: State, seat: int) -> str:
+    opts = st.bid_options(seat)
+    return "you may bid " + ", ".join(_bid_text(o) for o in opts) if opts else "no bid is open"
+
+
+def step_bid(st: State, ev):
+    seat, r = ev["seat"], st.rules
+    st.bids[seat] = ev["bid"]
+    st.blind[seat] = bool(ev.get("blind")) or ev["bid"] == "blind nil"
+    st.looked[seat] = True
+    if r.bidding == "side":
+        for s in st.sides[st.side_of[seat]]:
+            st.looked[s] = True
+        if st.blind[seat] and r.blind_come_out and ev["bid"] < 10:
+            st.comeout_side = st.side_of[seat]
+            return
+    _next_bidder(st)
+
+
+def _next_bidder(st: State):
+    st.bid_index += 1
+    if st.bid_index < len(st.bid_turns):
+        return
+    st.pass_steps = _exchange_steps(st)
+    if st.pass_steps:
+        st.phase, st.after_pass = "pass", "play"
+    else:
+        _start_play(st)
+
+
+def check_comeout(st: State, ev):
+    seat = _seat_of(st, ev)
+    _need(st.comeout_side is not None and st.phase == "bid", "there is no blind bid to come out of")
+    _need(st.side_of[seat] == st.comeout_side, "only the blind bidders may come out")
+
+
+def step_come_out(st: State, ev):
+    side = st.comeout_side
+    for s in st.sides[side]:
+        if st.bids[s] is not None:
+            st.bids[s], st.blind[s] = 10, False
+    st.came_out[side] = True
+    st.comeout_side = None
+    _next_bidder(st)
+
+
+def step_stay(st: State, ev):
+    st.comeout_side = None
+    _next_bidder(st)
+
+
+def _exchange_steps(st: State):
+    r = st.rules
+    steps = []
+    for side in st.sides:
+        nils = [s for s in side if st.bids[s] in NILS]
+        if r.double_nil is not None and len(nils) == len(side) > 1:
+            if r.double_nil_exchange:
+                steps.append((tuple(side), r.double_nil_exchange))
+            continue
+        for s in nils:
+            k = r.blind_nil_exchange if st.bids[s] == "blind nil" else r.nil_exchange
+            if k:
+                steps += [((s,), k), ((st.partner(s),), k)]
+    return steps
+
+
+def check_pass(st: State, ev):
+    seat = _seat_of(st, ev)
+    _need(st.phase == "pass", "no cards are being passed now")
+    seats, k = st.pass_steps[0]
+    _need(seat in seats and seat not in st.passes, "you have no cards to pass now")
+    cards = ev.get("cards")
+    _need(isinstance(cards, list) and len(cards) == k, f"pass exactly {k} cards")
+    _need(_is_subset(cards, st.hands[seat]), "you can only pass cards you hold")
+
+
+def step_pass(st: State, ev):
+    seat, cards = ev["seat"], list(ev["cards"])
+    hand = st.hands[seat]
+    for c in cards:
+        hand.remove(c)
+    st.passes[seat] = cards
+    st.passed_away[seat] += cards
+    st.looked[seat] = True
+    seats, _ = st.pass_steps[0]
+    if all(s in st.passes for s in seats):
+        for s in seats:
+            to = st.partner(s)
+            st.hands[to] += st.passes[s]
+            st.passed_to[to] += st.passes[s]
+        st.passes = {}
+        st.pass_steps.pop(0)
+        if not st.pass_steps:
+            if st.after_pass == "bid":
+                _start_bidding(st)
+            else:
+                _start_play(st)
+
+
+def _start_play(st: State):
+    r = st.rules
+    st.phase = "play"
+    st.must_lead = None
+    if r.first_lead == "dealer":
+        st.turn = st.dealer
+    elif r.first_lead == "low_club":
+        low = min(((st.table.power[c], s, c) for s in range(st.n) for c in st.hands[s]
+                   if st.table.suit[c] == "C"), default=None)
+        if low is None:
+            st.turn = (st.dealer + 1) % st.n
+        else:
+            st.turn, st.must_lead = low[1], low[2]
+    else:
+        st.turn = (st.dealer + 1) % st.n
+
+
+def check_play(st: State, ev):
+    seat = _seat_of(st, ev)
+    _need(st.phase == "play", f"this is not the time to play a card (phase: {st.phase})")
+    _need(seat == st.turn, f"it is not your turn: waiting for seat {st.turn}")
+    card = ev.get("card")
+    if card not in st.hands[seat]:
+        raise IllegalAction(f"{card!r} is not in your hand")
+    if card not in st.playable(seat):
+        raise IllegalAction(f"you may not play {card} now: {_play_reason(st, seat)}")
+
+
+def _play_reason(st: State, seat) -> str:
+    if st.must_lead:
+        return f"the first trick is led with {st.must_lead}"
+    if not st.trick:
+        return "spades may not be led yet"
+    if st.rules.must_beat and st.trick:
+        return "you must follow suit, and beat the highest card so far if you can"
+    return "you must follow suit"
+
+
+def step_play(st: State, ev):
+    seat, card = ev["seat"], ev["card"]
+    st.hands[seat].remove(card)
+    st.trick.append((seat, card))
+    st.must_lead = None
+    if st.table.suit[card] == "S":
+        st.broken = True
+    if len(st.trick) < st.n:
+        st.turn = (seat + 1) % st.n
+        return
+    winner = st.trick[st.table.winning(st.trick)][0]
+    st.won[winner] += 1
+    st.tricks.append((st.trick, winner))
+    st.trick = []
+    st.turn = winner
+    if len(st.tricks) == st.rules.hand_size:
+        _end_hand(st)
+
+
+def check_claim(st: State, ev):
+    from .claims import claim_holds
+
+    seat = _seat_of(st, ev)
+    _need(st.rules.claims, "claims are not played in this game")
+    _need(st.phase == "play", "a claim can only be made during the play")
+    _need(claim_holds(st, seat), "the claim does not hold: the other side could still win a trick")
+
+
+def step_claim(st: State, ev):
+    seat = ev["seat"]
+    st.won[seat] += st.rules.hand_size - len(st.tricks)
+    st.claimed_by = seat
+    _end_hand(st)
+
+
+def check_misdeal(st: State, ev):
+    seat = _seat_of(st, ev)
+    _need(st.misdeal_allowed(seat), "a misdeal can't be called with this hand now")
+
+
+def step_misdeal(st: State, ev):
+    st.misdeals.append({"dealer": st.dealer, "seat": ev["seat"], "hand": st.hand_no + 1})
+    st._clear_hand()
+    st.phase = "deal"  # the same dealer deals again
+
+
+def _end_hand(st: State):
+    row = score_hand(st)
+    st.history.append(row)
+    st.last_deal = {"dealer": st.dealer, "hands": st.dealt, "out": st.out,
+                    "discards": st.discards}
+    st.hand_no += 1
+    st.winner = end_of_game(st, row)
+    st._clear_hand()
+    if st.winner is not None:
+        st.phase = "over"
+    else:
+        st.dealer = (st.dealer + 1) % st.n
+        st.phase = "deal"
+
+
+EVENTS = {
+    "deal": (check_deal, step_deal),
+    "draw": (check_draw, step_draw),
+    "look": (check_look, step_look),
+    "bid": (check_bid, step_bid),
+    "come_out": (check_comeout, step_come_out),
+    "stay": (check_comeout, step_stay),
+    "pass": (check_pass, step_pass),
+    "play": (check_play, step_play),
+    "claim": (check_claim, step_claim),
+    "misdeal": (check_misdeal, step_misdeal),
+}
+
+
+def check(st: State, ev: dict) -> None:
+    """Raise IllegalAction unless `ev` may come next. Changes nothing."""
+    _need(isinstance(ev, dict), "an event is a JSON object")
+    _need(ev.get("seq") == st.seq + 1, f"expected seq {st.seq + 1}, got {ev.get('seq')!r}")
+    _need(st.phase != "over", "the game is over")
+    kind = ev.get("type")
+    _need(kind in EVENTS, f"unknown event type {kind!r}")
+    EVENTS[kind][0](st, ev)
+
+
+def advance(st: State, ev: dict) -> None:
+    """Check `ev` and apply it to `st`."""
+    check(st, ev)
+    EVENTS[ev["type"]][1](st, ev)
+    st.seq += 1

@@ -1,0 +1,50 @@
+"""How cards rank under a ruleset, and who wins a trick."""
+
+from functools import lru_cache
+
+from .cards import RANKS
+from .rules import Rules
+
+
+class CardTable:
+    """Per ruleset: each card's suit for following (jokers and promoted cards are spades,
+    D7) and its power (top trumps, then spades, then the rest by rank)."""
+
+    def __init__(self, rules: Rules):
+        self.suit = {}
+        self.power = {}
+        top = rules.top_trumps
+        for card in set(rules.deck()):
+            if card in top:
+                self.suit[card] = "S"
+                self.power[card] = 200 + len(top) - top.index(card)
+            else:
+                self.suit[card] = card[1]
+                self.power[card] = RANKS.index(card[0]) + (100 if card[1] == "S" else 0)
+        self.second_wins = rules.identical == "second"
+
+    def winning(self, trick) -> int:
+        """Index into `trick` (a list of (seat, card)) of the card winning it so far.
+        Every spade outranks every other suit (power 100 and up), so one comparison does."""
+        suit, power = self.suit, self.power
+        led = suit[trick[0][1]]
+        best, best_key = 0, power[trick[0][1]]
+        for i in range(1, len(trick)):
+            card = trick[i][1]
+            s = suit[card]
+            if s != led and s != "S":
+                continue
+            key = power[card]
+            # equal power means the identical card of the other pack (T6a)
+            if key > best_key or (key == best_key and self.second_wins):
+                best, best_key = i, key
+        return best
+
+    def beats(self, card, trick) -> bool:
+        """Would `card` win the trick if played now (T2a)."""
+        return self.winning(trick + [(None, card)]) == len(trick)
+
+
+@lru_cache(maxsize=64)
+def table_for(rules: Rules) -> CardTable:
+    return CardTable(rules)

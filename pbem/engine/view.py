@@ -1,0 +1,64 @@
+"""What one seat may see (OpenSpiel's observation): the only thing pages and mails get.
+
+A seat sees its own hand (once it has looked), the cards it passed and received, the
+table, and what the rules make public. A spectator (seat None) sees no hand at all until
+the hand is over; then everyone sees the whole finished deal.
+"""
+
+from .game import legal, score_pad
+from .tricks import table_for
+
+
+def view(st, seat: int | None = None) -> dict:
+    if seat is not None and not 0 <= seat < st.n:
+        raise ValueError(f"seat {seat} is not at this table")
+    table = table_for(st.rules)
+    mine = seat is not None
+    v = {
+        "seat": seat,
+        "seq": st.seq,
+        "preset": st.rules.preset,
+        "rules": st.rules.to_dict(),
+        "players": st.n,
+        "phase": st.phase,
+        "hand_no": st.hand_no + (0 if st.phase in ("deal", "over") else 1),
+        "dealer": st.dealer,
+        "to_act": st.to_act(),
+        "sides": score_pad(st)["sides"],
+        "hand_sizes": [len(h) for h in st.hands],
+        "bids": list(st.bids),
+        "blind": list(st.blind),
+        "won": list(st.won),
+        "trick": [{"seat": s, "card": c} for s, c in st.trick],
+        "tricks": [{"cards": [{"seat": s, "card": c} for s, c in t], "winner": w}
+                   for t, w in st.tricks],
+        "spades_broken": st.broken,
+        "history": st.history,
+        "over": st.phase == "over",
+        "winner": st.winner,
+        "hand": None,
+        "legal": legal(st, seat) if mine else [],
+    }
+    if st.comeout_side is not None:
+        v["come_out_side"] = st.comeout_side
+    if mine:
+        v["looked"] = st.looked[seat]
+        if st.looked[seat]:
+            v["hand"] = sort_cards(st.hands[seat], table)
+            v["passed"] = list(st.passed_away[seat])
+            v["received"] = list(st.passed_to[seat])
+            v["discards"] = list(st.discards[seat])
+        if st.phase == "draw" and st.turn == seat and st.stock:
+            v["drawn"] = st.stock[0]
+    if st.hand_over():
+        v["last_deal"] = st.last_deal
+    return v
+
+
+def sort_cards(cards, table=None) -> list[str]:
+    """By suit (spades, hearts, clubs, diamonds: colours alternate), high card first;
+    jokers and promoted cards lead the spades."""
+    order = {"S": 0, "H": 1, "C": 2, "D": 3}
+    if table is None:
+        return sorted(cards, key=lambda c: (order.get(c[1], 0), c))
+    return sorted(cards, key=lambda c: (order[table.suit[c]], -table.power[c]))
