@@ -65,7 +65,7 @@ def apply(st: State, seat: int, action: dict) -> list[dict]:
 def make_deal(st: State, rng) -> dict:
     """The deal event due now, shuffled by `rng` (the server passes secrets.SystemRandom())."""
     r = st.rules
-    deck = r.deck()
+    deck = list(st.table.deck)
     rng.shuffle(deck)
     ev = {"seq": st.seq + 1, "type": "deal", "dealer": st.dealer}
     if r.deal == "draw":

@@ -13,6 +13,7 @@ from .rules import Rules
 from .tricks import table_for
 
 NILS = ("nil", "blind nil")
+_SHARE = {2: 0.9, 3: 1.3, 4: 1.0, 6: 0.7}  # sure-trick estimate scaled by table size
 
 
 def choose(view: dict, seed: int = 0, rules=None) -> dict:
@@ -83,7 +84,8 @@ class _Robot:
         short = sum(1 for s in "HDC" if len(by_suit.get(s, [])) <= 1)
         if len(spades) >= 3:
             est += 0.5 * short
-        return est * 13 / max(13, len(self.hand)) if self.hand else 3.0
+        # fewer players means each high card is likelier to hold (4 is the base)
+        return est * _SHARE[self.r.players] if self.hand else 3.0
 
     def bid(self, options) -> dict:
         v, r = self.v, self.r
@@ -96,7 +98,7 @@ class _Robot:
             return {"type": "bid", "bid": "nil"}
         want = est
         if r.bidding == "side":
-            want = est * 2 if len(self.mates) else est
+            want = est + 2.5  # the partner's hand is unseen: count on an average one
         if partner_nil:
             want += 1
         if r.bag_limit and v["sides"][self.side]["bags"] >= r.bag_limit - 3:
@@ -175,8 +177,12 @@ class _Robot:
         v, r = self.v, self.r
         side = r.sides[self.side]
         bids = [v["bids"][s] for s in side]
-        if any(b is None for b in bids if r.bidding == "seat") or not r.bag_limit:
+        if r.bidding == "seat" and any(b is None for b in bids):
             return False
         need = sum(b for b in bids if isinstance(b, int))
         got = sum(v["won"][s] for s in side if v["bids"][s] not in NILS)
-        return need > 0 and got >= need and v["sides"][self.side]["bags"] >= r.bag_limit - 3
+        if got < need:
+            return False
+        if r.contract != "standard" or r.overtrick_points <= 0:
+            return True  # overtricks cost points outright (S8, S9, S3)
+        return bool(r.bag_limit) and v["sides"][self.side]["bags"] >= r.bag_limit - 3

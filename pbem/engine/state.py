@@ -111,40 +111,74 @@ class State:
     # -- bids a seat may make -----------------------------------------------------
     def bid_options(self, seat: int) -> list:
         """Every bid `seat` may make now: {"bid": 4}, {"bid": "nil"}, {"bid": 7, "blind": True}."""
+        ctx = self._bid_context(seat)
+        if ctx is None:
+            return []
+        r = self.rules
+        blind_nil, blind_bids, fits = ctx
+        out = [{"bid": "blind nil"}] if blind_nil else []
+        if blind_bids:
+            out += [{"bid": b, "blind": True} for b in range(r.blind_min, r.max_bid + 1)]
+        if r.nil:
+            out.append({"bid": "nil"})
+        out += [{"bid": b} for b in range(r.bid_min, r.max_bid + 1)]
+        return [o for o in out if fits(o["bid"])]
+
+    def bid_allowed(self, seat: int, bid, blind: bool) -> bool:
+        """Is this one bid among bid_options(seat)? (without listing them all)"""
+        ctx = self._bid_context(seat)
+        if ctx is None:
+            return False
+        r = self.rules
+        blind_nil, blind_bids, fits = ctx
+        if bid == "blind nil":
+            ok = blind_nil and not blind
+        elif bid == "nil":
+            ok = r.nil and not blind
+        elif bid.__class__ is int:
+            lo = r.blind_min if blind else r.bid_min
+            ok = (blind_bids or not blind) and lo <= bid <= r.max_bid
+        else:
+            ok = False
+        return ok and fits(bid)
+
+    def _bid_context(self, seat):
+        """(blind nil open?, blind bids open?, does-a-bid-fit test) or None if not bidding."""
         if self.phase != "bid" or self.comeout_side is not None:
-            return []
+            return None
         if seat not in self.bid_turns[self.bid_index]:
-            return []
+            return None
         r = self.rules
         side = self.side_of[seat]
         unlooked = not self.looked[seat]
         if r.bidding == "side":
             unlooked = not any(self.looked[s] for s in self.sides[side])
-        out = []
-        if r.blind_nil and unlooked and self.behind(side) >= r.blind_nil_behind:
-            out.append({"bid": "blind nil"})
-        if r.blind_min and unlooked and self.behind(side) >= r.blind_behind:
-            out += [{"bid": b, "blind": True} for b in range(r.blind_min, r.max_bid + 1)]
-        if r.nil:
-            out.append({"bid": "nil"})
-        out += [{"bid": b} for b in range(r.bid_min, r.max_bid + 1)]
-        return [o for o in out if self._bid_fits(seat, o["bid"])]
+        behind = self.behind(side) if unlooked else 0
+        blind_nil = r.blind_nil and unlooked and behind >= r.blind_nil_behind
+        blind_bids = bool(r.blind_min) and unlooked and behind >= r.blind_behind
+        return blind_nil, blind_bids, self._bid_fits(seat)
 
-    def _bid_fits(self, seat, bid) -> bool:
+    def _bid_fits(self, seat):
+        """A test of one bid against the side minimum (B4) and the bids' total (B8)."""
         r = self.rules
-        others = [b for s, b in enumerate(self.bids) if s != seat and b is not None]
+        need = None  # the side's last bidder must bring it to side_min, unless all bid nil
         if r.side_min:
-            mates = [s for s in self.sides[self.side_of[seat]] if s != seat]
-            if all(self.bids[m] is not None for m in mates):
-                side_bids = [self.bids[m] for m in mates] + [bid]
-                if not all(b in NILS for b in side_bids):
-                    if sum(b for b in side_bids if b not in NILS) < r.side_min:
-                        return False
+            mates = [self.bids[m] for m in self.sides[self.side_of[seat]] if m != seat]
+            if None not in mates:
+                all_nil = all(b in NILS for b in mates)
+                need = (r.side_min - sum(b for b in mates if b not in NILS), all_nil)
+        banned = None  # the last bid may not bring the total to the number of tricks
+        others = [b for s, b in enumerate(self.bids) if s != seat and b is not None]
         if r.no_exact_total and len(others) + 1 == len(self.bid_turns):
-            total = sum(b for b in others + [bid] if b not in NILS)
-            if total == self.rules.hand_size:
+            banned = r.hand_size - sum(b for b in others if b not in NILS)
+
+        def fits(bid) -> bool:
+            value = 0 if bid in NILS else bid
+            if need is not None and value < need[0] and not (bid in NILS and need[1]):
                 return False
-        return True
+            return value != banned
+
+        return fits
 
     def misdeal_allowed(self, seat: int) -> bool:
         r = self.rules
@@ -213,8 +247,8 @@ def _need(cond, msg):
 
 def _seat_of(st: State, ev) -> int:
     seat = ev.get("seat")
-    _need(isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < st.n,
-          f"seat {seat!r} is not a seat at this table")
+    if seat.__class__ is not int or not 0 <= seat < st.n:
+        raise IllegalAction(f"seat {seat!r} is not a seat at this table")
     return seat
 
 
@@ -239,7 +273,7 @@ def check_deal(st: State, ev):
         _need(not stock, "this game has no stock")
         _need(all(len(h) == r.hand_size for h in hands), f"each hand has {r.hand_size} cards")
     every = [c for h in hands for c in h] + stock + out
-    _need(Counter(every) == Counter(r.deck()), "the deal is not exactly the deck")
+    _need(sorted(every) == st.table.sorted_deck, "the deal is not exactly the deck")
 
 
 def step_deal(st: State, ev):
@@ -336,7 +370,7 @@ def check_bid(st: State, ev):
     want = {"bid": ev.get("bid")}
     if ev.get("blind"):
         want["blind"] = True
-    if want not in st.bid_options(seat):
+    if not st.bid_allowed(seat, want["bid"], bool(ev.get("blind"))):
         raise IllegalAction(f"bid {_bid_text(want)} is not allowed here: {_bid_hint(st, seat)}")
 
 
@@ -463,13 +497,29 @@ def _start_play(st: State):
 
 def check_play(st: State, ev):
     seat = _seat_of(st, ev)
-    _need(st.phase == "play", f"this is not the time to play a card (phase: {st.phase})")
-    _need(seat == st.turn, f"it is not your turn: waiting for seat {st.turn}")
+    if st.phase != "play":
+        raise IllegalAction(f"this is not the time to play a card (phase: {st.phase})")
+    if seat != st.turn:
+        raise IllegalAction(f"it is not your turn: waiting for seat {st.turn}")
     card = ev.get("card")
     if card not in st.hands[seat]:
         raise IllegalAction(f"{card!r} is not in your hand")
-    if card not in st.playable(seat):
+    if not _may_play(st, seat, card):
         raise IllegalAction(f"you may not play {card} now: {_play_reason(st, seat)}")
+
+
+def _may_play(st: State, seat: int, card: str) -> bool:
+    """Same answer as `card in st.playable(seat)`, without building the list (hot path)."""
+    r = st.rules
+    if r.must_beat or st.must_lead or not r.first_trick_spades:
+        return card in st.playable(seat)
+    suit = st.table.suit
+    if st.trick:
+        led = suit[st.trick[0][1]]
+        return suit[card] == led or led not in {suit[c] for c in st.hands[seat]}
+    if suit[card] == "S" and _spades_closed(r, st.broken, len(st.tricks)):
+        return all(suit[c] == "S" for c in st.hands[seat])
+    return True
 
 
 def _play_reason(st: State, seat) -> str:
@@ -559,11 +609,15 @@ EVENTS = {
 
 def check(st: State, ev: dict) -> None:
     """Raise IllegalAction unless `ev` may come next. Changes nothing."""
-    _need(isinstance(ev, dict), "an event is a JSON object")
-    _need(ev.get("seq") == st.seq + 1, f"expected seq {st.seq + 1}, got {ev.get('seq')!r}")
-    _need(st.phase != "over", "the game is over")
+    if not isinstance(ev, dict):
+        raise IllegalAction("an event is a JSON object")
+    if ev.get("seq") != st.seq + 1:
+        raise IllegalAction(f"expected seq {st.seq + 1}, got {ev.get('seq')!r}")
+    if st.phase == "over":
+        raise IllegalAction("the game is over")
     kind = ev.get("type")
-    _need(kind in EVENTS, f"unknown event type {kind!r}")
+    if kind not in EVENTS:
+        raise IllegalAction(f"unknown event type {kind!r}")
     EVENTS[kind][0](st, ev)
 
 

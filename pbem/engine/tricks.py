@@ -22,6 +22,8 @@ class CardTable:
                 self.suit[card] = card[1]
                 self.power[card] = RANKS.index(card[0]) + (100 if card[1] == "S" else 0)
         self.second_wins = rules.identical == "second"
+        self.deck = tuple(rules.deck())
+        self.sorted_deck = sorted(self.deck)
 
     def winning(self, trick) -> int:
         """Index into `trick` (a list of (seat, card)) of the card winning it so far.
