@@ -9,7 +9,7 @@ the search stays small; a node budget bounds the rare claim made far too early.
 from .errors import IllegalAction
 from .state import NILS, playable_cards
 
-BUDGET = 200_000
+BUDGET = 50_000
 
 
 class _TooDeep(Exception):
@@ -20,12 +20,43 @@ def claim_holds(st, seat: int) -> bool:
     side = st.sides[st.side_of[seat]]
     # beside a nil bidder only the claimer may take the tricks; else anyone of the side
     winners = {seat} if any(st.bids[s] in NILS for s in side) else set(side)
+    if _foe_holds_top_trump(st, set(side)):
+        return False
+    if any(_sweeps_with_top_trumps(st, s) for s in winners):
+        return True
     search = _Search(st, set(side), winners)
     try:
-        return search.holds([tuple(h) for h in st.hands], tuple(st.trick), st.turn, st.broken,
-                            len(st.tricks), st.must_lead)
+        hands = tuple(tuple(h) for h in st.hands)
+        return search.holds(hands, tuple(st.trick), st.turn, st.broken, len(st.tricks),
+                            st.must_lead)
     except _TooDeep:
         raise IllegalAction("too early to check that claim: play a few more tricks") from None
+
+
+def _foe_holds_top_trump(st, ours) -> bool:
+    """An opponent with the best live trump takes a trick whatever happens: it wins when
+    played, and it can always be kept for the last trick. (A twin of it may beat it.)"""
+    power, suit = st.table.power, st.table.suit
+    live = [(power[c], s) for s in range(st.n) for c in st.hands[s] if suit[c] == "S"]
+    live += [(power[c], s) for s, c in st.trick if suit[c] == "S"]
+    if not live:
+        return False
+    top = max(p for p, _ in live)
+    holders = {s for p, s in live if p == top}
+    return len([p for p, _ in live if p == top]) == 1 and not holders & ours
+
+
+def _sweeps_with_top_trumps(st, seat) -> bool:
+    """`seat` holds only trumps, each above every other live card, and has yet to play to
+    this trick: it wins this trick and every one after (it leads a winner each time)."""
+    power, suit = st.table.power, st.table.suit
+    hand = st.hands[seat]
+    if not hand or any(suit[c] != "S" for c in hand) or any(s == seat for s, _ in st.trick):
+        return False
+    others = [c for s in range(st.n) if s != seat for c in st.hands[s]]
+    others += [c for _, c in st.trick]
+    lowest = min(power[c] for c in hand)
+    return all(power[c] < lowest for c in others)
 
 
 class _Search:
@@ -47,6 +78,7 @@ class _Search:
         cards = playable_cards(st.rules, st.table, list(hands[turn]), list(trick), broken, done,
                                must_lead)
         cards = self._distinct(cards, hands, trick)
+        cards.sort(key=st.table.power.__getitem__, reverse=True)  # winners first: quick answers
         results = (self._after(hands, trick, turn, broken, done, c) for c in cards)
         ok = any(results) if turn in self.ours else all(results)
         self.memo[key] = ok

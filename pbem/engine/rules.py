@@ -254,6 +254,8 @@ def _check(r: Rules) -> None:
         bad("passing needs a partner")
     if r.contract == "nyc" and r.bidding != "side":
         bad("nyc scoring (S9) goes with side bidding")
+    if r.bags_in_score and r.overtrick_points:
+        bad("bags_in_score counts bags in the units digit: set overtrick_points=0 (S3)")
     if r.target <= 0:
         bad("target must be above zero")
     if r.bag_limit < 0 or r.max_hands < 0 or r.sets_to_lose < 0:

@@ -1,0 +1,139 @@
+"""What people type, as actions and cards (DESIGN.md "Mail": commands)."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
+
+from pbem.engine import parse_action, parse_card, pretty
+from pbem.engine.cards import JOKERS, RANK_NAMES, SUIT_NAMES, all_cards
+
+
+@pytest.mark.parametrize("text, card", [
+    ("QH", "QH"),
+    ("qh", "QH"),
+    ("Q♥", "QH"),
+    ("q♡", "QH"),
+    ("10h", "TH"),
+    ("10♥", "TH"),
+    ("T♥", "TH"),
+    ("10 h", "TH"),
+    ("queen of hearts", "QH"),
+    ("Queen of Hearts.", "QH"),
+    ("ten of spades", "TS"),
+    ("10 of spades", "TS"),
+    ("ace-of-clubs", "AC"),
+    ("2♣", "2C"),
+    ("K♦", "KD"),
+    ("BJ", "BJ"),
+    ("lj", "LJ"),
+    ("big joker", "BJ"),
+    ("Little Joker", "LJ"),
+    ("  js  ", "JS"),
+])
+def test_cards(text, card):
+    assert parse_card(text) == card
+
+
+@pytest.mark.parametrize("text, action", [
+    ("QH", {"type": "play", "card": "QH"}),
+    ("Q♥", {"type": "play", "card": "QH"}),
+    ("10h", {"type": "play", "card": "TH"}),
+    ("queen of hearts", {"type": "play", "card": "QH"}),
+    ("big joker", {"type": "play", "card": "BJ"}),
+    ("play QH", {"type": "play", "card": "QH"}),
+    ("Play 10♥", {"type": "play", "card": "TH"}),
+    ("play queen of hearts", {"type": "play", "card": "QH"}),
+    ("nil", {"type": "bid", "bid": "nil"}),
+    ("NIL", {"type": "bid", "bid": "nil"}),
+    ("bid nil", {"type": "bid", "bid": "nil"}),
+    ("blind nil", {"type": "bid", "bid": "blind nil"}),
+    ("bid blind nil", {"type": "bid", "bid": "blind nil"}),
+    ("4", {"type": "bid", "bid": 4}),
+    ("bid 4", {"type": "bid", "bid": 4}),
+    ("Bid 13.", {"type": "bid", "bid": 13}),
+    ("blind 7", {"type": "bid", "bid": 7, "blind": True}),
+    ("bid blind 7", {"type": "bid", "bid": 7, "blind": True}),
+    ("pass 3C 4D 9H", {"type": "pass", "cards": ["3C", "4D", "9H"]}),
+    ("pass 3c, 4d and 9h", {"type": "pass", "cards": ["3C", "4D", "9H"]}),
+    ("pass 3♣ 4♦ 9♥", {"type": "pass", "cards": ["3C", "4D", "9H"]}),
+    ("pass three of clubs, four of diamonds and nine of hearts",
+     {"type": "pass", "cards": ["3C", "4D", "9H"]}),
+    ("pass big joker, 10s", {"type": "pass", "cards": ["BJ", "TS"]}),
+    ("claim", {"type": "claim"}),
+    ("Claim!", {"type": "claim"}),
+    ("misdeal", {"type": "misdeal"}),
+    ("look", {"type": "look"}),
+    ("keep", {"type": "draw", "keep": True}),
+    ("discard", {"type": "draw", "keep": False}),
+    ("come out", {"type": "come_out"}),
+    ("stay", {"type": "stay"}),
+])
+def test_actions(text, action):
+    assert parse_action(text) == action
+
+
+@pytest.mark.parametrize("text", ["1X", "eleven of hearts", "QX", "Q", "11h", "joker", "",
+                                  "   ", "queen hearts"])
+def test_bad_cards(text):
+    with pytest.raises(ValueError) as err:
+        parse_card(text)
+    assert text.strip().lower() in str(err.value).lower()
+    assert "not a card" in str(err.value)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("1X", "not a card: '1x'"),
+    ("eleven of hearts", "not a card: 'eleven of hearts'"),
+    ("play eleven of hearts", "not a card: 'eleven of hearts'"),
+    ("pass 3C XX 9H", "not a card: 'xx'"),
+    ("", "empty command"),
+    ("  ", "empty command"),
+    ("double nil", "bid nil"),
+])
+def test_bad_actions(text, words):
+    with pytest.raises(ValueError) as err:
+        parse_action(text)
+    assert words in str(err.value).lower()
+
+
+def test_pass_needs_cards():
+    with pytest.raises(ValueError):
+        parse_action("pass ,")
+
+
+CARDS = all_cards() + list(JOKERS)
+
+
+def spelled(card: str) -> str:
+    """"queen of hearts", or "big joker"."""
+    if card in JOKERS:
+        return pretty(card).lower()
+    return f"{RANK_NAMES[card[0]]} of {SUIT_NAMES[card[1]]}"
+
+
+def test_every_card_is_in_the_round_trip():
+    assert len(CARDS) == 54 and len(set(CARDS)) == 54
+
+
+@given(hs.sampled_from(CARDS), hs.booleans(), hs.sampled_from(["", " ", "  "]))
+def test_round_trip(card, upper, pad):
+    """Every card back from its short form, its pretty form, and its name, in any case."""
+    for text in (card, pretty(card), spelled(card)):
+        text = pad + (text.upper() if upper else text.lower()) + pad
+        assert parse_card(text) == card
+        assert parse_action(text) == {"type": "play", "card": card}
+        assert parse_action("play " + text) == {"type": "play", "card": card}
+
+
+@given(hs.lists(hs.sampled_from(CARDS), min_size=1, max_size=4),
+       hs.sampled_from([" ", ", ", " and "]))
+def test_pass_round_trip(cards, sep):
+    assert parse_action("pass " + sep.join(cards)) == {"type": "pass", "cards": cards}
+    names = ", ".join(spelled(c) for c in cards)
+    assert parse_action("pass " + names) == {"type": "pass", "cards": cards}
+
+
+@given(hs.integers(0, 26))
+def test_bid_numbers(n):
+    assert parse_action(str(n)) == {"type": "bid", "bid": n}
+    assert parse_action(f"bid {n}") == {"type": "bid", "bid": n}

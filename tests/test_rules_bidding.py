@@ -1,0 +1,352 @@
+"""Catalogue rules P (passing cards) and B (bidding), each on a crafted deal."""
+
+import pytest
+
+from pbem.engine import IllegalAction, RulesError, legal, new_game, preset
+from tests.helpers import bid, bid_round, deal, do, fixed_hands, play_out, top_trumps
+
+STANDARD = preset("standard")
+TOURNAMENT = preset("tournament-300")
+
+
+def started(rules, spec=None, dealer=0, scores=None):
+    """A game with a crafted deal made; `scores` set first (to be behind for blind bids)."""
+    st = new_game(rules, dealer)
+    if scores:
+        st.scores = list(scores)
+    deal(st, fixed_hands(rules, spec))
+    return st
+
+
+def numbers(st, seat):
+    return [o["bid"] for o in st.bid_options(seat) if isinstance(o["bid"], int)
+            and not o.get("blind")]
+
+
+def blinds(st, seat):
+    return [o["bid"] for o in st.bid_options(seat) if o.get("blind")]
+
+
+def last_side(st, side):
+    return st.history[-1]["sides"][side]
+
+
+# -- P: passing cards -------------------------------------------------------------
+
+
+def test_P1_simultaneous_pass_to_partner():
+    r = STANDARD.with_options(pass_to_partner=3)
+    st = started(r)
+    assert st.phase == "pass" and st.to_act() == [0, 1, 2, 3]
+    assert legal(st, 0) == [{"type": "pass", "count": 3}]
+    gift = st.hands[0][:3]
+    before = list(st.hands[2])
+    do(st, 0, {"type": "pass", "cards": gift})
+    assert st.hands[2] == before and len(st.hands[0]) == 10  # nothing arrives yet
+    for seat in (1, 2):
+        do(st, seat, {"type": "pass", "cards": st.hands[seat][:3]})
+    assert not set(gift) & set(st.hands[2])
+    do(st, 3, {"type": "pass", "cards": st.hands[3][:3]})
+    assert set(gift) <= set(st.hands[2]) and all(len(h) == 13 for h in st.hands)
+    assert st.passed_to[2] == gift and st.phase == "bid"
+
+
+def test_P1_pass_exactly_three_cards_you_hold():
+    st = started(STANDARD.with_options(pass_to_partner=3))
+    with pytest.raises(IllegalAction, match="exactly 3"):
+        do(st, 0, {"type": "pass", "cards": st.hands[0][:2]})
+    with pytest.raises(IllegalAction, match="cards you hold"):
+        do(st, 0, {"type": "pass", "cards": st.hands[1][:3]})
+
+
+def test_P2_blind_nil_exchange_of_two():
+    st = started(STANDARD, scores=[0, 100])  # side 0 (seats 0, 2) behind by 100
+    bid_round(st, {2: "blind nil"})
+    assert st.bids[2] == "blind nil" and st.blind[2]
+    assert st.phase == "pass" and st.to_act() == [2]
+    give = st.hands[2][:2]
+    do(st, 2, {"type": "pass", "cards": give})
+    assert st.to_act() == [0] and set(give) <= set(st.hands[0])
+    back = [c for c in st.hands[0] if c not in give][:2]
+    do(st, 0, {"type": "pass", "cards": back})
+    assert set(back) <= set(st.hands[2]) and st.phase == "play"
+    assert [len(h) for h in st.hands] == [13] * 4
+
+
+def test_P2_nil_exchange_option_and_none_by_default():
+    st = started(STANDARD)
+    bid_round(st, {1: "nil"})
+    assert st.phase == "play"  # standard: no exchange for a plain nil
+    st = started(STANDARD.with_options(nil_exchange=1))
+    bid_round(st, {1: "nil"})
+    assert st.phase == "pass" and legal(st, 1) == [{"type": "pass", "count": 1}]
+
+
+def test_P3_double_nil_each_partner_passes_two():
+    r = TOURNAMENT.with_options(double_nil_exchange=2)
+    st = started(r)
+    bid_round(st, {1: "nil", 3: "nil"})
+    assert st.phase == "pass" and st.to_act() == [1, 3]
+    one, three = st.hands[1][:2], st.hands[3][:2]
+    do(st, 1, {"type": "pass", "cards": one})
+    assert not set(one) & set(st.hands[3])
+    do(st, 3, {"type": "pass", "cards": three})
+    assert set(one) <= set(st.hands[3]) and set(three) <= set(st.hands[1])
+
+
+def test_P3_double_nil_exchange_needs_partnerships():
+    with pytest.raises(RulesError, match="double_nil_exchange"):
+        preset("cutthroat-4").with_options(double_nil_exchange=2)
+
+
+# -- B: bidding -------------------------------------------------------------------
+
+
+def test_B1_round_the_table_from_dealers_left_once_each():
+    st = started(STANDARD, dealer=2)
+    assert numbers(st, 3) == list(range(1, 14)) and {"bid": "nil"} in st.bid_options(3)
+    with pytest.raises(IllegalAction, match="not your turn"):
+        bid(st, 0, 3)
+    order = []
+    while st.phase == "bid":
+        order.append(st.to_act()[0])
+        bid(st, order[-1], 2)
+    assert order == [3, 0, 1, 2] and st.phase == "play"
+    with pytest.raises(IllegalAction):
+        bid(st, 3, 4)  # bids are final
+
+
+def test_B1a_dealer_bids_first():
+    st = started(STANDARD.with_options(bid_order="dealer"), dealer=2)
+    assert st.to_act() == [2]
+
+
+def test_B2_nil_is_the_bid_of_zero():
+    st = started(STANDARD)
+    assert {"bid": "nil"} in st.bid_options(1)
+    with pytest.raises(IllegalAction):
+        bid(st, 1, 0)
+
+
+def test_B2a_zero_is_not_nil():
+    r = STANDARD.with_options(nil=False, blind_nil=False, bid_min=0)
+    st = started(r, {1: top_trumps(STANDARD)})
+    assert numbers(st, 1)[0] == 0 and {"bid": "nil"} not in st.bid_options(1)
+    bid_round(st, {2: 0})
+    play_out(st)
+    assert last_side(st, 0)["points"] == 0 and last_side(st, 0)["bid"] == 0
+    st = started(STANDARD.with_options(nil=False, blind_nil=False))
+    assert numbers(st, 1)[0] == 1 and {"bid": "nil"} not in st.bid_options(1)
+
+
+def test_B2_zero_needs_nil_off():
+    with pytest.raises(RulesError, match="bid_min"):
+        STANDARD.with_options(bid_min=0)
+
+
+@pytest.mark.parametrize("behind, offered", [(99, False), (100, True), (250, True)])
+def test_B3_blind_nil_only_when_behind_100(behind, offered):
+    st = started(STANDARD, dealer=1, scores=[0, behind])  # seat 2 bids first
+    assert ({"bid": "blind nil"} in st.bid_options(2)) is offered
+    assert ({"type": "look"} in legal(st, 2)) is offered
+    assert st.looked[3]  # the side ahead sees its cards at once
+
+
+def test_B3_no_blind_nil_after_looking():
+    st = started(STANDARD, scores=[0, 100])
+    bid(st, 1, 3)
+    do(st, 2, {"type": "look"})
+    assert {"bid": "blind nil"} not in st.bid_options(2)
+    with pytest.raises(IllegalAction):
+        bid(st, 2, "blind nil")
+
+
+def test_B4_team_minimum_with_nil_partner():
+    st = started(TOURNAMENT)  # non-dealing side first: seats 1, 3, then 2, 0
+    assert st.to_act() == [1]
+    bid(st, 1, "nil")
+    assert numbers(st, 3) == list(range(4, 14))
+    assert {"bid": "nil"} in st.bid_options(3)  # both nil is allowed
+    with pytest.raises(IllegalAction):
+        bid(st, 3, 3)
+    bid(st, 3, "nil")
+    bid(st, 2, 1)
+    assert numbers(st, 0) == list(range(3, 14))
+    assert {"bid": "nil"} not in st.bid_options(0)  # partner bid 1: nil would leave 1
+
+
+def test_B4_off_in_standard():
+    st = started(STANDARD)
+    bid(st, 1, "nil")
+    bid(st, 2, 1)
+    assert numbers(st, 3)[0] == 1
+
+
+@pytest.mark.parametrize("name", ["barmore", "nyc"])
+def test_B5_partnership_bidding_either_partner_non_dealers_first(name):
+    r = preset(name)
+    st = new_game(r, 3)
+    if r.first_hand_unbid:  # nyc: get past the unbid first hand
+        deal(st)
+        play_out(st)
+    assert st.dealer == (0 if name == "nyc" else 3)
+    deal(st, fixed_hands(r))
+    d = st.dealer
+    first = st.to_act()
+    assert sorted(first) == sorted([(d + 1) % 4, (d + 3) % 4])
+    assert numbers(st, first[1]) == list(range(r.bid_min, (r.bid_max or 13) + 1))
+    assert {"bid": "nil"} not in st.bid_options(first[0])
+    bid(st, first[1], 5)
+    with pytest.raises(IllegalAction):
+        bid(st, first[0], 5)  # the side has bid
+    assert sorted(st.to_act()) == sorted([d, (d + 2) % 4])
+    bid(st, d, 6)
+    assert st.phase == "play"
+    play_out(st)
+    assert [s["bid"] for s in st.history[-1]["sides"]] == (
+        [6, 5] if d % 2 == 0 else [5, 6])
+
+
+def test_B5_ranges():
+    assert (preset("barmore").bid_min, preset("barmore").max_bid) == (1, 13)
+    assert (preset("nyc").bid_min, preset("nyc").max_bid) == (4, 10)
+
+
+def test_B6_barmore_blind_seven_doubles_both_ways():
+    r = preset("barmore")
+    strong = top_trumps(r)
+    st = started(r, {1: strong})  # side 1 (seats 1, 3) takes all 13
+    assert blinds(st, 1) == list(range(7, 14)) and not st.looked[1]
+    bid_round(st, {3: (7,)})
+    play_out(st)
+    assert last_side(st, 1)["points"] == 140 + 6  # overtricks one each
+    st = started(r, {0: strong})
+    bid_round(st, {1: (7,)})
+    play_out(st)
+    assert last_side(st, 1)["points"] == -140
+
+
+def test_B6_barmore_no_blind_after_looking_or_when_ahead():
+    r = preset("barmore")
+    st = started(r)
+    do(st, 1, {"type": "look"})
+    assert blinds(st, 3) == []
+    st = started(r, scores=[10, 0])
+    assert blinds(st, 2) == [] and blinds(st, 1) == list(range(7, 14))
+
+
+def nyc_second_hand(strong_seat, scores):
+    """nyc, hand 2 (seat 0 deals, side 1 bids first), `strong_seat` holding the top 13."""
+    r = preset("nyc")
+    st = new_game(r, 3)
+    deal(st)
+    play_out(st)
+    st.scores = list(scores)
+    deal(st, fixed_hands(r, {strong_seat: top_trumps(r)}))
+    return st
+
+
+def test_B6_nyc_blind_six_only_when_behind_100():
+    st = nyc_second_hand(1, [99, 0])
+    assert blinds(st, 1) == []
+    st = nyc_second_hand(1, [100, 0])
+    assert blinds(st, 1) == list(range(6, 11)) and blinds(st, 2) == []
+
+
+@pytest.mark.parametrize("strong, points", [(1, 120), (0, -60)])
+def test_B6_nyc_blind_double_if_made_single_if_lost(strong, points):
+    st = nyc_second_hand(strong, [100, 0])
+    bid_round(st, {1: (6,)})
+    assert st.to_act() == [1, 3] and legal(st, 3) == [{"type": "come_out"}, {"type": "stay"}]
+    do(st, 3, {"type": "stay"})
+    bid_round(st)
+    play_out(st)
+    assert last_side(st, 1)["points"] == points
+
+
+def test_B6_nyc_come_out_to_ten_scores_single():
+    st = nyc_second_hand(1, [100, 0])
+    bid_round(st, {1: (7,)})
+    do(st, 1, {"type": "come_out"})
+    assert st.bids[1] == 10 and not st.blind[1]
+    bid_round(st)
+    play_out(st)
+    side = last_side(st, 1)
+    assert side["points"] == 200 and side["came_out"] and "blind" not in side
+
+
+def test_B8_bids_must_not_total_the_tricks():
+    st = started(STANDARD.with_options(no_exact_total=True))
+    for seat in (1, 2, 3):
+        bid(st, seat, 3)
+    assert 4 not in numbers(st, 0) and {3, 5} <= set(numbers(st, 0))
+    with pytest.raises(IllegalAction):
+        bid(st, 0, 4)
+    st = started(STANDARD)
+    for seat in (1, 2, 3):
+        bid(st, seat, 3)
+    assert 4 in numbers(st, 0)
+
+
+def test_B8_three_players_not_seventeen():
+    r = preset("cutthroat-3").with_options(no_exact_total=True)
+    st = started(r)
+    bid(st, 1, 8)
+    bid(st, 2, 4)
+    assert 5 not in numbers(st, 0) and 4 in numbers(st, 0)
+
+
+TEN_FOR = {1: top_trumps(TOURNAMENT)}  # side 1 takes all 13
+
+
+@pytest.mark.parametrize("rules, points", [
+    (TOURNAMENT, 120 + 3),
+    (preset("tournament-500"), 200 + 3),
+    (TOURNAMENT.with_options(ten_for_exact=True), -120),
+])
+def test_B9_ten_for_two_hundred(rules, points):
+    st = started(rules, TEN_FOR)
+    bid_round(st, {1: 5, 3: 5})
+    play_out(st)
+    assert last_side(st, 1)["points"] == points
+
+
+def test_B9_ten_for_lost():
+    st = started(TOURNAMENT, {0: top_trumps(TOURNAMENT)})
+    bid_round(st, {1: 4, 3: 6})
+    play_out(st)
+    assert last_side(st, 1)["points"] == -120
+
+
+@pytest.mark.parametrize("strong, points", [(1, 120), (0, 0)])
+def test_B11_double_nil(strong, points):
+    st = started(TOURNAMENT, {strong: top_trumps(TOURNAMENT)})
+    bid_round(st, {1: 4, 3: 4, 2: "nil", 0: "nil"})
+    play_out(st)
+    assert last_side(st, 0)["points"] == points
+
+
+def test_B11_double_nil_off_scores_two_nils():
+    st = started(STANDARD, {1: top_trumps(STANDARD)})
+    bid_round(st, {2: "nil", 0: "nil"})
+    play_out(st)
+    assert last_side(st, 0)["points"] == 200
+
+
+def test_B13_first_hand_unbid_ten_a_trick():
+    r = preset("nyc")
+    st = started(r, {1: top_trumps(r)})
+    assert st.phase == "play" and st.bids == [None] * 4
+    play_out(st)
+    sides = st.history[-1]["sides"]
+    assert [s["points"] for s in sides] == [0, 130] and sides[1]["bid"] is None
+    deal(st)
+    assert st.phase == "bid"  # the second hand is bid
+
+
+def test_B13_option_in_standard():
+    r = STANDARD.with_options(first_hand_unbid=True)
+    st = started(r, {2: top_trumps(r)[:7]})
+    assert st.phase == "play"
+    play_out(st)
+    assert sum(s["points"] for s in st.history[-1]["sides"]) == 130

@@ -1,0 +1,370 @@
+"""Catalogue rules T (table), D (deck and trumps) and L (deal), each on a crafted deal."""
+
+import random
+from collections import Counter
+
+import pytest
+
+from pbem.engine import (
+    IllegalAction,
+    RulesError,
+    advance,
+    legal,
+    make_deal,
+    new_game,
+    preset,
+    replay,
+)
+from pbem.engine.tricks import table_for
+from tests.helpers import bid_round, deal, deal_event, do, fixed_hands, play_out, top_trumps
+
+STANDARD = preset("standard")
+SUITS13 = {s: [r + s for r in "AKQJT98765432"] for s in "SHDC"}
+
+
+def ready_to_play(rules, hands, dealer=0):
+    st = new_game(rules, dealer)
+    deal(st, hands)
+    bid_round(st)
+    assert st.phase == "play"
+    return st
+
+
+def trick_winner(st):
+    return st.tricks[-1][1]
+
+
+# -- T: table and players ------------------------------------------------------------
+
+
+def test_T1_partners_opposite_clockwise():
+    st = new_game(STANDARD, first_dealer=1)
+    assert st.sides == ((0, 2), (1, 3))
+    assert st.partner(0) == 2 and st.partner(3) == 1
+    deal(st)
+    order = []
+    while st.phase == "bid":
+        order.append(st.to_act()[0])
+        do(st, order[-1], {"type": "bid", "bid": 3})
+    assert order == [2, 3, 0, 1]
+    played = []
+    for _ in range(4):
+        played.append(st.turn)
+        do(st, st.turn, legal(st, st.turn)[0]["card"])
+    assert played == [2, 3, 0, 1]
+
+
+def test_T1_side_scores_both_partners_tricks():
+    hands = [SUITS13["S"], SUITS13["H"], SUITS13["D"], SUITS13["C"]]
+    st = ready_to_play(STANDARD, hands)
+    play_out(st)
+    row = st.history[-1]["sides"]
+    assert row[0]["tricks"] == 13 and row[1]["tricks"] == 0
+
+
+def test_T2_cutthroat_everyone_for_themselves():
+    r = preset("cutthroat-4")
+    st = new_game(r, 0)
+    assert st.sides == ((0,), (1,), (2,), (3,))
+    assert all(st.partner(s) is None for s in range(4))
+    deal(st, fixed_hands(r, {2: SUITS13["S"]}))
+    bid_round(st)
+    play_out(st)
+    scores = [side["tricks"] for side in st.history[-1]["sides"]]
+    assert scores == [0, 0, 13, 0]
+
+
+def test_T2a_must_beat_the_highest_card_so_far():
+    hands = [
+        ["AH", "KH", "QH", "JH", "TH", "8H", "7H", "6H", "4H", "2H", "4D", "3D", "2D"],
+        ["5H"] + SUITS13["S"][:12],
+        ["3H", "9H"] + SUITS13["C"][:11],
+        ["2S", "3C", "2C"] + SUITS13["D"][:10],  # void in hearts
+    ]
+    for rules, seat2, seat3 in (
+        (preset("cutthroat-4"), {"9H"}, {"2S"}),
+        (STANDARD.with_options(partnerships=False, blind_nil_exchange=0),
+         {"3H", "9H"}, set(hands[3])),
+    ):
+        st = ready_to_play(rules, hands)
+        do(st, 1, "5H")
+        assert {a["card"] for a in legal(st, 2)} == seat2
+        do(st, 2, "9H")
+        assert {a["card"] for a in legal(st, 3)} == seat3
+
+
+def test_T2a_cannot_beat_plays_any_card_of_the_suit():
+    r = preset("cutthroat-4")
+    hands = [
+        ["2H"] + SUITS13["D"][:12],
+        ["AH"] + SUITS13["S"][:12],
+        ["3H", "4H"] + SUITS13["C"][:11],
+        ["2S", "3C", "2C", "2D"] + SUITS13["H"][1:10],
+    ]
+    st = ready_to_play(r, hands)
+    do(st, 1, "AH")
+    assert {a["card"] for a in legal(st, 2)} == {"3H", "4H"}
+
+
+def test_T3_three_players_17_each_one_out():
+    r = preset("cutthroat-3")
+    st = new_game(r, 0)
+    ev = make_deal(st, random.Random(3))
+    assert [len(h) for h in ev["hands"]] == [17, 17, 17] and len(ev["out"]) == 1
+    assert Counter(sum(ev["hands"], []) + ev["out"]) == Counter(r.deck())
+    do_deal = replay(r, [ev])
+    assert ev["out"][0] not in sum(do_deal.hands, [])
+    bid_round(do_deal)
+    play_out(do_deal)
+    assert sum(side["tricks"] for side in do_deal.history[-1]["sides"]) == 17
+
+
+def test_T3a_three_players_54_cards_18_each():
+    r = preset("cutthroat-3").with_options(jokers=True, top_trumps=["BJ", "LJ"])
+    assert len(r.deck()) == 54 and r.hand_size == 18
+    ev = make_deal(new_game(r, 0), random.Random(1))
+    assert [len(h) for h in ev["hands"]] == [18, 18, 18] and not ev.get("out")
+
+
+def test_T5_two_players_draw_keep_first_or_second():
+    r = preset("two-handed")
+    st = new_game(r, 0)
+    stock = r.deck()
+    deal(st, stock=stock)
+    assert st.phase == "draw" and st.to_act() == [1]
+    do(st, 1, {"type": "draw", "keep": True})
+    do(st, 0, {"type": "draw", "keep": False})
+    assert st.hands == [[stock[3]], [stock[0]]]
+    assert st.discards == [[stock[2]], [stock[1]]]
+    while st.phase == "draw":
+        do(st, st.turn, {"type": "draw", "keep": True})
+    assert [len(h) for h in st.hands] == [13, 13] and st.phase == "bid"
+
+
+def test_T6_six_players_three_sides_double_deck():
+    r = preset("six-handed")
+    assert len(r.deck()) == 102 and r.hand_size == 17
+    assert Counter(r.deck())["AS"] == 2 and "2D" not in r.deck()
+    st = new_game(r, 0)
+    assert st.sides == ((0, 3), (1, 4), (2, 5))
+    ev = make_deal(st, random.Random(6))
+    assert all(len(h) == 17 for h in ev["hands"])
+
+
+@pytest.mark.parametrize("identical, winner", [("second", 2), ("first", 1)])
+def test_T6a_identical_cards_second_or_first_wins(identical, winner):
+    r = preset("six-handed").with_options(identical=identical)
+    low = {3: "2H", 4: "3H", 5: "4H", 0: "5H"}
+    hands = fixed_hands(r, {1: ["AH"], 2: ["AH"], **{s: [c] for s, c in low.items()}})
+    st = ready_to_play(r, hands)
+    do(st, 1, "AH")
+    do(st, 2, "AH")
+    for seat in (3, 4, 5, 0):
+        do(st, seat, low[seat])
+    assert trick_winner(st) == winner
+
+
+def test_T7_five_players_not_supported():
+    with pytest.raises(RulesError, match="players must be"):
+        STANDARD.with_options(players=5, remove=["2C", "2D"])
+
+
+# -- D: deck and trump order ---------------------------------------------------------
+
+
+def test_D1_52_cards_ace_high_spades_trump():
+    deck = STANDARD.deck()
+    assert len(deck) == 52 == len(set(deck))
+    t = table_for(STANDARD)
+    assert t.winning([(0, "KH"), (1, "AH"), (2, "2H")]) == 1
+    assert t.winning([(0, "AH"), (1, "2S"), (2, "KH")]) == 1
+    assert t.winning([(0, "AH"), (1, "AD")]) == 0  # off-suit never wins
+
+
+def test_D1_spade_trumps_a_led_ace_in_play():
+    hands = [SUITS13["H"], SUITS13["S"], SUITS13["D"], SUITS13["C"]]
+    st = ready_to_play(STANDARD, hands, dealer=3)
+    do(st, 0, "AH")
+    do(st, 1, "2S")
+    do(st, 2, "AD")
+    do(st, 3, "AC")
+    assert trick_winner(st) == 1 and st.broken
+
+
+def test_D2_jokers_replace_two_low_cards():
+    r = preset("tournament-300")
+    deck = r.deck()
+    assert len(deck) == 52 and {"BJ", "LJ"} <= set(deck)
+    assert "2H" not in deck and "2D" not in deck
+    assert top_trumps(r, 2) == ["BJ", "LJ"]
+
+
+D3_ORDER = ["BJ", "LJ", "2S", "AS", "KS"]
+
+
+def test_D3_joker_joker_deuce_ace_in_a_trick():
+    r = preset("tournament-300").with_options(spade_lead="any")
+    hands = fixed_hands(r, {1: ["AS"], 2: ["2S"], 3: ["LJ"], 0: ["BJ"]})
+    st = ready_to_play(r, hands)
+    for seat in (1, 2, 3):
+        do(st, seat, hands[seat][0])
+        assert st.tricks == [] and st.trick[-1][1] == hands[seat][0]
+    do(st, 0, "BJ")
+    assert trick_winner(st) == 0
+    t = table_for(r)
+    for hi, lo in zip(D3_ORDER, D3_ORDER[1:], strict=False):
+        assert t.winning([(0, lo), (1, hi)]) == 1
+        assert t.winning([(0, hi), (1, lo)]) == 0
+
+
+def test_D4_deuce_of_diamonds_is_a_spade():
+    r = preset("nyc")
+    t = table_for(r)
+    assert t.suit["2D"] == "S"
+    for hi, lo in zip(["BJ", "LJ", "2D", "2S", "AS"], ["LJ", "2D", "2S", "AS", "KS"],
+                      strict=True):
+        assert t.winning([(0, lo), (1, hi)]) == 1
+    # first hand of nyc is unbid: play starts at once, seat 1 leads
+    hands = fixed_hands(r, {1: ["AD"], 2: ["2D"] + SUITS13["C"][:12], 3: ["KD"]})
+    st = new_game(r, 0)
+    deal(st, hands)
+    do(st, 1, "AD")
+    assert "2D" in {a["card"] for a in legal(st, 2)}  # void in diamonds: may trump
+    do(st, 2, "2D")
+    do(st, 3, "KD")
+    do(st, 0, legal(st, 0)[0]["card"])
+    assert trick_winner(st) == 2
+
+
+def test_D4_deuce_of_diamonds_must_follow_a_spade_lead():
+    r = preset("nyc").with_options(spade_lead="any")
+    hands = fixed_hands(r, {1: ["AS"], 2: ["2D"] + SUITS13["H"][:12]})
+    st = new_game(r, 0)
+    deal(st, hands)
+    do(st, 1, "AS")
+    assert [a["card"] for a in legal(st, 2)] == ["2D"]
+
+
+def test_D5_deuces_high_in_a_stated_order():
+    r = STANDARD.with_options(top_trumps=["2S", "2H", "2D", "2C"])
+    t = table_for(r)
+    assert all(t.suit[c] == "S" for c in ("2H", "2D", "2C"))
+    assert t.winning([(0, "AS"), (1, "2C")]) == 1
+    assert t.winning([(0, "2C"), (1, "2D"), (2, "2S"), (3, "2H")]) == 2
+    assert t.winning([(0, "AH"), (1, "KH")]) == 0  # the rest of hearts ranks as usual
+
+
+def test_D6_widow_two_cards_lie_aside():
+    r = STANDARD.with_options(jokers=True, top_trumps=["BJ", "LJ"], leftover="out")
+    st = new_game(r, 0)
+    ev = make_deal(st, random.Random(9))
+    assert len(r.deck()) == 54 and r.hand_size == 13 and len(ev["out"]) == 2
+    replayed = replay(r, [ev])
+    assert not set(ev["out"]) & set(sum(replayed.hands, []))
+
+
+def test_D6_uneven_deal_needs_leftover_out():
+    with pytest.raises(RulesError, match="leftover"):
+        STANDARD.with_options(jokers=True, top_trumps=["BJ", "LJ"])
+
+
+def test_D7_jokers_follow_as_spades():
+    r = preset("barmore")  # any card may be led
+    hands = fixed_hands(r, {0: ["AS"], 1: ["LJ"] + SUITS13["H"][:12]})
+    st = new_game(r, 0)
+    deal(st, hands)
+    bid_round(st)
+    assert st.turn == 0  # barmore: the dealer leads
+    do(st, 0, "AS")
+    assert [a["card"] for a in legal(st, 1)] == ["LJ"]
+
+
+# -- L: deal --------------------------------------------------------------------------
+
+
+class NoShuffle:
+    def shuffle(self, cards):
+        pass
+
+
+def test_L1_dealt_singly_from_dealers_left_and_deal_passes_clockwise():
+    st = new_game(STANDARD, first_dealer=2)
+    ev = make_deal(st, NoShuffle())
+    deck = STANDARD.deck()
+    assert ev["dealer"] == 2
+    assert [ev["hands"][s][0] for s in (3, 0, 1, 2)] == deck[:4]
+    assert ev["hands"][3][1] == deck[4]
+    advance_ = replay(STANDARD, [ev])
+    bid_round(advance_)
+    play_out(advance_)
+    assert advance_.dealer == 3 and advance_.phase == "deal"
+
+
+NO_SPADES = STANDARD.with_options(misdeal=["no_spades"])
+L2_HANDS = [SUITS13["S"][:7] + SUITS13["C"][:6], SUITS13["S"][7:] + SUITS13["C"][6:],
+            SUITS13["H"], SUITS13["D"]]
+
+
+def test_L2_misdeal_called_before_the_side_bids_same_dealer_redeals():
+    st = new_game(NO_SPADES, 0)
+    deal(st, L2_HANDS)
+    assert {"type": "misdeal"} not in legal(st, 0)  # holds spades
+    do(st, 1, {"type": "bid", "bid": 3})
+    assert {"type": "misdeal"} in legal(st, 2)  # side 0 has not bid
+    assert {"type": "misdeal"} not in legal(st, 3)  # partner 1 already bid
+    with pytest.raises(IllegalAction):
+        do(st, 3, {"type": "misdeal"})
+    do(st, 2, {"type": "misdeal"})
+    assert st.phase == "deal" and st.dealer == 0 and st.bids == [None] * 4
+    deal(st)
+    assert st.phase == "bid" and st.hand_no == 0
+
+
+def test_L2_misdeal_off_by_default_and_before_bidding_in_tournament():
+    st = new_game(STANDARD, 0)
+    deal(st, L2_HANDS)
+    assert {"type": "misdeal"} not in legal(st, 2)
+    r = preset("tournament-300")
+    hands = fixed_hands(r, {3: SUITS13["D"][1:12] + ["BJ", "LJ"],
+                            2: SUITS13["H"][:12] + ["AD"]})
+    st = new_game(r, 0)
+    deal(st, hands)
+    assert {"type": "misdeal"} in legal(st, 2)  # no spades (and no face cards)
+    do(st, 1, {"type": "bid", "bid": 4})
+    assert {"type": "misdeal"} not in legal(st, 2)  # bidding has started
+
+
+@pytest.mark.parametrize("test, hand, ok", [
+    ("one_spade", ["AS"] + SUITS13["H"][:12], True),
+    ("one_spade", ["AS", "KS"] + SUITS13["H"][:11], False),
+    ("no_faces", ["AS", "TS"] + [r + "H" for r in "A98765432"] + ["TD", "TC"], True),
+    ("no_faces", ["JS"] + SUITS13["H"][1:], False),
+    ("long_suit", SUITS13["H"][:7] + SUITS13["C"][:6], True),
+    ("long_suit", SUITS13["H"][:6] + SUITS13["C"][:6] + ["AS"], False),
+])
+def test_L2_misdeal_tests(test, hand, ok):
+    r = STANDARD.with_options(misdeal=[test])
+    st = new_game(r, 0)
+    deal(st, fixed_hands(r, {1: hand}))
+    assert ({"type": "misdeal"} in legal(st, 1)) is ok
+
+
+def test_L3_seeded_deal_has_every_card_once_and_replays():
+    st = new_game(STANDARD, 1)
+    ev = make_deal(st, random.Random(42))
+    assert Counter(sum(ev["hands"], [])) == Counter(STANDARD.deck())
+    assert ev == make_deal(new_game(STANDARD, 1), random.Random(42))
+    assert ev != make_deal(new_game(STANDARD, 1), random.Random(43))
+    advance(st, ev)
+    events = [ev] + bid_round(st) + play_out(st, seed=5)
+    again = replay(STANDARD, events)
+    assert again.last_deal["hands"] == ev["hands"]
+    assert again.history == st.history and again.scores == st.scores
+
+
+def test_L3_replay_rejects_a_deal_that_is_not_the_deck():
+    st = new_game(STANDARD, 0)
+    ev = deal_event(st)
+    ev["hands"][0][0] = ev["hands"][1][0]
+    with pytest.raises(IllegalAction, match="not exactly the deck"):
+        replay(STANDARD, [ev])
