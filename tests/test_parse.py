@@ -1,5 +1,7 @@
 """What people type, as actions and cards (DESIGN.md "Mail": commands)."""
 
+import random
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
@@ -137,3 +139,21 @@ def test_pass_round_trip(cards, sep):
 def test_bid_numbers(n):
     assert parse_action(str(n)) == {"type": "bid", "bid": n}
     assert parse_action(f"bid {n}") == {"type": "bid", "bid": n}
+
+
+@pytest.mark.parametrize("word", ["bid", "play", "pass"])
+def test_a_bare_verb_asks_for_what_is_missing(word):
+    with pytest.raises(ValueError, match="say "):
+        parse_action(word)
+
+
+def test_zero_is_nil_where_nil_is_played_and_a_number_where_not():
+    from pbem.engine import advance, apply, make_deal, new_game, preset
+
+    assert parse_action("0") == {"type": "bid", "bid": 0}
+    for name, want in (("standard", "nil"), ("cutthroat-3", 0)):
+        st = new_game(preset(name), 0)
+        advance(st, make_deal(st, random.Random(3)))
+        seat = st.to_act()[0]
+        [ev] = apply(st, seat, parse_action("0"))
+        assert ev["bid"] == want

@@ -18,14 +18,22 @@ _WORDS = {
     "nil": {"type": "bid", "bid": "nil"},
     "blind nil": {"type": "bid", "bid": "blind nil"},
 }
+_BARE = {
+    "bid": "say how many: bid 4, nil or blind nil",
+    "play": "say which card: play QH, play 10♠, play queen of hearts",
+    "pass": "say which cards: pass 3C 4D 9H",
+}
 _BID = re.compile(r"^(?:bid\s+)?(blind\s+)?(\d{1,2}|nil|zero|blind nil)$")
 
 
 def parse_action(text: str) -> dict:
     """The action `text` names, or ValueError saying what was not understood."""
-    t = " ".join(text.strip().lower().split()).rstrip(".!")
+    raw = " ".join(text.strip().split()).rstrip(".!")
+    t = raw.lower()  # same length as raw: slices of t index raw too
     if not t:
         raise ValueError("empty command")
+    if t in _BARE:
+        raise ValueError(_BARE[t])
     if t in _WORDS:
         return dict(_WORDS[t])
     if t in ("double nil", "bid double nil"):
@@ -41,10 +49,10 @@ def parse_action(text: str) -> dict:
         return action
     for verb in ("pass ", "give "):
         if t.startswith(verb):
-            return {"type": "pass", "cards": _cards(t[len(verb):])}
+            return {"type": "pass", "cards": _cards(raw[len(verb):])}
     if t.startswith("play "):
-        t = t[5:]
-    return {"type": "play", "card": parse_card(t)}
+        raw = raw[5:]
+    return {"type": "play", "card": parse_card(raw)}
 
 
 def _cards(text: str) -> list[str]:

@@ -38,6 +38,7 @@ class State:
         self.winner: int | None = None
         self.last_deal: dict | None = None  # the previous hand, shown to all once it is over
         self.misdeals: list[dict] = []
+        self._checked: dict | None = None  # the last event `check` passed, at this seq
         self._clear_hand()
 
     def _clear_hand(self):
@@ -223,7 +224,9 @@ def playable_cards(r, table, hand, trick, broken, done, must_lead) -> list[str]:
                 cands = [c for c in hand if suit[c] != "S"] or hand
         if r.must_beat:
             cands = [c for c in cands if table.beats(c, trick)] or cands
-    return list(dict.fromkeys(cands)) if r.decks > 1 else list(cands)
+    if r.decks > 1:
+        return list(dict.fromkeys(cands))
+    return list(cands) if cands is hand else cands
 
 
 def _spades_closed(r, broken, done) -> bool:
@@ -516,7 +519,12 @@ def _may_play(st: State, seat: int, card: str) -> bool:
     suit = st.table.suit
     if st.trick:
         led = suit[st.trick[0][1]]
-        return suit[card] == led or led not in {suit[c] for c in st.hands[seat]}
+        if suit[card] == led:
+            return True
+        for c in st.hands[seat]:
+            if suit[c] == led:
+                return False
+        return True
     if suit[card] == "S" and _spades_closed(r, st.broken, len(st.tricks)):
         return all(suit[c] == "S" for c in st.hands[seat])
     return True
@@ -609,6 +617,8 @@ EVENTS = {
 
 def check(st: State, ev: dict) -> None:
     """Raise IllegalAction unless `ev` may come next. Changes nothing."""
+    if ev == st._checked:
+        return  # apply() checked this very event at this very seq: advance need not redo it
     if not isinstance(ev, dict):
         raise IllegalAction("an event is a JSON object")
     if ev.get("seq") != st.seq + 1:
