@@ -155,5 +155,5 @@ def test_zero_is_nil_where_nil_is_played_and_a_number_where_not():
         st = new_game(preset(name), 0)
         advance(st, make_deal(st, random.Random(3)))
         seat = st.to_act()[0]
-        [ev] = apply(st, seat, parse_action("0"))
+        [ev] = apply(st, seat, parse_action("0", st.rules))
         assert ev["bid"] == want

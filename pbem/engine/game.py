@@ -58,8 +58,6 @@ def apply(st: State, seat: int, action: dict) -> list[dict]:
         raise IllegalAction("not an action a player can take")
     ev = {"seq": st.seq + 1, "type": action["type"], "seat": seat}
     ev.update({k: v for k, v in action.items() if k not in ("type", "seat", "seq", "count")})
-    if ev["type"] == "bid" and ev.get("bid") == 0 and st.rules.nil and not ev.get("blind"):
-        ev["bid"] = "nil"  # B2: where nil is played, a bid of 0 is nil
     check(st, ev)
     st._checked = dict(ev)  # so that advance() of this same event need not check it again
     return [ev]

@@ -26,8 +26,16 @@ _BARE = {
 _BID = re.compile(r"^(?:bid\s+)?(blind\s+)?(\d{1,2}|nil|zero|blind nil)$")
 
 
-def parse_action(text: str) -> dict:
-    """The action `text` names, or ValueError saying what was not understood."""
+def parse_action(text: str, rules=None) -> dict:
+    """The action `text` names, or ValueError saying what was not understood. Given the
+    game's rules, a bid of 0 where nil is played means nil (B2)."""
+    action = _parse(text)
+    if rules is not None and rules.nil and action == {"type": "bid", "bid": 0}:
+        action["bid"] = "nil"
+    return action
+
+
+def _parse(text: str) -> dict:
     raw = " ".join(text.strip().split()).rstrip(".!")
     t = raw.lower()  # same length as raw: slices of t index raw too
     if not t:
