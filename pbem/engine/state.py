@@ -7,6 +7,7 @@ the state). `advance` does both: replaying a log is advancing through its events
 from collections import Counter
 
 from .cards import FACES
+from .commitment import deal_digest
 from .errors import IllegalAction
 from .rules import Rules
 from .scoring import end_of_game, score_hand
@@ -38,6 +39,8 @@ class State:
         self.winner: int | None = None
         self.last_deal: dict | None = None  # the previous hand, shown to all once it is over
         self.misdeals: list[dict] = []
+        self.deal_record: dict | None = None  # the latest deal, for its commitment
+        self.reveals: dict[int, str] = {}  # deal seq -> salt, once revealed
         self._checked: dict | None = None  # the last event `check` passed, at this seq
         self._clear_hand()
 
@@ -281,6 +284,8 @@ def check_deal(st: State, ev):
 
 def step_deal(st: State, ev):
     st._clear_hand()
+    st.deal_record = {"seq": ev["seq"], "hands": ev["hands"], "out": ev.get("out", []),
+                      "stock": ev.get("stock", []), "commitment": ev.get("commitment")}
     st.hands = [list(h) for h in ev["hands"]]
     st.dealt = [list(h) for h in ev["hands"]]
     st.out = list(ev.get("out", []))
@@ -586,6 +591,20 @@ def step_misdeal(st: State, ev):
     st.phase = "deal"  # the same dealer deals again
 
 
+def check_reveal(st: State, ev):
+    rec = st.deal_record
+    _need(st.phase in ("deal", "over"), "a deal's salt is revealed only once its hand is over")
+    _need(rec is not None and rec["commitment"] and ev.get("deal") == rec["seq"]
+          and rec["seq"] not in st.reveals, "there is no committed deal to reveal")
+    salt = ev.get("salt")
+    _need(isinstance(salt, str) and deal_digest(rec, salt) == rec["commitment"],
+          f"the salt does not match the commitment of the deal at seq {rec['seq']}")
+
+
+def step_reveal(st: State, ev):
+    st.reveals[ev["deal"]] = ev["salt"]
+
+
 def _end_hand(st: State):
     row = score_hand(st)
     st.history.append(row)
@@ -612,6 +631,7 @@ EVENTS = {
     "play": (check_play, step_play),
     "claim": (check_claim, step_claim),
     "misdeal": (check_misdeal, step_misdeal),
+    "reveal": (check_reveal, step_reveal),
 }
 
 
@@ -623,9 +643,9 @@ def check(st: State, ev: dict) -> None:
         raise IllegalAction("an event is a JSON object")
     if ev.get("seq") != st.seq + 1:
         raise IllegalAction(f"expected seq {st.seq + 1}, got {ev.get('seq')!r}")
-    if st.phase == "over":
-        raise IllegalAction("the game is over")
     kind = ev.get("type")
+    if st.phase == "over" and kind != "reveal":
+        raise IllegalAction("the game is over")
     if kind not in EVENTS:
         raise IllegalAction(f"unknown event type {kind!r}")
     EVENTS[kind][0](st, ev)

@@ -39,6 +39,10 @@ def view(st, seat: int | None = None) -> dict:
         "hand": None,
         "legal": legal(st, seat) if mine else [],
     }
+    rec = st.deal_record
+    if rec and rec["commitment"]:
+        v["deal_commitment"] = {"seq": rec["seq"], "sha256": rec["commitment"],
+                                "salt": st.reveals.get(rec["seq"])}
     if st.comeout_side is not None:
         v["come_out_side"] = st.comeout_side
     if mine:

@@ -1,0 +1,31 @@
+"""Settings from the environment, each with an embedded default (DESIGN.md "Settings")."""
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def _env(name: str, default: str) -> str:
+    return os.environ.get(name) or default
+
+
+@dataclass(frozen=True)
+class Settings:
+    var_dir: Path = field(default_factory=lambda: Path(_env("PBEM_VAR_DIR", "var")))
+    database_url: str = ""
+    mail_domain: str = field(default_factory=lambda: _env("PBEM_MAIL_DOMAIN", "pbem.localhost"))
+    base_url: str = field(default_factory=lambda: _env("PBEM_BASE_URL", "http://127.0.0.1:5000"))
+    secret_key: str = field(default_factory=lambda: os.environ.get("PBEM_SECRET_KEY", ""))
+
+    def __post_init__(self):
+        if not self.database_url:
+            url = os.environ.get("DATABASE_URL") or f"sqlite:///{self.var_dir / 'pbem.db'}"
+            object.__setattr__(self, "database_url", url)
+
+    @property
+    def maildir(self) -> Path:
+        return Path(_env("PBEM_MAILDIR", str(self.var_dir / "mail")))
+
+
+def load() -> Settings:
+    return Settings()

@@ -1,0 +1,230 @@
+"""The one door: every move from every source (mail, web, clock, robot, CLI) comes here.
+
+    submit(store, game_id, seat, action, expect_seq, source, ref)
+
+loads the game (from the state cache, catching up on any newer events), checks the move
+with the engine, then in one transaction appends the event, everything that follows from
+it without a human (robot moves, the reveal of a finished hand's salt, the next deal) and
+the outbox rows. (game, seq) and ref are unique in the database, so of two racing writers
+exactly one wins, and the same ref (a Message-ID, a link's token id) applies once.
+
+A stale move (made at an older seq) is refused, unless everything that happened since was
+another seat's look or pass: those change nothing this seat could do, so the move still
+means what its player meant (simultaneous passing would otherwise refuse good moves).
+"""
+
+import random
+import secrets
+import threading
+from dataclasses import dataclass, field
+
+from sqlalchemy import func
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlmodel import Session, select
+
+from . import notify
+from .engine import IllegalAction, Rules, State, advance, apply, choose, make_deal, view
+from .engine.commitment import deal_digest
+from .store.db import engine_for
+from .store.models import DealSecret, Game, Move, Outbox, Player, Seat
+
+_HARMLESS = ("look", "pass")  # another seat's look or pass leaves my move meaning the same
+_MAX_FOLLOW = 10_000  # robot moves and deals after one human move: a whole robot game at most
+
+
+class Refused(Exception):
+    """The move was not applied; `reason` says why, for the player."""
+
+    def __init__(self, reason: str, state: State | None = None):
+        super().__init__(reason)
+        self.reason, self.state = reason, state
+
+
+class Stale(Refused):
+    pass
+
+
+@dataclass
+class Result:
+    game_id: int
+    state: State
+    events: list[dict] = field(default_factory=list)
+    duplicate: bool = False  # this ref was applied before; nothing new was written
+
+
+class Store:
+    """One database and a cache of game states (replaying a long game on every move would
+    cost a whole replay; the cache only catches up on events it has not seen)."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.engine = engine_for(url)
+        self._states: dict[int, State] = {}
+        self._lock = threading.Lock()
+
+    def session(self) -> Session:
+        return Session(self.engine, expire_on_commit=False)
+
+    def state(self, s: Session, game: Game) -> State:
+        """The game's state as of the database now (a private copy when it had to catch up
+        inside this transaction; the cache keeps it only once the transaction commits)."""
+        with self._lock:
+            st = self._states.pop(game.id, None)
+        last = s.exec(select(func.max(Move.seq)).where(Move.game_id == game.id)).one() or 0
+        if st is None or st.seq > last:
+            st = State(Rules.from_dict(game.rules), game.first_dealer)
+        if st.seq < last:
+            rows = s.exec(select(Move).where(Move.game_id == game.id, Move.seq > st.seq)
+                          .order_by(Move.seq)).all()
+            for row in rows:
+                try:
+                    advance(st, row.payload)
+                except IllegalAction as e:
+                    raise Refused(f"game {game.id} has a corrupt event at seq {row.seq}: {e}") \
+                        from None
+        return st
+
+    def keep(self, game_id: int, st: State) -> None:
+        with self._lock:
+            self._states[game_id] = st
+
+    def forget(self, game_id: int) -> None:
+        with self._lock:
+            self._states.pop(game_id, None)
+
+
+_stores: dict[str, Store] = {}
+
+
+def store_for(url: str) -> Store:
+    if url not in _stores:
+        _stores[url] = Store(url)
+    return _stores[url]
+
+
+def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
+           source: str = "cli", ref: str | None = None) -> Result:
+    """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not."""
+    return _door(store, game_id, seat, action, expect_seq, source, ref)
+
+
+def start(store: Store, game_id: int) -> Result:
+    """Deal the first hand (and let robots act): the game begins."""
+    return _door(store, game_id, None, None, None, "server", None)
+
+
+def _door(store, game_id, seat, action, expect_seq, source, ref) -> Result:
+    for _attempt in range(20):
+        try:
+            return _once(store, game_id, seat, action, expect_seq, source, ref)
+        except IntegrityError:
+            store.forget(game_id)  # someone else wrote first: look again
+        except OperationalError as e:
+            store.forget(game_id)
+            if "locked" not in str(e) and "deadlock" not in str(e):
+                raise
+    raise Refused("the game is too busy right now: try again")
+
+
+def _once(store, game_id, seat, action, expect_seq, source, ref) -> Result:
+    with store.session() as s:
+        if ref is not None and s.exec(select(Move.id).where(Move.ref == ref)).first():
+            game = s.get(Game, game_id)
+            st = store.state(s, game)
+            store.keep(game_id, st)
+            return Result(game_id, st, duplicate=True)
+        game = s.get(Game, game_id)
+        if game is None:
+            raise Refused(f"there is no game {game_id}")
+        st = store.state(s, game)
+        seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+        try:
+            events = _move(s, st, game_id, seat, action, expect_seq)
+        except (IllegalAction, Refused) as e:
+            store.keep(game_id, st)  # refused before anything changed the state
+            raise e if isinstance(e, Refused) else Refused(str(e), st) from None
+        first = len(events)
+        events += _follow_up(s, st, game, seats)
+        rows = [_row(game_id, ev, seat if i < first else _auto_actor(ev), source, ref, i, first)
+                for i, ev in enumerate(events)]
+        s.add_all(rows)
+        s.flush()
+        players = {p.id: p for p in s.exec(select(Player).where(
+            Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
+        for mail in notify.mails(game, seats, players, st, events):
+            s.add(Outbox(**mail))
+        if st.phase == "over" and game.status != "over":
+            game.status = "over"
+            s.add(game)
+        elif events and game.status == "open":
+            game.status = "playing"
+            s.add(game)
+        s.commit()
+    store.keep(game_id, st)
+    return Result(game_id, st, events)
+
+
+def _move(s, st, game_id, seat, action, expect_seq) -> list[dict]:
+    """The human move's events, advanced into `st` (empty when the server only starts)."""
+    if action is None:
+        return []
+    if not isinstance(seat, int) or not 0 <= seat < st.n:
+        raise IllegalAction(f"there is no seat {seat} in game {game_id}")
+    if expect_seq is not None and expect_seq != st.seq:
+        _check_stale(s, st, game_id, seat, expect_seq)
+    events = apply(st, seat, action)
+    for ev in events:
+        advance(st, ev)
+    return events
+
+
+def _check_stale(s, st, game_id, seat, expect_seq):
+    since = s.exec(select(Move).where(Move.game_id == game_id, Move.seq > expect_seq)).all()
+    if expect_seq > st.seq or any(m.type not in _HARMLESS or m.actor == seat for m in since):
+        raise Stale(f"the game has moved on (you saw move {expect_seq}, it is now at "
+                    f"{st.seq}): here is the table as it is now", st)
+
+
+def _follow_up(s, st, game, seats) -> list[dict]:
+    """What happens without a human: reveal a finished deal's salt, deal, robots move."""
+    robots = {x.seat for x in seats if x.robot}
+    events = []
+    for _ in range(_MAX_FOLLOW):
+        ev = _next_auto(s, st, game, robots)
+        if ev is None:
+            break
+        advance(st, ev)
+        events.append(ev)
+    return events
+
+
+def _next_auto(s, st, game, robots) -> dict | None:
+    rec = st.deal_record
+    if st.phase in ("deal", "over") and rec and rec["seq"] not in st.reveals:
+        salt = s.exec(select(DealSecret.salt).where(DealSecret.game_id == game.id,
+                                                    DealSecret.deal_seq == rec["seq"])).first()
+        if salt:
+            return {"seq": st.seq + 1, "type": "reveal", "deal": rec["seq"], "salt": salt}
+    if st.phase == "deal":
+        ev = make_deal(st, secrets.SystemRandom())
+        salt = secrets.token_hex(16)
+        ev["commitment"] = deal_digest(ev, salt)
+        s.add(DealSecret(game_id=game.id, deal_seq=ev["seq"], salt=salt))
+        return ev
+    for seat in st.to_act():
+        if seat in robots:
+            seed = random.Random(f"{game.id}:{st.seq}").getrandbits(32)
+            action = choose(view(st, seat), seed=seed, rules=st.rules)
+            return apply(st, seat, action)[0]
+    return None
+
+
+def _auto_actor(ev) -> int | None:
+    return ev.get("seat")
+
+
+def _row(game_id, ev, actor, source, ref, i, first) -> Move:
+    human = i < first
+    return Move(game_id=game_id, seq=ev["seq"], type=ev["type"], payload=ev, actor=actor,
+                source=source if human else ("robot" if actor is not None else "server"),
+                ref=ref if human and i == 0 else None)

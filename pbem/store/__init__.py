@@ -1,0 +1,1 @@
+"""The game store: tables, the move log, the outbox."""

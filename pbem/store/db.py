@@ -1,0 +1,67 @@
+"""Database engines: SQLite (WAL, BEGIN IMMEDIATE for writes) or PostgreSQL (psycopg 3)."""
+
+from functools import lru_cache
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, create_engine
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("postgresql://"):
+        url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+    if not url.startswith("sqlite"):
+        return create_engine(url, pool_pre_ping=True)
+    path = url.split("///", 1)[-1]
+    if path and path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+    _sqlite_immediate(engine)
+    return engine
+
+
+def _sqlite_immediate(engine: Engine) -> None:
+    """A deferred BEGIN that reads and then writes fails at once with "database is locked"
+    when another process wrote meanwhile; BEGIN IMMEDIATE takes the write lock up front
+    and waits its turn (SQLAlchemy's SQLite notes, "Serializable isolation")."""
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn, _record):
+        dbapi_conn.isolation_level = None  # let us issue BEGIN ourselves
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA busy_timeout=30000")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn):
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+@lru_cache(maxsize=8)
+def engine_for(url: str) -> Engine:
+    return make_engine(url)
+
+
+def session(url: str) -> Session:
+    return Session(engine_for(url), expire_on_commit=False)
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Bring the database at `url` up to date with the migrations."""
+    from alembic import command
+
+    command.upgrade(alembic_config(url), revision)
+
+
+def alembic_config(url: str):
+    from alembic.config import Config
+
+    import pbem.migrations
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(pbem.migrations.__file__).parent))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg

@@ -1,0 +1,97 @@
+"""The tables. The move log (`Move`) is append-only; only pbem.play writes it."""
+
+from datetime import UTC, datetime
+
+from sqlalchemy import JSON, Column, MetaData, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+# names for constraints, so migrations can find them again (and SQLite batch mode works)
+SQLModel.metadata = MetaData(naming_convention={
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+})
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Player(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    email: str = Field(unique=True, index=True, max_length=254)
+    name: str = Field(default="", max_length=100)
+    prefs: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    created: datetime = Field(default_factory=now)
+
+
+class Game(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    rules: dict = Field(sa_column=Column(JSON, nullable=False))
+    time_control: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    status: str = Field(default="open", max_length=20)  # open, playing, over
+    public: bool = True
+    first_dealer: int = 0
+    created: datetime = Field(default_factory=now)
+
+
+class Seat(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat: int
+    player_id: int | None = Field(default=None, foreign_key="player.id")
+    robot: bool = False
+    token: str = Field(unique=True, max_length=40)  # secret to the seat's player
+
+
+class Move(SQLModel, table=True):
+    """One event of a game's log. (game_id, seq) is unique: two racing writers, one wins."""
+
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id")
+    seq: int
+    type: str = Field(max_length=20)
+    payload: dict = Field(sa_column=Column(JSON, nullable=False))  # the whole event
+    actor: int | None = None  # the seat that acted; None for the server (deals, reveals)
+    source: str = Field(max_length=20)  # mail, web, clock, robot, cli, server, import
+    ref: str | None = Field(default=None, unique=True, max_length=300)  # applies once
+    created: datetime = Field(default_factory=now)
+
+
+class DealSecret(SQLModel, table=True):
+    """The salt of a deal's commitment, kept back until the hand is over."""
+
+    __table_args__ = (UniqueConstraint("game_id", "deal_seq"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id")
+    deal_seq: int
+    salt: str = Field(max_length=64)
+
+
+class Outbox(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int | None = Field(default=None, foreign_key="game.id")
+    to_addr: str = Field(max_length=254)
+    subject: str = Field(max_length=300)
+    body_text: str
+    body_html: str | None = None
+    headers: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    dedupe_key: str = Field(unique=True, max_length=200)
+    attempts: int = 0
+    last_error: str | None = None
+    next_attempt: datetime = Field(default_factory=now, index=True)
+    sent_at: datetime | None = Field(default=None, index=True)
+    created: datetime = Field(default_factory=now)
+
+
+class Inbound(SQLModel, table=True):
+    """Inbound mail already seen, by Message-ID: the same mail twice applies once."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: str = Field(unique=True, max_length=300)
+    received: datetime = Field(default_factory=now)
+    result: str = Field(default="", max_length=40)
