@@ -17,7 +17,7 @@ def mails(game, seats, players, st, events) -> list[dict]:
             out.append(_turn(cfg, game, humans[seat], players[humans[seat].player_id], st))
     if st.phase == "over":
         for x in humans.values():
-            out.append(_mail(cfg, game, x, players[x.player_id], f"over:{game.id}",
+            out.append(_mail(cfg, game, x, players[x.player_id], f"over:{game.id}:{x.seat}",
                              f"Game {game.id} is over", _score_line(st)))
     return out
 

@@ -29,6 +29,7 @@ from .store.db import engine_for
 from .store.models import DealSecret, Game, Move, Outbox, Player, Seat
 
 _HARMLESS = ("look", "pass")  # another seat's look or pass leaves my move meaning the same
+CACHE_GAMES = 2_000  # game states kept in memory per Store
 _MAX_FOLLOW = 10_000  # robot moves and deals after one human move: a whole robot game at most
 
 
@@ -74,19 +75,21 @@ class Store:
         if st is None or st.seq > last:
             st = State(Rules.from_dict(game.rules), game.first_dealer)
         if st.seq < last:
-            rows = s.exec(select(Move).where(Move.game_id == game.id, Move.seq > st.seq)
-                          .order_by(Move.seq)).all()
-            for row in rows:
+            rows = s.exec(select(Move.seq, Move.payload).where(
+                Move.game_id == game.id, Move.seq > st.seq).order_by(Move.seq)).all()
+            for seq, payload in rows:
                 try:
-                    advance(st, row.payload)
+                    advance(st, payload)
                 except IllegalAction as e:
-                    raise Refused(f"game {game.id} has a corrupt event at seq {row.seq}: {e}") \
+                    raise Refused(f"game {game.id} has a corrupt event at seq {seq}: {e}") \
                         from None
         return st
 
     def keep(self, game_id: int, st: State) -> None:
         with self._lock:
             self._states[game_id] = st
+            while len(self._states) > CACHE_GAMES:  # dicts keep order: the oldest goes
+                self._states.pop(next(iter(self._states)))
 
     def forget(self, game_id: int) -> None:
         with self._lock:
@@ -117,8 +120,11 @@ def _door(store, game_id, seat, action, expect_seq, source, ref) -> Result:
     for _attempt in range(20):
         try:
             return _once(store, game_id, seat, action, expect_seq, source, ref)
-        except IntegrityError:
-            store.forget(game_id)  # someone else wrote first: look again
+        except IntegrityError as e:
+            store.forget(game_id)
+            if not _race(e):
+                raise
+            # someone else wrote this seq (or this ref) first: look again
         except OperationalError as e:
             store.forget(game_id)
             if "locked" not in str(e) and "deadlock" not in str(e):
@@ -126,23 +132,31 @@ def _door(store, game_id, seat, action, expect_seq, source, ref) -> Result:
     raise Refused("the game is too busy right now: try again")
 
 
+def _race(e: IntegrityError) -> bool:
+    """Was it the move log's unique (game, seq) or ref, i.e. another writer got there first?"""
+    text = str(e.orig)
+    return "uq_move_" in text or "move.seq" in text or "move.ref" in text
+
+
 def _once(store, game_id, seat, action, expect_seq, source, ref) -> Result:
     with store.session() as s:
-        if ref is not None and s.exec(select(Move.id).where(Move.ref == ref)).first():
-            game = s.get(Game, game_id)
-            st = store.state(s, game)
-            store.keep(game_id, st)
-            return Result(game_id, st, duplicate=True)
         game = s.get(Game, game_id)
         if game is None:
             raise Refused(f"there is no game {game_id}")
+        if ref is not None and s.exec(select(Move.id).where(Move.ref == ref)).first():
+            st = store.state(s, game)
+            store.keep(game_id, st)
+            return Result(game_id, st.snapshot(), duplicate=True)
         st = store.state(s, game)
         seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
         try:
             events = _move(s, st, game_id, seat, action, expect_seq)
-        except (IllegalAction, Refused) as e:
-            store.keep(game_id, st)  # refused before anything changed the state
-            raise e if isinstance(e, Refused) else Refused(str(e), st) from None
+        except Refused as e:  # stale: refused before anything changed the state
+            store.keep(game_id, st)
+            raise type(e)(e.reason, st.snapshot()) from None
+        except IllegalAction as e:  # apply() refused without changing the state
+            store.keep(game_id, st)
+            raise Refused(str(e), st.snapshot()) from None
         first = len(events)
         events += _follow_up(s, st, game, seats)
         rows = [_row(game_id, ev, seat if i < first else _auto_actor(ev), source, ref, i, first)
@@ -161,12 +175,14 @@ def _once(store, game_id, seat, action, expect_seq, source, ref) -> Result:
             s.add(game)
         s.commit()
     store.keep(game_id, st)
-    return Result(game_id, st, events)
+    return Result(game_id, st.snapshot(), events)  # a copy: the cache's own changes later
 
 
 def _move(s, st, game_id, seat, action, expect_seq) -> list[dict]:
     """The human move's events, advanced into `st` (empty when the server only starts)."""
     if action is None:
+        if seat is not None:
+            raise IllegalAction("no action given")
         return []
     if not isinstance(seat, int) or not 0 <= seat < st.n:
         raise IllegalAction(f"there is no seat {seat} in game {game_id}")
@@ -180,9 +196,12 @@ def _move(s, st, game_id, seat, action, expect_seq) -> list[dict]:
 
 def _check_stale(s, st, game_id, seat, expect_seq):
     since = s.exec(select(Move).where(Move.game_id == game_id, Move.seq > expect_seq)).all()
-    if expect_seq > st.seq or any(m.type not in _HARMLESS or m.actor == seat for m in since):
+    if expect_seq > st.seq:
+        raise Stale(f"move {expect_seq} has not happened yet: the game is at move {st.seq}",
+                    st.snapshot())
+    if any(m.type not in _HARMLESS or m.actor == seat for m in since):
         raise Stale(f"the game has moved on (you saw move {expect_seq}, it is now at "
-                    f"{st.seq}): here is the table as it is now", st)
+                    f"{st.seq}): here is the table as it is now", st.snapshot())
 
 
 def _follow_up(s, st, game, seats) -> list[dict]:
@@ -228,3 +247,38 @@ def _row(game_id, ev, actor, source, ref, i, first) -> Move:
     return Move(game_id=game_id, seq=ev["seq"], type=ev["type"], payload=ev, actor=actor,
                 source=source if human else ("robot" if actor is not None else "server"),
                 ref=ref if human and i == 0 else None)
+
+
+def import_log(store: Store, text: str) -> int:
+    """A new game from a log in the contract format; returns its id. The whole log is
+    replayed first: an illegal event refuses the import (gamelog.LogError naming its seq)
+    and nothing is written. Seats: an entry with "@" is a player with that address; any
+    other name (e.g. "robot", "seat1") cannot get mail, so a robot plays that seat. Every
+    event becomes a move (source "import"). A hand still in progress keeps its deal's
+    commitment, but its salt stays with the server that dealt it: that deal is never
+    revealed here."""
+    from .gamelog import read_log, replay_log
+    from .store.games import new_token, player_for
+
+    st = replay_log(text)
+    header, rules, events = read_log(text)
+    status = "over" if st.phase == "over" else ("playing" if events else "open")
+    with store.session() as s:
+        game = Game(rules=rules.to_dict(), first_dealer=header.get("first_dealer", 0),
+                    status=status)
+        s.add(game)
+        s.flush()
+        for i, name in enumerate(header["seats"]):
+            email = name if isinstance(name, str) and "@" in name else None
+            player = player_for(s, email) if email else None
+            s.add(Seat(game_id=game.id, seat=i, robot=player is None, token=new_token(),
+                       player_id=player.id if player else None))
+        s.add_all(Move(game_id=game.id, seq=ev["seq"], type=ev["type"], payload=ev,
+                       actor=_seat_of(ev), source="import") for ev in events)
+        s.commit()
+        return game.id
+
+
+def _seat_of(ev) -> int | None:
+    seat = ev.get("seat")
+    return seat if isinstance(seat, int) and not isinstance(seat, bool) else None

@@ -4,6 +4,7 @@ Every event type has a check (raises IllegalAction, changes nothing) and a step 
 the state). `advance` does both: replaying a log is advancing through its events.
 """
 
+import copy
 from collections import Counter
 
 from .cards import FACES
@@ -71,6 +72,11 @@ class State:
         self.must_lead: str | None = None
         self.claimed_by: int | None = None
         self.unbid = False
+
+    def snapshot(self) -> "State":
+        """An independent copy (the rules and card table are shared: they never change)."""
+        memo = {id(self.rules): self.rules, id(self.table): self.table}
+        return copy.deepcopy(self, memo)
 
     # -- questions ------------------------------------------------------------
     def partner(self, seat: int) -> int | None:

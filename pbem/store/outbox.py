@@ -1,0 +1,108 @@
+"""The outbox sender: delivers due Outbox rows, retries failures with backoff, never twice.
+
+    drain(store, deliver=maildir_delivery(path), now=None, limit=100) -> count
+
+A drainer claims a row before delivering it (an UPDATE that only one drainer's WHERE still
+matches), so two drainers do not send one row at once. A crash between delivery and marking
+the row sent leaves the claim to expire; the redo then delivers nothing new, because the
+Maildir delivery is idempotent: the file's name comes from the row's dedupe key.
+"""
+
+import hashlib
+import os
+import secrets
+from datetime import timedelta
+from email.message import EmailMessage
+from email.utils import formatdate
+from pathlib import Path
+
+from sqlalchemy import update
+from sqlmodel import select
+
+from ..config import load
+from .models import Outbox
+from .models import now as utcnow
+
+LEASE = timedelta(minutes=10)  # a claimed row is retried after this if its drainer died
+MAX_BACKOFF = timedelta(hours=1)
+
+
+def key_name(dedupe_key: str) -> str:
+    """The Maildir file name (and Message-ID local part) of the row with this key."""
+    return "pbem-" + hashlib.sha256(dedupe_key.encode()).hexdigest()[:40]
+
+
+def message(row: Outbox, domain: str) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = f"play@{domain}"
+    msg["To"] = row.to_addr
+    msg["Subject"] = row.subject
+    msg["Date"] = formatdate(localtime=False)
+    msg["Message-ID"] = f"<{key_name(row.dedupe_key)}@{domain}>"
+    for name, value in (row.headers or {}).items():
+        del msg[name]
+        msg[name] = value
+    msg.set_content(row.body_text)
+    if row.body_html:
+        msg.add_alternative(row.body_html, subtype="html")
+    return msg
+
+
+def maildir_delivery(path=None, domain: str | None = None):
+    """A deliver(row) that writes the message into the Maildir at `path`, at most once."""
+    cfg = load()
+    root, domain = Path(path or cfg.maildir), domain or cfg.mail_domain
+    for sub in ("tmp", "new", "cur"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+
+    def deliver(row: Outbox) -> None:
+        name = key_name(row.dedupe_key)
+        if (root / "new" / name).exists() or any((root / "cur").glob(name + ":*")):
+            return  # delivered before (a redo after a crash, or a second drainer)
+        tmp = root / "tmp" / f"{name}.{os.getpid()}.{secrets.token_hex(4)}"
+        with open(tmp, "wb") as f:
+            f.write(message(row, domain).as_bytes())
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, root / "new" / name)  # atomic; fails if the name is taken
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
+
+    return deliver
+
+
+def backoff(attempts: int) -> timedelta:
+    return min(timedelta(minutes=1) * 2 ** max(attempts - 1, 0), MAX_BACKOFF)
+
+
+def drain(store, deliver=None, now=None, limit: int = 100, lease: timedelta = LEASE) -> int:
+    """Deliver up to `limit` due, unsent rows; the number delivered (and marked sent)."""
+    deliver = deliver or maildir_delivery()
+    now = now or utcnow()
+    with store.session() as s:
+        rows = s.exec(select(Outbox).where(Outbox.sent_at.is_(None), Outbox.next_attempt <= now)
+                      .order_by(Outbox.next_attempt, Outbox.id).limit(limit)).all()
+    sent = 0
+    for row in rows:
+        if not _set(store, row.id, now, attempts=Outbox.attempts + 1, next_attempt=now + lease):
+            continue  # another drainer claimed it, or sent it, first
+        try:
+            deliver(row)
+        except Exception as e:
+            _set(store, row.id, None, last_error=f"{type(e).__name__}: {e}"[:1000],
+                 next_attempt=now + backoff(row.attempts + 1))
+            continue
+        sent += _set(store, row.id, None, sent_at=now, last_error=None)
+    return sent
+
+
+def _set(store, row_id: int, due, **values) -> bool:
+    """Update the row if it is still unsent (and, given `due`, due by then)."""
+    where = [Outbox.id == row_id, Outbox.sent_at.is_(None)]
+    if due is not None:
+        where.append(Outbox.next_attempt <= due)
+    with store.engine.begin() as c:
+        return c.execute(update(Outbox).where(*where).values(**values)).rowcount == 1
