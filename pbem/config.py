@@ -22,6 +22,10 @@ class Settings:
             url = os.environ.get("DATABASE_URL") or f"sqlite:///{self.var_dir / 'pbem.db'}"
             object.__setattr__(self, "database_url", url)
 
+    smtp_host: str = field(default_factory=lambda: _env("PBEM_SMTP_HOST", "127.0.0.1"))
+    smtp_port: int = field(default_factory=lambda: int(_env("PBEM_SMTP_PORT", "2525")))
+    smtp_url: str = field(default_factory=lambda: os.environ.get("PBEM_SMTP_URL", ""))
+
     @property
     def maildir(self) -> Path:
         return Path(_env("PBEM_MAILDIR", str(self.var_dir / "mail")))

@@ -1,56 +1,58 @@
-"""Outbox rows for what a move changed: a turn notice to each human who must act now,
-and the result to everyone when the game ends. Written in the move's own transaction.
-(Plain text for now; the mail issue renders the full turn mail.)"""
+"""Outbox rows for what a move changed, written in the move's own transaction: the turn
+mail to each human who must act now, and the result to everyone when the game ends."""
 
 from .config import load
-from .engine import legal, pretty, view
+from .engine import legal, view
+from .mail import outbound
 
 
 def mails(game, seats, players, st, events) -> list[dict]:
     if not events:
         return []
     cfg = load()
-    out = []
+    names = seat_names(seats, players)
     humans = {x.seat: x for x in seats if x.player_id and not x.robot}
+    out = []
     for seat in st.to_act():
         if seat in humans and legal(st, seat):
-            out.append(_turn(cfg, game, humans[seat], players[humans[seat].player_id], st))
+            out.append(turn_mail(cfg, game.id, humans[seat], players[humans[seat].player_id],
+                                 st, names))
     if st.phase == "over":
         for x in humans.values():
-            out.append(_mail(cfg, game, x, players[x.player_id], f"over:{game.id}:{x.seat}",
-                             f"Game {game.id} is over", _score_line(st)))
+            v = outbound.context(view(st, x.seat), game.id, names)
+            body = outbound.render("reply.txt", done=[], error=None, v=v, names=names,
+                                   moves=[], text=f"Game {game.id} is over.")
+            out.append(mail_row(cfg, game.id, x, players[x.player_id], f"over:{game.id}:{x.seat}",
+                                f"Game {game.id} is over", body))
     return out
 
 
-def _turn(cfg, game, seat, player, st) -> dict:
-    v = view(st, seat.seat)
-    hand = " ".join(pretty(c) for c in v["hand"] or []) or "(not looked at yet)"
-    moves = ", ".join(_action_text(a) for a in v["legal"])
-    body = (f"Game {game.id}, move {st.seq}: your turn.\n\nYour hand: {hand}\n"
-            f"Legal now: {moves}\n\n{_score_line(st)}\n")
-    return _mail(cfg, game, seat, player, f"turn:{game.id}:{seat.seat}:{st.seq}",
-                 f"Game {game.id}: your turn", body)
+def seat_names(seats, players) -> list[str]:
+    return [players[x.player_id].name if x.player_id in players else f"robot {x.seat}"
+            for x in seats]
 
 
-def _mail(cfg, game, seat, player, key, subject, body) -> dict:
-    return {"game_id": game.id, "to_addr": player.email, "subject": subject, "body_text": body,
-            "headers": {"Reply-To": f"play+{seat.token}@{cfg.mail_domain}",
-                        "Auto-Submitted": "auto-generated"},
-            "dedupe_key": key}
+def turn_mail(cfg, game_id, seat, player, st, names) -> dict:
+    v = outbound.context(view(st, seat.seat), game_id, names)
+    address = reply_address(cfg, seat)
+    moves = outbound.moves(v, address)
+    text = outbound.render("turn.txt", v=v, names=names, moves=moves)
+    html = outbound.render("turn.html", v=v, names=names, moves=moves)
+    row = mail_row(cfg, game_id, seat, player, f"turn:{game_id}:{seat.seat}:{st.seq}",
+                   f"Game {game_id}: your turn (move {st.seq})", text, html)
+    row["headers"]["Message-ID"] = outbound.turn_message_id(game_id, seat.seat, st.seq,
+                                                            cfg.mail_domain)
+    return row
 
 
-def _action_text(a) -> str:
-    if a["type"] == "play":
-        return pretty(a["card"])
-    if a["type"] == "bid":
-        return ("blind " if a.get("blind") else "") + str(a["bid"])
-    if a["type"] == "pass":
-        return f"pass {a['count']} cards"
-    return a["type"].replace("_", " ")
+def reply_address(cfg, seat) -> str:
+    return f"play+{seat.token}@{cfg.mail_domain}"
 
 
-def _score_line(st) -> str:
-    scores = st.display_scores()
-    return "Score: " + "; ".join(
-        f"{'+'.join(str(x) for x in side)}: {scores[i]} ({st.bags[i]} bags)"
-        for i, side in enumerate(st.sides))
+def mail_row(cfg, game_id, seat, player, key, subject, text, html=None) -> dict:
+    root = outbound.thread_root(game_id, cfg.mail_domain)
+    headers = {"Reply-To": reply_address(cfg, seat), "Auto-Submitted": "auto-generated",
+               "In-Reply-To": root, "References": root,
+               "List-Unsubscribe": f"<mailto:pbem@{cfg.mail_domain}?subject=notify%20digest>"}
+    return {"game_id": game_id, "to_addr": player.email, "subject": subject, "body_text": text,
+            "body_html": html, "headers": headers, "dedupe_key": key}

@@ -1,0 +1,1 @@
+"""Mail: inbound (the SMTP/LMTP handler, parsing, commands) and outbound (rendering)."""

@@ -1,0 +1,213 @@
+"""The inbound mail handler: an aiosmtpd handler speaking SMTP or LMTP.
+
+`play+TOKEN@DOMAIN` is a seat (an unknown token is refused at RCPT with 550); `pbem@DOMAIN`
+takes account commands. A mail is trusted only if its token is valid and its From is the
+seat's player; answers go only to registered addresses. The same Message-ID applies once.
+If the database cannot be reached the answer is 451, so the sending server retries.
+"""
+
+import asyncio
+import hashlib
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlmodel import select
+
+from ..engine import legal, parse_action, view
+from ..notify import reply_address, seat_names
+from ..store.models import Game, Inbound, Outbox, Player, Seat
+from . import outbound
+from .commands import ACCOUNT_COMMANDS, SEAT_COMMANDS, Context, help_text, run
+from .reader import Incoming, read
+
+MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
+
+
+class Processor:
+    """What happens to one delivered mail, without any SMTP: testable on its own."""
+
+    def __init__(self, store, cfg):
+        self.store, self.cfg = store, cfg
+
+    def seat_for(self, address: str) -> Seat | None:
+        local, _, domain = address.lower().rpartition("@")
+        if domain != self.cfg.mail_domain.lower() or not local.startswith("play+"):
+            return None
+        with self.store.session() as s:
+            return s.exec(select(Seat).where(Seat.token == local[5:])).first()
+
+    def known(self, address: str) -> bool:
+        return address.lower() == f"pbem@{self.cfg.mail_domain}".lower() or \
+            self.seat_for(address) is not None
+
+    def process(self, envelope_from: str, rcpt: str, raw: bytes) -> str:
+        """Handle the mail for `rcpt`; returns what was done (for the log and tests)."""
+        inc = read(raw, envelope_from, self.cfg.mail_domain)
+        key = f"{rcpt.lower()} {inc.message_id or hashlib.sha256(raw).hexdigest()}"[:300]
+        with self.store.session() as s:
+            if s.exec(select(Inbound.id).where(Inbound.message_id == key)).first():
+                return "duplicate"
+        outcome = inc.ignore or self._answer(inc, rcpt, key)
+        try:
+            with self.store.session() as s:
+                s.add(Inbound(message_id=key, result=outcome[:40]))
+                s.commit()
+        except IntegrityError:
+            return "duplicate"  # the same mail, delivered twice at once
+        return outcome
+
+    def _answer(self, inc: Incoming, rcpt: str, key: str) -> str:
+        seat = self.seat_for(rcpt)
+        with self.store.session() as s:
+            if seat is not None:
+                player = s.get(Player, seat.player_id) if seat.player_id else None
+            else:
+                player = s.exec(select(Player).where(Player.email == inc.sender)).first()
+        if player is None:
+            return "unknown sender"  # no answer: we write only to registered players
+        if player.email.lower() != inc.sender:
+            if seat is not None:
+                self._warn_forged(inc, seat, player, key)
+            return "forged sender"
+        if seat is None:
+            return self._account(inc, player, key)
+        return self._seat(inc, seat, player, key)
+
+    def _seat(self, inc, seat, player, key) -> str:
+        with self.store.session() as s:
+            live = self.store.state(s, s.get(Game, seat.game_id))
+            self.store.keep(seat.game_id, live)
+            state = live.snapshot()
+        ctx = Context(self.store, player, seat, inc.message_id or key,
+                      outbound.seen_seq(inc.in_reply_to, seat.game_id, seat.seat), state)
+        lines = inc.lines or _subject_command(inc.subject)
+        error = run(ctx, lines, SEAT_COMMANDS) if lines else None
+        self._reply(inc, seat, player, key, ctx, lines, error)
+        return "refused" if error else ("done" if lines else "no command")
+
+    def _account(self, inc, player, key) -> str:
+        ctx = Context(self.store, player, None, inc.message_id or key)
+        lines = inc.lines or _subject_command(inc.subject)
+        error = run(ctx, lines, ACCOUNT_COMMANDS) if lines else None
+        text = _summary(ctx, lines, error, ACCOUNT_COMMANDS)
+        self._send(key, player.email, "Re: " + (inc.subject or "your mail"), text,
+                   inc.message_id, None, f"pbem@{self.cfg.mail_domain}")
+        return "refused" if error else "done"
+
+    def _reply(self, inc, seat, player, key, ctx, lines, error):
+        with self.store.session() as s:
+            seats = s.exec(select(Seat).where(Seat.game_id == seat.game_id)
+                           .order_by(Seat.seat)).all()
+            players = {p.id: p for p in s.exec(select(Player).where(
+                Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
+        names = seat_names(seats, players)
+        st = ctx.state
+        address = reply_address(self.cfg, seat)
+        # an accepted move is echoed; the table comes with a refusal, status or help (the
+        # turn mail that follows a move shows it too)
+        show = error or not lines or ctx.want_help or any(d.startswith("status") for d in ctx.done)
+        v = outbound.context(view(st, seat.seat), seat.game_id, names) if show else None
+        moves = outbound.moves(v, address) if show and legal(st, seat.seat) else []
+        body = outbound.render("reply.txt", done=ctx.done, v=v, names=names, moves=moves,
+                               error=_error(error, lines),
+                               text=_summary_text(ctx, lines, SEAT_COMMANDS))
+        subject = f"Game {seat.game_id}: " + ("not done" if error else "done")
+        self._send(key, player.email, subject, body, inc.message_id, seat.game_id, address)
+
+    def _warn_forged(self, inc, seat, player, key):
+        text = (f"A mail for your seat in game {seat.game_id} came from {inc.sender}, not from "
+                f"your address, so it was ignored. Reply from {player.email} to play.\n")
+        self._send(key, player.email, f"Game {seat.game_id}: a mail was ignored", text,
+                   None, seat.game_id, reply_address(self.cfg, seat))
+
+    def _send(self, key, to, subject, text, in_reply_to, game_id, reply_to):
+        root = outbound.thread_root(game_id, self.cfg.mail_domain) if game_id else None
+        refs = " ".join(x for x in (root, in_reply_to) if x)
+        headers = {"Reply-To": reply_to, "Auto-Submitted": "auto-replied"}
+        if in_reply_to or root:
+            headers.update({"In-Reply-To": in_reply_to or root, "References": refs})
+        try:
+            with self.store.session() as s:
+                s.add(Outbox(game_id=game_id, to_addr=to, subject=subject, body_text=text,
+                             headers=headers, dedupe_key=f"reply:{key}"[:200]))
+                s.commit()
+        except IntegrityError:
+            pass  # answered already: this mail came twice
+
+
+def _subject_command(subject: str) -> list[str]:
+    """A command in the subject counts when the body has none."""
+    word = subject.split(" ", 1)[0].lower() if subject else ""
+    if word in {c.name for c in SEAT_COMMANDS + ACCOUNT_COMMANDS if c.name}:
+        return [subject]
+    try:
+        parse_action(subject)
+    except ValueError:
+        return []
+    return [subject]
+
+
+def _error(error, lines):
+    if not error:
+        return None
+    line, reason = error
+    return {"line": line, "reason": reason, "after": lines.index(line) < len(lines) - 1}
+
+
+def _summary_text(ctx, lines, commands) -> str:
+    if not lines:
+        return "I found no command in your mail. You can write:\n" + help_text(commands)
+    if ctx.want_help:
+        return "You can write (one per line, before the quoted text):\n" + help_text(commands)
+    return ""
+
+
+def _summary(ctx, lines, error, commands) -> str:
+    done = "".join(f"Done: {d}\n" for d in ctx.done)
+    err = _error(error, lines)
+    bad = f"Not done: {err['line']}\n{err['reason']}\n" if err else ""
+    return done + bad + _summary_text(ctx, lines, commands)
+
+
+class Handler:
+    """aiosmtpd handler; the database work runs in a thread so the loop stays free."""
+
+    def __init__(self, processor: Processor):
+        self.processor = processor
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        try:
+            ok = await asyncio.to_thread(self.processor.known, address)
+        except OperationalError:
+            return "451 4.3.0 Temporary failure: try again later"
+        if not ok:
+            return "550 5.1.1 No such recipient here"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        raw = envelope.original_content or envelope.content
+        try:
+            for rcpt in envelope.rcpt_tos:
+                await asyncio.to_thread(self.processor.process, envelope.mail_from or "", rcpt,
+                                        raw)
+        except OperationalError:
+            return "451 4.3.0 Temporary failure: try again later"
+        return "250 OK: message accepted"
+
+
+class _Controller(Controller):
+    def __init__(self, handler, lmtp=False, **kw):
+        self.lmtp = lmtp
+        super().__init__(handler, data_size_limit=MAX_SIZE, **kw)
+
+    def factory(self):
+        cls = LMTP if self.lmtp else SMTP
+        return cls(self.handler, data_size_limit=MAX_SIZE, hostname=self.hostname)
+
+
+def controller(store, cfg, host: str, port: int, lmtp: bool = False) -> Controller:
+    """A started-on-demand server for our handler (call .start() and .stop())."""
+    return _Controller(Handler(Processor(store, cfg)), lmtp=lmtp, hostname=host, port=port)

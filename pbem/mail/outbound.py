@@ -1,0 +1,103 @@
+"""Rendering mail: the turn mail and the reply to a player's mail, text and HTML.
+
+Every mail of a game is threaded under one root Message-ID; a turn mail's own Message-ID
+names the game, seat and move number, so a reply to it (In-Reply-To) tells which move
+its player saw.
+"""
+
+import re
+import secrets
+from functools import lru_cache
+from importlib.resources import files
+from urllib.parse import quote
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from ..engine import pretty
+from ..engine.tricks import table_for
+from ..engine.view import sort_cards
+
+_TURN_ID = re.compile(r"<turn\.(\d+)\.(\d+)\.(\d+)\.[0-9a-f]+@")
+
+
+@lru_cache(maxsize=1)
+def env() -> Environment:
+    folder = str(files("pbem.templates"))
+    return Environment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
+                       trim_blocks=False, keep_trailing_newline=True)
+
+
+def thread_root(game_id: int, domain: str) -> str:
+    return f"<game.{game_id}@{domain}>"
+
+
+def turn_message_id(game_id: int, seat: int, seq: int, domain: str) -> str:
+    return f"<turn.{game_id}.{seat}.{seq}.{secrets.token_hex(4)}@{domain}>"
+
+
+def seen_seq(in_reply_to: list[str], game_id: int, seat: int) -> int | None:
+    """The move number of our turn mail this mail replies to, if it replies to one."""
+    for mid in in_reply_to:
+        m = _TURN_ID.match(mid)
+        if m and int(m.group(1)) == game_id and int(m.group(2)) == seat:
+            return int(m.group(3))
+    return None
+
+
+def context(v: dict, game_id: int, names: list[str]) -> dict:
+    """The view, with what templates need to show it (pretty cards, labels)."""
+    rules_table = table_for_view(v)
+    v = dict(v, game_id=game_id)
+    if v["hand"]:
+        cards = sort_cards(v["hand"], rules_table)
+        by_suit = {}
+        for c in cards:
+            by_suit.setdefault(rules_table.suit[c], []).append(pretty(c))
+        v["hand_by_suit"] = [(s, cs) for s, cs in by_suit.items()]
+    v["trick"] = [dict(t, card_pretty=pretty(t["card"])) for t in v["trick"]]
+    if v["tricks"]:
+        last = v["tricks"][-1]
+        v["last_trick"] = {"winner": last["winner"],
+                           "cards": [dict(t, card_pretty=pretty(t["card"])) for t in last["cards"]]}
+    v["sides"] = [dict(side, label=" & ".join(names[s] for s in side["seats"]))
+                  for side in v["sides"]]
+    return v
+
+
+def table_for_view(v: dict):
+    from ..engine import Rules
+
+    return table_for(Rules.from_dict(v["rules"]))
+
+
+def moves(v: dict, address: str) -> list[dict]:
+    """One entry per legal move: the words to reply with, a label, and a mailto link."""
+    out = []
+    table = table_for_view(v)
+    order = {c: i for i, c in enumerate(sort_cards([a["card"] for a in v["legal"]
+                                                    if a["type"] == "play"], table))}
+    for a in sorted(v["legal"], key=lambda a: order.get(a.get("card"), -1)):
+        text, label = _words(a)
+        line = text if label == text else f"{label:<6} reply: {text}"
+        out.append({"text": text, "label": label, "line": line,
+                    "mailto": f"mailto:{address}?subject={quote(text)}&body={quote(text)}"})
+    return out
+
+
+def _words(a: dict) -> tuple[str, str]:
+    kind = a["type"]
+    if kind == "play":
+        return f"play {a['card']}", pretty(a["card"])  # the label shows the suit symbol
+    if kind == "bid":
+        bid = f"blind {a['bid']}" if a.get("blind") else str(a["bid"])
+        return f"bid {bid}", f"bid {bid}"
+    if kind == "pass":
+        return f"pass {' '.join(['<card>'] * a['count'])}", f"pass {a['count']} cards"
+    if kind == "draw":
+        return ("keep", "keep it") if a["keep"] else ("discard", "take the next")
+    word = kind.replace("_", " ")
+    return word, word
+
+
+def render(name: str, **values) -> str:
+    return env().get_template(f"mail/{name}").render(**values)

@@ -1,0 +1,1 @@
+"""Jinja2 templates for mail bodies (text and HTML) and web pages."""
