@@ -544,3 +544,53 @@ def _deal_status(st, ev) -> str:
         return "verified"
     current = st.deal_record and st.deal_record["seq"] == ev["seq"]
     return "not yet revealed" if current and st.phase not in ("deal", "over") else "not revealed"
+
+
+# -- serving ---------------------------------------------------------------------------------
+
+
+@main.command("serve")
+@click.option("--lmtp", is_flag=True, help="Speak LMTP (behind Postfix) instead of SMTP.")
+@click.option("--no-smtp", is_flag=True, help="Only send the outbox; receive no mail.")
+def serve_cmd(lmtp, no_smtp):
+    """Run pbem: receive mail on PBEM_SMTP_HOST:PBEM_SMTP_PORT (127.0.0.1:2525) and send
+    the outbox (to PBEM_SMTP_URL, or into the Maildir under ./var)."""
+    from .config import load
+    from .serve import run
+
+    run(_store(), load(), smtp=not no_smtp, lmtp=lmtp, echo=click.echo)
+
+
+@main.command("smtp")
+@click.option("--lmtp", is_flag=True, help="Speak LMTP (behind Postfix) instead of SMTP.")
+def smtp_cmd(lmtp):
+    """Only the inbound mail handler (beside other processes that send the outbox)."""
+    import threading
+
+    from .config import load
+    from .mail.inbound import controller
+
+    cfg = load()
+    ctl = controller(_store(), cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp)
+    ctl.start()
+    click.echo(f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}")
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        ctl.stop()
+
+
+@main.command("outbox")
+def outbox_cmd():
+    """Send what the outbox holds now, once (`pbem serve` does this every few seconds)."""
+    from .config import load
+    from .serve import delivery
+    from .store.outbox import drain
+
+    click.echo(f"sent {drain(_store(), delivery(load()))}")
+
+
+if __name__ == "__main__":
+    main()

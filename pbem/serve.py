@@ -1,0 +1,68 @@
+"""`pbem serve`: the inbound mail handler and the outbox sender in one process.
+
+Outbound mail goes through the SMTP relay in PBEM_SMTP_URL (smtp://user:pass@host:587 with
+STARTTLS, or smtps://...:465), else into the Maildir under ./var (the default).
+"""
+
+import smtplib
+import ssl
+import threading
+from urllib.parse import unquote, urlparse
+
+from .config import Settings
+from .mail.inbound import controller
+from .store.outbox import drain, maildir_delivery, message
+
+
+def smtp_delivery(url: str, domain: str):
+    """A deliver(row) that hands the message to the relay at `url`."""
+    u = urlparse(url)
+    if u.scheme not in ("smtp", "smtps"):
+        raise ValueError(f"PBEM_SMTP_URL must start smtp:// or smtps://, not {u.scheme}://")
+    host, port = u.hostname or "localhost", u.port or (465 if u.scheme == "smtps" else 587)
+
+    def deliver(row) -> None:
+        if u.scheme == "smtps":
+            conn = smtplib.SMTP_SSL(host, port, context=ssl.create_default_context(),
+                                    timeout=30)
+        else:
+            conn = smtplib.SMTP(host, port, timeout=30)
+        with conn:
+            if u.scheme == "smtp" and conn.has_extn("starttls"):
+                conn.starttls(context=ssl.create_default_context())
+            if u.username:
+                conn.login(unquote(u.username), unquote(u.password or ""))
+            conn.send_message(message(row, domain))
+
+    return deliver
+
+
+def delivery(cfg: Settings):
+    if cfg.smtp_url:
+        return smtp_delivery(cfg.smtp_url, cfg.mail_domain)
+    return maildir_delivery(cfg.maildir, cfg.mail_domain)
+
+
+def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, every: float = 2.0,
+        stop: threading.Event | None = None, echo=print) -> None:
+    """Serve until `stop` is set (or Ctrl-C): receive mail, and send the outbox every
+    `every` seconds."""
+    stop = stop or threading.Event()
+    ctl = None
+    if smtp:
+        ctl = controller(store, cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp)
+        ctl.start()
+        echo(f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}, "
+             f"mail for play+TOKEN@{cfg.mail_domain} and pbem@{cfg.mail_domain}")
+    deliver = delivery(cfg)
+    echo("outbound mail: " + ("relay " + urlparse(cfg.smtp_url).hostname if cfg.smtp_url
+                              else f"Maildir {cfg.maildir}"))
+    try:
+        while not stop.is_set():
+            drain(store, deliver)
+            stop.wait(every)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if ctl is not None:
+            ctl.stop()

@@ -1,0 +1,97 @@
+"""`pbem serve` as the README runs it: a real process, real SMTP in, mail out."""
+
+import mailbox
+import os
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from email.message import EmailMessage
+from pathlib import Path
+
+from aiosmtpd.controller import Controller
+
+from pbem.serve import smtp_delivery
+from pbem.store.models import Outbox
+
+PBEM = [sys.executable, "-m", "pbem.cli"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(check, seconds=20.0):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting")
+
+
+def messages(maildir: Path):
+    return list(mailbox.Maildir(str(maildir), create=False)) if (maildir / "new").exists() else []
+
+
+def test_serve_answers_a_move_by_mail(tmp_path):
+    port = free_port()
+    env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path), PBEM_SMTP_PORT=str(port))
+    env.pop("DATABASE_URL", None)
+    new = subprocess.run(PBEM + ["game", "new", "--seat", "ann@example.org", "--seat", "robot",
+                                 "--seat", "robot", "--seat", "robot", "--first-dealer", "3"],
+                         env=env, capture_output=True, text=True, check=True)
+    assert "game 1" in new.stdout.lower() or "1" in new.stdout
+    server = subprocess.Popen(PBEM + ["serve"], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        turn = wait_for(lambda: [m for m in messages(tmp_path / "mail")
+                                 if "your turn" in m["Subject"]])[0]
+        reply = EmailMessage()
+        reply["From"], reply["To"] = "ann@example.org", turn["Reply-To"]
+        reply["Subject"], reply["Message-ID"] = "Re: " + turn["Subject"], "<r1@example.org>"
+        reply["In-Reply-To"] = turn["Message-ID"]
+        reply.set_content("bid 3\n")
+        wait_for(lambda: _port_open(port))
+        with smtplib.SMTP("127.0.0.1", port) as smtp:
+            assert smtp.send_message(reply) == {}
+        done = wait_for(lambda: [m for m in messages(tmp_path / "mail")
+                                 if m["Subject"] == "Game 1: done"])[0]
+        assert "bid 3: done" in done.get_payload(decode=True).decode()
+        assert done["To"] == "ann@example.org"
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.wait(timeout=20)
+
+
+def _port_open(port) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+class _Sink:
+    def __init__(self):
+        self.got = []
+
+    async def handle_DATA(self, server, session, envelope):
+        self.got.append((envelope.rcpt_tos, envelope.content))
+        return "250 OK"
+
+
+def test_the_outbox_goes_through_an_smtp_relay():
+    sink, port = _Sink(), free_port()
+    relay = Controller(sink, hostname="127.0.0.1", port=port)
+    relay.start()
+    try:
+        row = Outbox(to_addr="ann@example.org", subject="hello", body_text="hi there\n",
+                     headers={"Reply-To": "play+abc@pbem.test"}, dedupe_key="k1")
+        smtp_delivery(f"smtp://127.0.0.1:{port}", "pbem.test")(row)
+    finally:
+        relay.stop()
+    [(rcpts, content)] = sink.got
+    assert rcpts == ["ann@example.org"]
+    assert b"Reply-To: play+abc@pbem.test" in content and b"hi there" in content
