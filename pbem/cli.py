@@ -592,5 +592,13 @@ def outbox_cmd():
     click.echo(f"sent {drain(_store(), delivery(load()))}")
 
 
+@main.command("digest")
+def digest_cmd():
+    """Queue today's digest mail for every player who chose `notify digest` (run daily)."""
+    from .digest import send_digests
+
+    click.echo(f"queued {send_digests(_store())}")
+
+
 if __name__ == "__main__":
     main()

@@ -6,17 +6,22 @@ from .engine import legal, view
 from .mail import outbound
 
 
-def mails(game, seats, players, st, events) -> list[dict]:
+def mails(game, seats, players, st, events, before=None) -> list[dict]:
     if not events:
         return []
     cfg = load()
     names = seat_names(seats, players)
     humans = {x.seat: x for x in seats if x.player_id and not x.robot}
     out = []
-    for seat in st.to_act():
-        if seat in humans and legal(st, seat):
-            out.append(turn_mail(cfg, game.id, humans[seat], players[humans[seat].player_id],
-                                 st, names))
+    acting = [s for s in st.to_act() if s in humans and legal(st, s)]
+    for seat in acting:
+        out.append(turn_mail(cfg, game.id, humans[seat], players[humans[seat].player_id],
+                             st, names))
+    if before is not None and st.phase != "over" and _news(st, before):
+        for seat, x in humans.items():
+            player = players[x.player_id]
+            if seat not in acting and (player.prefs or {}).get("notify", DEFAULT) == EVERY:
+                out.append(update_mail(cfg, game.id, x, player, st, names))
     if st.phase == "over":
         for x in humans.values():
             v = outbound.context(view(st, x.seat), game.id, names)
@@ -25,6 +30,24 @@ def mails(game, seats, players, st, events) -> list[dict]:
             out.append(mail_row(cfg, game.id, x, players[x.player_id], f"over:{game.id}:{x.seat}",
                                 f"Game {game.id} is over", body))
     return out
+
+
+EVERY, DIGEST = "every turn", "digest"
+DEFAULT = EVERY  # players hear of each trick and hand; `notify digest` makes it daily
+
+
+def _news(st, before) -> bool:
+    """Did a trick or a hand end in this move? (what others are told of at once)"""
+    return (st.hand_no, len(st.tricks)) != before
+
+
+def update_mail(cfg, game_id, seat, player, st, names) -> dict:
+    v = outbound.context(view(st, seat.seat), game_id, names)
+    what = "a hand was scored" if not st.tricks and st.history else "a trick was played"
+    body = outbound.render("reply.txt", done=[], error=None, v=v, names=names, moves=[],
+                           text=f"Game {game_id}: {what}. It is not your turn yet.")
+    return mail_row(cfg, game_id, seat, player, f"news:{game_id}:{seat.seat}:{st.seq}",
+                    f"Game {game_id}: {what}", body)
 
 
 def seat_names(seats, players) -> list[str]:

@@ -148,6 +148,7 @@ def _once(store, game_id, seat, action, expect_seq, source, ref) -> Result:
             store.keep(game_id, st)
             return Result(game_id, st.snapshot(), duplicate=True)
         st = store.state(s, game)
+        before = (st.hand_no, len(st.tricks))  # so mails can tell that a trick or hand ended
         seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
         try:
             events = _move(s, st, game_id, seat, action, expect_seq)
@@ -165,7 +166,7 @@ def _once(store, game_id, seat, action, expect_seq, source, ref) -> Result:
         s.flush()
         players = {p.id: p for p in s.exec(select(Player).where(
             Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
-        for mail in notify.mails(game, seats, players, st, events):
+        for mail in notify.mails(game, seats, players, st, events, before):
             s.add(Outbox(**mail))
         if st.phase == "over" and game.status != "over":
             game.status = "over"
