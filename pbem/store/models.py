@@ -34,6 +34,7 @@ class Game(SQLModel, table=True):
     status: str = Field(default="open", max_length=20)  # open, playing, over
     public: bool = True
     first_dealer: int = 0
+    created_by: int | None = Field(default=None, foreign_key="player.id")
     created: datetime = Field(default_factory=now)
 
 
@@ -45,6 +46,7 @@ class Seat(SQLModel, table=True):
     player_id: int | None = Field(default=None, foreign_key="player.id")
     robot: bool = False
     token: str = Field(unique=True, max_length=40)  # secret to the seat's player
+    accepted: bool = True  # an invited player has said yes (the deal waits for every seat)
 
 
 class Move(SQLModel, table=True):

@@ -1,0 +1,1 @@
+"""The web: move links, players' tables, score pads, starting games."""

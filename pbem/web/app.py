@@ -1,0 +1,42 @@
+"""The Flask app factory: `create_app()` for `pbem serve`, gunicorn (wsgi.py) and tests."""
+
+import secrets
+from importlib.resources import files
+
+from flask import Flask, abort, request, session
+
+from ..config import Settings, load
+from ..play import store_for
+from .tokens import secret_keys
+
+
+def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -> Flask:
+    cfg = cfg or load()
+    folder = str(files("pbem.templates"))
+    app = Flask("pbem", template_folder=folder, static_folder=None)
+    keys = secret_keys(cfg)
+    app.config.update(SECRET_KEY=keys[-1], SECRET_KEY_FALLBACKS=keys[:-1], TESTING=testing,
+                      PBEM_SETTINGS=cfg, PBEM_KEYS=keys,
+                      PBEM_STORE=store or store_for(cfg.database_url),
+                      SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
+    app.before_request(_check_csrf)
+    app.jinja_env.globals["csrf_token"] = csrf_token
+    from . import api, links, pages, tables
+
+    for bp in (pages.bp, tables.bp, links.bp, api.bp):
+        app.register_blueprint(bp)
+    return app
+
+
+def csrf_token() -> str:
+    """A per-browser secret every form carries back (the session cookie is signed)."""
+    if "csrf" not in session:
+        session["csrf"] = secrets.token_urlsafe(16)
+    return session["csrf"]
+
+
+def _check_csrf():
+    if request.method == "POST" and not request.path.startswith("/api/"):
+        sent = request.form.get("csrf", "")
+        if not sent or not secrets.compare_digest(sent, session.get("csrf", "")):
+            abort(400, "This form has expired: go back, reload the page and try again.")

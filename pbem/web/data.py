@@ -1,0 +1,48 @@
+"""Reading games for pages: the game, its seats, names, and a snapshot of its state."""
+
+from dataclasses import dataclass
+
+from flask import abort, current_app
+from sqlmodel import select
+
+from ..notify import seat_names
+from ..store.models import Game, Player, Seat
+
+
+@dataclass
+class Table:
+    game: Game
+    seats: list[Seat]
+    names: list[str]
+    state: object  # a snapshot: the cache's own copy moves on
+
+
+def store():
+    return current_app.config["PBEM_STORE"]
+
+
+def load(game_id: int) -> Table:
+    st_ = store()
+    with st_.session() as s:
+        game = s.get(Game, game_id)
+        if game is None:
+            abort(404)
+        seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+        players = {p.id: p for p in s.exec(select(Player).where(
+            Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
+        live = st_.state(s, game)
+        st_.keep(game_id, live)
+    return Table(game, seats, seat_names(seats, players), live.snapshot())
+
+
+def seat_for(token: str) -> Seat:
+    with store().session() as s:
+        seat = s.exec(select(Seat).where(Seat.token == token.lower())).first()
+    if seat is None:
+        abort(404)
+    return seat
+
+
+def public_games(limit: int = 50) -> list[Game]:
+    with store().session() as s:
+        return s.exec(select(Game).where(Game.public).order_by(Game.id.desc()).limit(limit)).all()

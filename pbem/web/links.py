@@ -1,0 +1,60 @@
+"""Move links from turn mails. GET shows the move and one confirm button and changes
+nothing (mail scanners fetch links); POST applies it. A link applies once: its id is the
+move's ref. A stale link says the game has moved on and shows the table as it is."""
+
+from flask import Blueprint, current_app, render_template
+from sqlmodel import select
+
+from ..play import Refused, Stale, submit
+from ..store.models import Seat
+from . import data
+from .tables import render_table
+from .tokens import Signer
+from .view import action_label
+
+bp = Blueprint("links", __name__)
+
+
+def _read(token):
+    try:
+        return Signer(current_app.config["PBEM_KEYS"]).loads(token)
+    except ValueError as e:
+        return str(e)
+
+
+def _seat(d):
+    with data.store().session() as s:
+        return s.exec(select(Seat).where(Seat.game_id == d["g"], Seat.seat == d["s"])).first()
+
+
+@bp.get("/m/<token>")
+def confirm(token):
+    d = _read(token)
+    if isinstance(d, str):
+        return render_template("web/message.html", title="This link does not work", text=d), 400
+    seat = _seat(d)
+    t = data.load(d["g"])
+    stale = t.state.seq != d["q"]
+    return render_template("web/move.html", token=token, label=action_label(d["a"]),
+                           stale=stale, seat=seat, t=t)
+
+
+@bp.post("/m/<token>")
+def apply_link(token):
+    d = _read(token)
+    if isinstance(d, str):
+        return render_template("web/message.html", title="This link does not work", text=d), 400
+    seat = _seat(d)
+    if seat is None or seat.robot:
+        return render_template("web/message.html", title="This link does not work",
+                               text="That seat is no longer yours."), 400
+    try:
+        result = submit(data.store(), d["g"], d["s"], d["a"], expect_seq=d["q"], source="web",
+                        ref=f"link:{d['n']}")
+    except Stale as e:
+        return render_table(seat.token, seat, error=e.reason, status=409)
+    except Refused as e:
+        return render_table(seat.token, seat, error=e.reason, status=409)
+    if result.duplicate:
+        return render_table(seat.token, seat, error="That link was used already.", status=409)
+    return render_table(seat.token, seat, notice=f"Done: {action_label(d['a'])}.")

@@ -1,0 +1,76 @@
+"""Each player's table, by the personal token link: hand, trick, bids, score, moves."""
+
+from flask import Blueprint, abort, render_template, request
+
+from ..engine import parse_card, pretty
+from ..play import Refused, submit
+from . import data
+from .pages import pad_context
+from .view import move_links, seat_view
+
+bp = Blueprint("tables", __name__)
+
+
+def render_table(token, seat, notice=None, error=None, status=200):
+    t = data.load(seat.game_id)
+    v = seat_view(t, seat.seat)
+    links = move_links(t, seat.seat, v)
+    pass_count = next((a["count"] for a in v["legal"] if a["type"] == "pass"), 0)
+    return render_template("web/table.html", v=v, seat=seat, token=token, links=links,
+                           pass_count=pass_count, notice=notice, error=error,
+                           **pad_context(t)), status  # pad_context brings t
+
+
+@bp.get("/t/<token>")
+def table(token):
+    seat = data.seat_for(token)
+    if not seat.accepted:
+        abort(404)
+    return render_table(token, seat)
+
+
+@bp.post("/t/<token>/move")
+def move(token):
+    """A move from the table's own buttons (or the pass form), at the seq it was shown."""
+    seat = data.seat_for(token)
+    form = request.form
+    try:
+        action = _action(form)
+        seq = int(form.get("seq", ""))
+    except (ValueError, KeyError) as e:
+        return render_table(token, seat, error=f"That move was not understood: {e}",
+                            status=400)
+    try:
+        submit(data.store(), seat.game_id, seat.seat, action, expect_seq=seq, source="web")
+    except Refused as e:
+        return render_table(token, seat, error=e.reason, status=409)
+    return render_table(token, seat, notice=f"Done: {_describe(action)}.")
+
+
+def _action(form) -> dict:
+    kind = form["type"]
+    if kind == "pass":
+        return {"type": "pass", "cards": [parse_card(c) for c in form.getlist("card")]}
+    if kind == "play":
+        return {"type": "play", "card": parse_card(form["card"])}
+    if kind == "bid":
+        bid = form["bid"]
+        action = {"type": "bid", "bid": int(bid) if bid.isdigit() else bid}
+        if form.get("blind"):
+            action["blind"] = True
+        return action
+    if kind == "draw":
+        return {"type": "draw", "keep": form["keep"] == "1"}
+    if kind in ("look", "claim", "misdeal", "come_out", "stay"):
+        return {"type": kind}
+    raise ValueError(f"no such move: {kind}")
+
+
+def _describe(action) -> str:
+    if action["type"] == "play":
+        return f"played {pretty(action['card'])}"
+    if action["type"] == "bid":
+        return f"bid {'blind ' if action.get('blind') else ''}{action['bid']}"
+    if action["type"] == "pass":
+        return "passed " + " ".join(pretty(c) for c in action["cards"])
+    return action["type"].replace("_", " ")

@@ -1,0 +1,70 @@
+"""Shaping a seat's view for pages: cards by suit, moves with signed links, pad rows."""
+
+from flask import current_app
+
+from ..engine import pretty, view
+from ..engine.tricks import table_for
+from ..engine.view import sort_cards
+from .tokens import Signer
+
+SUIT_NAMES = {"S": "Spades", "H": "Hearts", "C": "Clubs", "D": "Diamonds"}
+RED = {"H", "D"}
+
+
+def card(c: str, table) -> dict:
+    s = table.suit[c]
+    return {"code": c, "text": pretty(c), "red": c[1] in RED and c not in ("BJ", "LJ"),
+            "suit": s}
+
+
+def side_labels(st, names) -> list[str]:
+    return [" & ".join(names[s] for s in side) for side in st.sides]
+
+
+def seat_view(t, seat: int | None) -> dict:
+    """The seat's view (the only game data a page gets), made ready for the template."""
+    st = t.state
+    table = table_for(st.rules)
+    v = view(st, seat)
+    v["hand_by_suit"] = []
+    if v["hand"]:
+        groups = {}
+        for c in sort_cards(v["hand"], table):
+            groups.setdefault(table.suit[c], []).append(card(c, table))
+        v["hand_by_suit"] = [(SUIT_NAMES[s], cs) for s, cs in groups.items()]
+    v["trick_cards"] = [dict(card(x["card"], table), seat=x["seat"]) for x in v["trick"]]
+    v["tricks_done"] = [{"winner": tr["winner"],
+                         "cards": [dict(card(x["card"], table), seat=x["seat"])
+                                   for x in tr["cards"]]} for tr in v["tricks"]]
+    v["labels"] = side_labels(st, t.names)
+    return v
+
+
+def move_links(t, seat: int, v: dict) -> list[dict]:
+    """Every legal move of `seat`, each with a signed token naming game, seat, move, seq."""
+    signer = Signer(current_app.config["PBEM_KEYS"])
+    out = []
+    for a in v["legal"]:
+        if a["type"] == "pass":
+            continue  # passing picks cards: a form on the table page, not a link
+        token = signer.dumps({"g": t.game.id, "s": seat, "a": a, "q": t.state.seq})
+        out.append({"label": action_label(a), "token": token, "action": a})
+    return out
+
+
+def action_label(a: dict) -> str:
+    kind = a["type"]
+    if kind == "play":
+        return f"Play {pretty(a['card'])}"
+    if kind == "bid":
+        return f"Bid {'blind ' if a.get('blind') else ''}{a['bid']}"
+    if kind == "draw":
+        return "Keep it" if a["keep"] else "Take the next"
+    return kind.replace("_", " ").capitalize()
+
+
+def pad_rows(pad: dict) -> list[dict]:
+    rows = []
+    for h in pad["hands"]:
+        rows.append({"hand": h["hand"], "dealer": h["dealer"], "sides": h["sides"]})
+    return rows
