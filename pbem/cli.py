@@ -551,14 +551,16 @@ def _deal_status(st, ev) -> str:
 
 @main.command("serve")
 @click.option("--lmtp", is_flag=True, help="Speak LMTP (behind Postfix) instead of SMTP.")
-@click.option("--no-smtp", is_flag=True, help="Only send the outbox; receive no mail.")
-def serve_cmd(lmtp, no_smtp):
-    """Run pbem: receive mail on PBEM_SMTP_HOST:PBEM_SMTP_PORT (127.0.0.1:2525) and send
-    the outbox (to PBEM_SMTP_URL, or into the Maildir under ./var)."""
+@click.option("--no-smtp", is_flag=True, help="Receive no mail here.")
+@click.option("--no-web", is_flag=True, help="Serve no pages here (gunicorn does).")
+def serve_cmd(lmtp, no_smtp, no_web):
+    """Run pbem: the web on PBEM_WEB_HOST:PBEM_WEB_PORT (127.0.0.1:5000), mail in on
+    PBEM_SMTP_HOST:PBEM_SMTP_PORT (127.0.0.1:2525), and the outbox sent (to PBEM_SMTP_URL,
+    or into the Maildir under ./var)."""
     from .config import load
     from .serve import run
 
-    run(_store(), load(), smtp=not no_smtp, lmtp=lmtp, echo=click.echo)
+    run(_store(), load(), smtp=not no_smtp, lmtp=lmtp, web=not no_web, echo=click.echo)
 
 
 @main.command("smtp")

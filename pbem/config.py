@@ -25,6 +25,8 @@ class Settings:
     smtp_host: str = field(default_factory=lambda: _env("PBEM_SMTP_HOST", "127.0.0.1"))
     smtp_port: int = field(default_factory=lambda: int(_env("PBEM_SMTP_PORT", "2525")))
     smtp_url: str = field(default_factory=lambda: os.environ.get("PBEM_SMTP_URL", ""))
+    web_host: str = field(default_factory=lambda: _env("PBEM_WEB_HOST", "127.0.0.1"))
+    web_port: int = field(default_factory=lambda: int(_env("PBEM_WEB_PORT", "5000")))
 
     @property
     def maildir(self) -> Path:

@@ -58,14 +58,28 @@ def seat_names(seats, players) -> list[str]:
 def turn_mail(cfg, game_id, seat, player, st, names) -> dict:
     v = outbound.context(view(st, seat.seat), game_id, names)
     address = reply_address(cfg, seat)
-    moves = outbound.moves(v, address)
-    text = outbound.render("turn.txt", v=v, names=names, moves=moves)
-    html = outbound.render("turn.html", v=v, names=names, moves=moves)
+    moves = outbound.moves(v, address, _link_maker(cfg, game_id, seat.seat, st.seq))
+    table_url = f"{cfg.base_url}/t/{seat.token}"
+    text = outbound.render("turn.txt", v=v, names=names, moves=moves, table_url=table_url)
+    html = outbound.render("turn.html", v=v, names=names, moves=moves, table_url=table_url)
     row = mail_row(cfg, game_id, seat, player, f"turn:{game_id}:{seat.seat}:{st.seq}",
                    f"Game {game_id}: your turn (move {st.seq})", text, html)
     row["headers"]["Message-ID"] = outbound.turn_message_id(game_id, seat.seat, st.seq,
                                                             cfg.mail_domain)
     return row
+
+
+def _link_maker(cfg, game_id, seat, seq):
+    """A signed web link per legal move (pbem.web.links); it names game, seat, move, seq."""
+    from .web.tokens import Signer, secret_keys
+
+    signer = Signer(secret_keys(cfg))
+
+    def link(action) -> str:
+        token = signer.dumps({"g": game_id, "s": seat, "a": action, "q": seq})
+        return f"{cfg.base_url}/m/{token}"
+
+    return link
 
 
 def reply_address(cfg, seat) -> str:

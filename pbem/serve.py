@@ -1,4 +1,5 @@
-"""`pbem serve`: the inbound mail handler and the outbox sender in one process.
+"""`pbem serve`: the web pages, the inbound mail handler and the outbox sender in one
+process (for larger sites: gunicorn on wsgi.py, `pbem smtp`, and `pbem serve --no-web`).
 
 Outbound mail goes through the SMTP relay in PBEM_SMTP_URL (smtp://user:pass@host:587 with
 STARTTLS, or smtps://...:465), else into the Maildir under ./var (the default).
@@ -43,12 +44,20 @@ def delivery(cfg: Settings):
     return maildir_delivery(cfg.maildir, cfg.mail_domain)
 
 
-def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, every: float = 2.0,
-        stop: threading.Event | None = None, echo=print) -> None:
-    """Serve until `stop` is set (or Ctrl-C): receive mail, and send the outbox every
-    `every` seconds."""
+def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool = True,
+        every: float = 2.0, stop: threading.Event | None = None, echo=print) -> None:
+    """Serve until `stop` is set (or Ctrl-C): the web pages, receiving mail, and sending
+    the outbox every `every` seconds."""
     stop = stop or threading.Event()
-    ctl = None
+    ctl = site = None
+    if web:
+        from werkzeug.serving import make_server
+
+        from .web.app import create_app
+
+        site = make_server(cfg.web_host, cfg.web_port, create_app(cfg, store), threaded=True)
+        threading.Thread(target=site.serve_forever, daemon=True).start()
+        echo(f"web on http://{cfg.web_host}:{cfg.web_port}/ (links use {cfg.base_url})")
     if smtp:
         ctl = controller(store, cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp)
         ctl.start()
@@ -66,3 +75,5 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, every: floa
     finally:
         if ctl is not None:
             ctl.stop()
+        if site is not None:
+            site.shutdown()

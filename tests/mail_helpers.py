@@ -71,7 +71,7 @@ class MailEnv:
 
     def send(self, msg, mail_from: str | None = None, rcpt: str | None = None) -> tuple:
         """Send through smtplib; (code, text) of the stage that decided: MAIL, RCPT or DATA."""
-        raw = msg.as_bytes() if isinstance(msg, EmailMessage) else msg
+        raw = wire(msg)
         if mail_from is None:
             mail_from = str(msg["From"])
         rcpt = rcpt or str(msg["To"])
@@ -96,6 +96,14 @@ class MailEnv:
                 self.seen.add(path.name)
                 out.append(BytesParser(policy=policy.default).parsebytes(path.read_bytes()))
         return out
+
+
+def wire(msg) -> bytes:
+    """The mail as sent on the wire, CRLF line ends (smtplib does not fix those of bytes,
+    and aiosmtpd would read a bare-LF mail as one over-long line)."""
+    if isinstance(msg, bytes):
+        return msg
+    return msg.as_bytes(policy=msg.policy.clone(linesep="\r\n"))
 
 
 @contextmanager

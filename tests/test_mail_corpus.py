@@ -8,7 +8,7 @@ from datetime import date, timedelta
 from email.message import EmailMessage
 
 import pytest
-from mail_helpers import ANN, crafted, game, prefs, running, snapshot, state, text
+from mail_helpers import ANN, crafted, game, prefs, running, snapshot, state, text, wire
 from sqlmodel import select
 
 from pbem.engine import preset
@@ -305,7 +305,7 @@ def test_over_one_megabyte_without_size(env, playing):
         smtp.ehlo()
         assert smtp.mail(ANN)[0] == 250  # no SIZE given: it is refused at DATA
         assert smtp.rcpt(env.address(gid))[0] == 250
-        assert smtp.data(raw.as_bytes())[0] == 552
+        assert smtp.data(wire(raw))[0] == 552
     assert snapshot(env.store, gid) == before and env.replies() == []
 
 
@@ -463,6 +463,6 @@ def test_lmtp_delivery(store, monkeypatch, tmp_path):
         gid, _ = crafted(store)
         with smtplib.LMTP("127.0.0.1", env.port) as lmtp:
             refused = lmtp.sendmail(ANN, [env.address(gid)],
-                                    env.mail(env.address(gid), "bid 4").as_bytes())
+                                    wire(env.mail(env.address(gid), "bid 4")))
         assert refused == {}
         assert [m["bid"] for m in moves_of(store, gid)] == [4]

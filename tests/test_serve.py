@@ -2,12 +2,14 @@
 
 import mailbox
 import os
+import re
 import signal
 import smtplib
 import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -40,8 +42,9 @@ def messages(maildir: Path):
 
 
 def test_serve_answers_a_move_by_mail(tmp_path):
-    port = free_port()
-    env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path), PBEM_SMTP_PORT=str(port))
+    port, web = free_port(), free_port()
+    env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path), PBEM_SMTP_PORT=str(port),
+               PBEM_WEB_PORT=str(web), PBEM_BASE_URL=f"http://127.0.0.1:{web}")
     env.pop("DATABASE_URL", None)
     new = subprocess.run(PBEM + ["game", "new", "--seat", "ann@example.org", "--seat", "robot",
                                  "--seat", "robot", "--seat", "robot", "--first-dealer", "3"],
@@ -63,6 +66,11 @@ def test_serve_answers_a_move_by_mail(tmp_path):
                                  if m["Subject"] == "Game 1: done"])[0]
         assert "bid 3: done" in done.get_payload(decode=True).decode()
         assert done["To"] == "ann@example.org"
+        # the same process serves the table the turn mail links to
+        html = turn.get_payload()[1].get_payload(decode=True).decode()
+        table = re.search(r'href="(http://127\.0\.0\.1:\d+/t/[a-z0-9]+)"', html).group(1)
+        with urllib.request.urlopen(table, timeout=10) as page:
+            assert page.status == 200 and "Your hand" in page.read().decode()
     finally:
         server.send_signal(signal.SIGINT)
         server.wait(timeout=20)

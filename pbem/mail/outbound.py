@@ -70,8 +70,9 @@ def table_for_view(v: dict):
     return table_for(Rules.from_dict(v["rules"]))
 
 
-def moves(v: dict, address: str) -> list[dict]:
-    """One entry per legal move: the words to reply with, a label, and a mailto link."""
+def moves(v: dict, address: str, link=None) -> list[dict]:
+    """One entry per legal move: the words to reply with, a label, a mailto link, and
+    (given `link`, a function of the action) the move's signed web link."""
     out = []
     table = table_for_view(v)
     order = {c: i for i, c in enumerate(sort_cards([a["card"] for a in v["legal"]
@@ -80,7 +81,8 @@ def moves(v: dict, address: str) -> list[dict]:
         text, label = _words(a)
         line = text if label == text else f"{label:<6} reply: {text}"
         out.append({"text": text, "label": label, "line": line,
-                    "mailto": f"mailto:{address}?subject={quote(text)}&body={quote(text)}"})
+                    "mailto": f"mailto:{address}?subject={quote(text)}&body={quote(text)}",
+                    "url": link(a) if link and a["type"] != "pass" else None})
     return out
 
 
