@@ -26,7 +26,7 @@ def mails(game, seats, players, st, events, before=None) -> list[dict]:
         for x in humans.values():
             v = outbound.context(view(st, x.seat), game.id, names)
             body = outbound.render("reply.txt", done=[], error=None, v=v, names=names,
-                                   moves=[], text=f"Game {game.id} is over.")
+                                   moves=[], text=_result(game.id, st, names))
             out.append(mail_row(cfg, game.id, x, players[x.player_id], f"over:{game.id}:{x.seat}",
                                 f"Game {game.id} is over", body))
     return out
@@ -48,6 +48,17 @@ def update_mail(cfg, game_id, seat, player, st, names) -> dict:
                            text=f"Game {game_id}: {what}. It is not your turn yet.")
     return mail_row(cfg, game_id, seat, player, f"news:{game_id}:{seat.seat}:{st.seq}",
                     f"Game {game_id}: {what}", body)
+
+
+def _result(game_id, st, names) -> str:
+    scores = st.display_scores()
+    label = " & ".join(names[s] for s in st.sides[st.winner])
+    last = st.history[-1]["sides"] if st.history else []
+    hand = "; ".join(f"{' & '.join(names[x] for x in side['seats'])} bid {side['bid']}, "
+                     f"took {side['tricks']}, {side['points']:+d}" for side in last)
+    return (f"Game {game_id} is over: {label} won, "
+            + " to ".join(str(x) for x in sorted(scores, reverse=True))
+            + f".\nThe last hand: {hand}.")
 
 
 def seat_names(seats, players) -> list[str]:

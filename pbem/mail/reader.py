@@ -93,10 +93,13 @@ def body_text(msg) -> str:
 def command_lines(text: str) -> list[str]:
     """The non-blank lines before the quoted reply or the signature."""
     out = []
-    for line in text.replace("\r\n", "\n").split("\n"):
+    rows = text.replace("\r\n", "\n").split("\n")
+    for i, line in enumerate(rows):
         line = line.strip().replace("\u00a0", " ")
         if any(p.match(line) for p in _QUOTE_START):
             break
+        if i + 1 < len(rows) and _QUOTE_START[1].match(f"{line} {rows[i + 1].strip()}"):
+            break  # Gmail wraps a long "On ..., Name <address> wrote:" over two lines
         if line:
             out.append(line)
         if len(out) >= MAX_LINES:
@@ -114,7 +117,7 @@ class _Text(HTMLParser):
         self.parts, self.skip, self.done = [], 0, False
 
     def handle_starttag(self, tag, attrs):
-        if tag == "blockquote" or dict(attrs).get("class", "").startswith("gmail_quote"):
+        if tag == "blockquote" or (dict(attrs).get("class") or "").startswith("gmail_quote"):
             self.done = True
         if tag in ("style", "script", "head"):
             self.skip += 1

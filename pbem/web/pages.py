@@ -44,6 +44,11 @@ def demo():
     st_ = data.store()
     email = f"demo-{secrets.token_hex(6)}@demo.invalid"
     gid = create_game(st_, preset("standard"), [email, "robot", "robot", "robot"])
+    with st_.session() as s:
+        you = player_for(s, email)
+        you.name = "You"
+        s.add(you)
+        s.commit()
     start(st_, gid)
     with st_.session() as s:
         seat = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == 0)).one()

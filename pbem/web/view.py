@@ -43,8 +43,11 @@ def seat_view(t, seat: int | None) -> dict:
 def move_links(t, seat: int, v: dict) -> list[dict]:
     """Every legal move of `seat`, each with a signed token naming game, seat, move, seq."""
     signer = Signer(current_app.config["PBEM_KEYS"])
+    table = table_for(t.state.rules)
+    order = {c: i for i, c in enumerate(sort_cards(
+        [a["card"] for a in v["legal"] if a["type"] == "play"], table))}
     out = []
-    for a in v["legal"]:
+    for a in sorted(v["legal"], key=lambda a: order.get(a.get("card"), -1)):
         if a["type"] == "pass":
             continue  # passing picks cards: a form on the table page, not a link
         token = signer.dumps({"g": t.game.id, "s": seat, "a": a, "q": t.state.seq})
