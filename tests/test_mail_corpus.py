@@ -181,7 +181,8 @@ def _encoded(to, body, how) -> EmailMessage:
     m["From"], m["To"], m["Subject"] = ANN, to, "Re: your turn"
     if how == "html-only":
         quote = "<blockquote>bid 13<br>bid 12</blockquote>"
-        m.set_content(f"<html><body><div>{body}</div>{quote}</body></html>", subtype="html")
+        m.set_content(f"<html><body><div class>{body}</div>{quote}</body></html>",
+                      subtype="html")
     elif how in ("quoted-printable", "base64"):
         m.set_content(body, cte=how)
     else:
@@ -359,6 +360,9 @@ def _quote(turn, style: str) -> str:
     head = f"On Mon, 2 Nov 2020 at 10:00, play@pbem.localhost <{turn['Reply-To']}> wrote:"
     if style == "gmail":
         return head + "\n" + "\n".join("> " + x for x in lines)
+    if style == "gmail wrapped":  # a long attribution line, wrapped by Gmail
+        return (f"On Mon, 2 Nov 2020 at 10:00, Pbem Spades <\n{turn['Reply-To']}> wrote:\n\n"
+                + "\n".join("> " + x for x in lines))
     if style == "bare >":
         return "\n".join(">" + x for x in lines)
     if style == "outlook":
@@ -368,7 +372,7 @@ def _quote(turn, style: str) -> str:
             f"Subject: {turn['Subject']}\n\n" + "\n".join(lines))
 
 
-STYLES = ["gmail", "bare >", "outlook", "outlook rule"]
+STYLES = ["gmail", "gmail wrapped", "bare >", "outlook", "outlook rule"]
 
 
 @pytest.mark.parametrize("style", STYLES)
