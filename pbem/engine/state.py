@@ -42,6 +42,7 @@ class State:
         self.misdeals: list[dict] = []
         self.deal_record: dict | None = None  # the latest deal, for its commitment
         self.reveals: dict[int, str] = {}  # deal seq -> salt, once revealed
+        self.revealed_deal: dict | None = None  # the latest revealed deal, cards and salt
         self._checked: dict | None = None  # the last event `check` passed, at this seq
         self._clear_hand()
 
@@ -609,6 +610,7 @@ def check_reveal(st: State, ev):
 
 def step_reveal(st: State, ev):
     st.reveals[ev["deal"]] = ev["salt"]
+    st.revealed_deal = dict(st.deal_record, salt=ev["salt"])  # public: its hand is over
 
 
 def _end_hand(st: State):

@@ -43,6 +43,9 @@ def view(st, seat: int | None = None) -> dict:
     if rec and rec["commitment"]:
         v["deal_commitment"] = {"seq": rec["seq"], "sha256": rec["commitment"],
                                 "salt": st.reveals.get(rec["seq"])}
+    if st.revealed_deal:  # the last finished hand's commitment and salt (its cards are in
+        rd = st.revealed_deal  # the log: pages show them on a page of their own)
+        v["revealed_deal"] = {"seq": rd["seq"], "sha256": rd["commitment"], "salt": rd["salt"]}
     if st.comeout_side is not None:
         v["come_out_side"] = st.comeout_side
     if mine:

@@ -10,7 +10,7 @@ def score_svg(pad: dict, labels: list[str], width=480, height=220) -> Markup:
     lo = min(0, *[min(s) for s in series])
     hi = max(100, *[max(s) for s in series])
     n = max(1, len(series[0]) - 1)
-    pad_l, pad_b = 40, 20
+    pad_l, pad_b = 40, 24 + 16 * len(series)  # the legend sits under the plot
 
     def x(i):
         return pad_l + i * (width - pad_l - 10) / n
@@ -29,7 +29,9 @@ def score_svg(pad: dict, labels: list[str], width=480, height=220) -> Markup:
         colour = COLOURS[i % len(COLOURS)]
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2.5" '
                      f'points="{points}"><title>{escape(labels[i])}</title></polyline>')
-        parts.append(f'<text x="{pad_l + 4}" y="{height - 4 - 14 * (len(series) - 1 - i)}" '
-                     f'font-size="12" fill="{colour}">{escape(labels[i])}: {s[-1]}</text>')
+        parts.append(f'<text x="{pad_l}" y="{height - 4 - 16 * (len(series) - 1 - i)}" '
+                     f'font-size="13" fill="{colour}">■ {escape(labels[i])}: {s[-1]}</text>')
+    parts += [f'<text x="{x(j) - 3:.1f}" y="{y(lo) + 14:.1f}" font-size="10">{j}</text>'
+              for j in range(1, n + 1) if n <= 30]  # hand numbers along the bottom
     parts.append("</svg>")
     return Markup("".join(parts))

@@ -6,7 +6,7 @@ from flask import abort, current_app
 from sqlmodel import select
 
 from ..notify import seat_names
-from ..store.models import Game, Player, Seat
+from ..store.models import Game, Move, Player, Seat
 
 
 @dataclass
@@ -46,3 +46,12 @@ def seat_for(token: str) -> Seat:
 def public_games(limit: int = 50) -> list[Game]:
     with store().session() as s:
         return s.exec(select(Game).where(Game.public).order_by(Game.id.desc()).limit(limit)).all()
+
+
+def event(game_id: int, seq: int) -> dict:
+    with store().session() as s:
+        payload = s.exec(select(Move.payload).where(Move.game_id == game_id,
+                                                    Move.seq == seq)).first()
+    if payload is None:
+        abort(404)
+    return payload

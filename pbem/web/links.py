@@ -33,10 +33,15 @@ def confirm(token):
     if isinstance(d, str):
         return render_template("web/message.html", title="This link does not work", text=d), 400
     seat = _seat(d)
+    if seat is None or seat.robot:
+        return render_template("web/message.html", title="This link does not work",
+                               text="That seat is no longer yours."), 400
     t = data.load(d["g"])
-    stale = t.state.seq != d["q"]
+    if t.state.seq != d["q"]:  # stale: the table as it is now, with fresh moves
+        return render_table(seat.token, seat, error="The game has moved on since this mail "
+                            "was sent: here is the table as it is now.")
     return render_template("web/move.html", token=token, label=action_label(d["a"]),
-                           stale=stale, seat=seat, t=t)
+                           stale=False, seat=seat, t=t)
 
 
 @bp.post("/m/<token>")

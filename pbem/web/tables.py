@@ -3,6 +3,7 @@
 from flask import Blueprint, abort, render_template, request
 
 from ..engine import parse_card, pretty
+from ..engine.tricks import table_for
 from ..play import Refused, submit
 from . import data
 from .pages import pad_context
@@ -45,6 +46,22 @@ def move(token):
     except Refused as e:
         return render_table(token, seat, error=e.reason, status=409)
     return render_table(token, seat, notice=f"Done: {_describe(action)}.")
+
+
+@bp.get("/t/<token>/deal/<int:seq>")
+def deal(token, seq):
+    """A finished hand's deal with its salt, so a player can check the commitment shown
+    at the deal. Only once the salt is revealed (the hand is over)."""
+    seat = data.seat_for(token)
+    if not seat.accepted:
+        abort(404)
+    t = data.load(seat.game_id)
+    salt = t.state.reveals.get(seq)
+    if salt is None:
+        abort(404)
+    ev = data.event(seat.game_id, seq)
+    return render_template("web/deal.html", t=t, token=token, deal=ev, salt=salt,
+                           table=table_for(t.state.rules))
 
 
 def _action(form) -> dict:

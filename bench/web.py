@@ -1,0 +1,304 @@
+"""Web speed under gunicorn: a long game's score pad, a move POST, and a do-nothing app.
+
+    .venv/bin/python bench/web.py [--seconds S] [--workers W] [--threads T] [--clients C]
+
+The app runs as README/wsgi.py say, `gunicorn -w W -b 127.0.0.1:PORT wsgi:app` (sync workers;
+--threads T > 1 uses gthread workers, which keep connections alive), in a subprocess whose
+PBEM_VAR_DIR is a fresh directory under /tmp holding a SQLite database prepared first:
+
+- score pad: GET /g/ID of a game four robots played to 500 points (`create_game` + `start`,
+  which plays it to the end); the page has the whole pad and its SVG chart
+- move POST: POST /t/TOKEN/move, as the table page's buttons send it (csrf field, session
+  cookie, seq). Each client plays its own all-human game (target 10,000, so none ends)
+  for all four seats, choosing each move with the robot from its own copy of the game (read
+  from the log again after each deal); a POST is counted when the server answers 200
+- ceiling: GET / of bench/ceiling_app.py, a WSGI app that only answers "ok", under the same
+  gunicorn settings
+
+Each is loaded for S seconds (after a short warm-up) by C client processes, each with one
+http.client connection (reopened when a sync worker closes it). Latency is per request, as
+the client sees it; requests/s counts requests answered in the S seconds. The clients run
+on the same machine as the server, so on a small one they take CPU from it.
+"""
+
+import argparse
+import dataclasses
+import http.client
+import json
+import multiprocessing as mp
+import os
+import platform
+import re
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sqlmodel import func, select  # noqa: E402
+
+from pbem.engine import advance, apply, choose, preset, replay, score_pad, view  # noqa: E402
+from pbem.play import Store, start  # noqa: E402
+from pbem.store.db import upgrade  # noqa: E402
+from pbem.store.games import create_game, export  # noqa: E402
+from pbem.store.models import Game, Move, Seat  # noqa: E402
+
+HUMANS = ["ann@example.org", "bob@example.org", "cy@example.org", "di@example.org"]
+LIVE = dataclasses.replace(preset("standard"), target=10_000)
+WARM = 1.0  # seconds of unrecorded requests before each timed run
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# -- the server ----------------------------------------------------------------------------
+def gunicorn(app: str, port: int, env: dict, workers: int, threads: int, log: Path):
+    cmd = [sys.executable, "-m", "gunicorn", "-w", str(workers), "-b", f"127.0.0.1:{port}",
+           "--chdir", str(ROOT), "--pythonpath", str(ROOT / "bench"), "--log-level", "warning"]
+    if threads > 1:
+        cmd += ["-k", "gthread", "--threads", str(threads)]
+    proc = subprocess.Popen(cmd + [app], env=env, stdout=log.open("w"),
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    end = time.monotonic() + 30
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            raise SystemExit(f"gunicorn {app} exited: {log.read_text()[-2000:]}")
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            c.request("GET", "/")
+            if c.getresponse().status == 200:
+                c.close()
+                return proc
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit(f"gunicorn {app} did not answer on port {port}")
+
+
+def stop(proc) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)  # its own session: the master and its workers
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+# -- the data ------------------------------------------------------------------------------
+def prepare(url: str, clients: int) -> dict:
+    upgrade(url)
+    store = Store(url)
+    t0 = time.perf_counter()
+    long_id = create_game(store, preset("standard"), ["robot"] * 4, first_dealer=0)
+    start(store, long_id)  # robots play every move: the game is over when this returns
+    made = time.perf_counter() - t0
+    with store.session() as s:
+        game = s.get(Game, long_id)
+        st = store.state(s, game)
+        events = s.exec(select(func.count()).select_from(Move)
+                        .where(Move.game_id == long_id)).one()
+    pad = score_pad(st)
+    assert pad["over"], "the robots' game did not end"
+    live = []
+    for _ in range(clients):
+        gid = create_game(store, LIVE, HUMANS, first_dealer=0)
+        start(store, gid)
+        with store.session() as s:
+            tokens = [x.token for x in s.exec(select(Seat).where(Seat.game_id == gid)
+                                              .order_by(Seat.seat)).all()]
+        live.append((gid, tokens))
+    store.engine.dispose()
+    return {"long_id": long_id, "hands": len(pad["hands"]), "events": events,
+            "scores": [x["score"] for x in pad["sides"]], "made": made, "live": live}
+
+
+# -- the clients ---------------------------------------------------------------------------
+class Conn:
+    def __init__(self, port: int):
+        self.c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def request(self, method, path, body=None, headers=None) -> tuple[int, bytes, object]:
+        for attempt in (0, 1):
+            try:
+                self.c.request(method, path, body=body, headers=headers or {})
+                r = self.c.getresponse()
+                data = r.read()
+                if r.will_close:
+                    self.c.close()  # a sync worker closes: the next request reconnects
+                return r.status, data, r
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                self.c.close()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+
+class Mover:
+    """One client's all-human game: its own copy of the state, the next move as a form."""
+
+    def __init__(self, url: str, game_id: int, tokens: list[str], conn: Conn):
+        self.store, self.game_id, self.tokens, self.n = Store(url), game_id, tokens, 0
+        status, html, r = conn.request("GET", "/")  # its demo form sets the csrf cookie
+        assert status == 200, status
+        self.cookie = r.getheader("Set-Cookie").split(";")[0]
+        self.csrf = re.search(rb'name="csrf" value="([^"]+)"', html).group(1).decode()
+        self.sync()
+
+    def sync(self) -> None:
+        lines = export(self.store, self.game_id).splitlines()
+        header = json.loads(lines[0])
+        self.st = replay(LIVE, [json.loads(x) for x in lines[1:]], header["first_dealer"])
+
+    def next(self) -> tuple[str, bytes, dict]:
+        if self.st.phase == "deal":
+            self.sync()  # the server dealt the next hand: read the deal from the log
+        seat = self.st.to_act()[0]
+        action = choose(view(self.st, seat), self.n, rules=self.st.rules)
+        self.n += 1
+        form = [("csrf", self.csrf), ("seq", str(self.st.seq))]
+        form += [(k, "1" if v is True else "0" if v is False else str(v))
+                 for k, v in action.items()]
+        return (f"/t/{self.tokens[seat]}/move", urllib.parse.urlencode(form).encode(),
+                {"seat": seat, "action": action})
+
+    def done(self, move: dict) -> None:
+        for ev in apply(self.st, move["seat"], move["action"]):
+            advance(self.st, ev)
+
+
+def client(kind: str, port: int, seconds: float, target: str, url: str, live, ready,
+           out) -> None:
+    """One client process: set up (imports, session, its game), wait for all, warm up, time."""
+    conn = Conn(port)
+    mover = Mover(url, live[0], live[1], conn) if kind == "move" else None
+    ready.wait()
+    t_start = time.time() + WARM
+    lat, errors, size = [], 0, 0
+    while True:
+        now = time.time()
+        if now >= t_start + seconds:
+            break
+        if mover:
+            path, body, move = mover.next()
+            headers = {"Cookie": mover.cookie,
+                       "Content-Type": "application/x-www-form-urlencoded"}
+            t0 = time.perf_counter()
+            status, data, _ = conn.request("POST", path, body, headers)
+        else:
+            t0 = time.perf_counter()
+            status, data, _ = conn.request("GET", target)
+        dt = time.perf_counter() - t0
+        ok = status == 200
+        if mover:
+            if not ok:  # out of step with the server: read the game again
+                mover.sync()
+            else:
+                mover.done(move)
+        if now >= t_start:
+            if ok:
+                lat.append(dt)
+                size = len(data)
+            else:
+                errors += 1
+    out.put({"lat": lat, "errors": errors, "size": size})
+
+
+def load(kind: str, port: int, seconds: float, clients: int, target: str = "",
+         url: str = "", live=()) -> dict:
+    ctx = mp.get_context("spawn")
+    ready, out = ctx.Barrier(clients), ctx.Queue()
+    procs = [ctx.Process(target=client, args=(kind, port, seconds, target, url,
+                                              live[i] if live else None, ready, out))
+             for i in range(clients)]
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=seconds + 120) for _ in procs]
+    for p in procs:
+        p.join()
+    lat = sorted(x for r in results for x in r["lat"])
+    if not lat:
+        raise SystemExit(f"{kind}: no request succeeded")
+    return {"n": len(lat), "rps": len(lat) / seconds, "median": statistics.median(lat),
+            "p99": lat[min(len(lat) - 1, int(0.99 * len(lat)))],
+            "errors": sum(r["errors"] for r in results),
+            "size": max(r["size"] for r in results)}
+
+
+def web_moves(url: str, games: list[int]) -> int:
+    store = Store(url)
+    with store.session() as s:
+        n = s.exec(select(func.count()).select_from(Move).where(
+            Move.game_id.in_(games), Move.source == "web", Move.actor.is_not(None),
+            Move.type.in_(["bid", "play"]))).one()
+    store.engine.dispose()
+    return n
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--workers", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--keep", action="store_true", help="keep the /tmp directory")
+    args = ap.parse_args()
+    import gunicorn as g
+
+    kind = f"gthread x{args.threads}" if args.threads > 1 else "sync"
+    print(f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
+          f"gunicorn {g.__version__} -w {args.workers} ({kind}), {args.clients} client "
+          f"processes, {args.seconds:g} s each, SQLite")
+    var = Path(tempfile.mkdtemp(prefix="pbem-bench-web-"))
+    url = f"sqlite:///{var / 'pbem.db'}"
+    procs = []
+    try:
+        data = prepare(url, args.clients)
+        port, top = free_port(), free_port()
+        env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+        env.update(PBEM_VAR_DIR=str(var), PBEM_SECRET_KEY=secrets.token_urlsafe(32),
+                   PBEM_BASE_URL=f"http://127.0.0.1:{port}")
+        procs.append(gunicorn("wsgi:app", port, env, args.workers, args.threads,
+                              var / "gunicorn.log"))
+        procs.append(gunicorn("ceiling_app:app", top, env, args.workers, args.threads,
+                              var / "ceiling.log"))
+        print(f"long game {data['long_id']}: four robots to 500 in {data['made']:.1f} s, "
+              f"{data['hands']} hands, {data['events']} events, final "
+              f"{'-'.join(map(str, data['scores']))}")
+        pad = load("pad", port, args.seconds, args.clients, f"/g/{data['long_id']}")
+        live = data["live"]
+        before = web_moves(url, [g for g, _ in live])
+        move = load("move", port, args.seconds, args.clients, url=url, live=live)
+        applied = web_moves(url, [g for g, _ in live]) - before
+        ceil = load("ceiling", top, args.seconds, args.clients, "/")
+    finally:
+        for p in procs:
+            stop(p)
+        if not args.keep:
+            shutil.rmtree(var, ignore_errors=True)
+    rows = [("score pad GET /g/ID (500-point game)", pad), ("move POST /t/TOKEN/move", move),
+            ("ceiling GET / (do-nothing app)", ceil)]
+    for name, r in rows:
+        print(f"{name:38} {r['n']:6} ok in {args.seconds:g} s = {r['rps']:7.1f} req/s, "
+              f"median {1000 * r['median']:6.2f} ms, p99 {1000 * r['p99']:6.2f} ms, "
+              f"{r['size']:6} bytes, {r['errors']} not ok")
+    print(f"moves the database holds from the web while timed (and warming up): {applied}")
+    print(f"ratios to the ceiling (req/s): score pad {pad['rps'] / ceil['rps']:.3f}, "
+          f"move POST {move['rps'] / ceil['rps']:.3f}; median latency x"
+          f"{pad['median'] / ceil['median']:.1f} and x{move['median'] / ceil['median']:.1f}")
+
+
+if __name__ == "__main__":
+    main()

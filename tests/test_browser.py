@@ -1,0 +1,185 @@
+"""A person in a real browser: Debian's headless Chromium, driven by Playwright, against the
+app served by werkzeug on a free 127.0.0.1 port. Screenshots go under the test's tmp_path,
+and the final ones are copied to /tmp/pbem-shots/ for a person to look at."""
+
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = Path("/tmp/pbem-shots")
+DEMO = "Play a demo game against three robots"
+MOVES = 'section[aria-label="Your move"] button'
+PAD_ROWS = 'table[aria-label="Score pad"] tbody tr'
+LINES = 'svg[role="img"] polyline'
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed: apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:  # never `playwright install`: the system browser
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                    args=["--no-sandbox", "--disable-background-networking"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def site(tmp_path):
+    """The app on a fresh SQLite database, served on a free port; its base URL."""
+    from werkzeug.serving import make_server
+
+    from pbem.config import Settings
+    from pbem.play import Store
+    from pbem.store.db import upgrade
+    from pbem.web.app import create_app
+
+    url = f"sqlite:///{tmp_path / 'pbem.db'}"
+    upgrade(url)
+    cfg = Settings(var_dir=tmp_path, database_url=url, secret_key="browser-test-key",
+                   base_url="http://127.0.0.1")
+    server = make_server("127.0.0.1", 0, create_app(cfg, Store(url)), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.port}"
+    server.shutdown()
+    thread.join(5)
+
+
+def shot(page, tmp_path, name: str) -> None:
+    path = tmp_path / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    SHOTS.mkdir(exist_ok=True)
+    shutil.copy(path, SHOTS / path.name)
+
+
+def open_demo(page, site) -> None:
+    page.goto(site + "/")
+    with page.expect_navigation():
+        page.get_by_role("button", name=DEMO).click()
+    assert re.search(r"/t/[^/]+$", page.url), page.url
+    assert page.locator('section[aria-label="Your hand"] .card').count() > 0
+
+
+def pick_move(page):
+    """The button a person would press: bid 3 when bidding, look at the cards when asked,
+    else the first move offered (the first legal card when playing)."""
+    buttons = page.locator(MOVES)
+    labels = [t.strip() for t in buttons.all_inner_texts()]
+    assert labels, "no move buttons on the table page: " + page.inner_text("main")[:500]
+    for wanted in ("Bid 3", "Look"):
+        if wanted in labels:
+            return buttons.nth(labels.index(wanted)), wanted
+    return buttons.first, labels[0]
+
+
+def test_a_whole_hand_by_clicking(chromium, site, tmp_path):
+    page = chromium.new_page(viewport={"width": 1100, "height": 900})
+    page.set_default_timeout(15_000)
+    page.goto(site + "/")
+    shot(page, tmp_path, "desktop-0-index")
+    open_demo(page, site)
+    assert page.locator(PAD_ROWS).count() == 0  # nothing scored yet
+    lines_before = page.locator(LINES).evaluate_all("ls => ls.map(l => l.getAttribute('points'))")
+    assert len(lines_before) == 2 and all(len(p.split()) == 1 for p in lines_before)
+    shot(page, tmp_path, "desktop-1-start")
+
+    pressed = []
+    for _ in range(40):  # a bid and 13 cards, with room for a look or a come-out question
+        if page.locator(PAD_ROWS).count():
+            break
+        button, label = pick_move(page)
+        with page.expect_navigation():
+            button.click()
+        pressed.append(label)
+        assert page.locator(".error").count() == 0, page.inner_text(".error")
+        notice = page.locator('p.notice[role="status"]').inner_text()
+        assert notice.startswith("Done:"), notice
+        if label == "Bid 3":
+            assert notice == "Done: bid 3."
+        if len(pressed) == 7:
+            shot(page, tmp_path, "desktop-2-mid-hand")
+    else:
+        pytest.fail(f"no hand was scored after pressing {pressed}")
+    assert "Bid 3" in pressed
+    plays = [x for x in pressed if x.startswith("Play ")]
+    assert len(plays) == 13, pressed
+
+    rows = page.locator(PAD_ROWS)
+    assert rows.count() == 1
+    cells = [c.strip() for c in rows.first.locator("td").all_inner_texts()]
+    assert cells[0] == "1"
+    assert len(cells) == 1 + 2 * 5  # hand, then bid/tricks/points/bags/score per side
+    for side in (cells[1:6], cells[6:11]):
+        bid, tricks, points, bags, score = side
+        assert re.fullmatch(r"\d+( blind)?.*", bid), side
+        assert re.fullmatch(r"\d+", tricks) and re.fullmatch(r"-?\d+( −\d+)?", points), side
+        assert re.fullmatch(r"\d+", bags) and re.fullmatch(r"-?\d+", score), side
+    assert int(cells[2]) + int(cells[7]) == 13  # every trick went to one side
+    assert int(cells[1].split()[0]) >= 3  # our side bid at least our 3
+
+    lines_after = page.locator(LINES).evaluate_all("ls => ls.map(l => l.getAttribute('points'))")
+    assert len(lines_after) == 2
+    assert all(len(p.split()) == 2 for p in lines_after), lines_after  # 0, then hand 1
+    assert lines_after != lines_before
+    chart_text = page.locator('svg[role="img"] text').all_text_contents()
+    for label_score in (cells[5], cells[10]):
+        assert any(t.endswith(f": {label_score}") for t in chart_text), (chart_text, cells)
+    shot(page, tmp_path, "desktop-3-scored")
+    page.close()
+
+
+def test_phone_viewport_and_keyboard(chromium, site, tmp_path):
+    context = chromium.new_context(viewport={"width": 375, "height": 740}, is_mobile=True,
+                                   has_touch=True, device_scale_factor=2)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    open_demo(page, site)
+    shot(page, tmp_path, "phone-1-table")
+
+    width = page.evaluate("innerWidth")
+    assert width == 375
+    scroll = page.evaluate("document.scrollingElement.scrollWidth")
+    assert scroll <= width, f"the page scrolls sideways: {scroll} px wide in {width}"
+    for box in page.locator('section[aria-label="Your hand"] .card').evaluate_all(
+            "cs => cs.map(c => c.getBoundingClientRect().right)"):
+        assert box <= width, "a card of the hand is off the screen"
+    for right in page.locator(MOVES).evaluate_all(
+            "bs => bs.map(b => b.getBoundingClientRect().right)"):
+        assert right <= width, "a move button is off the screen"
+
+    # Keyboard only: Tab to the first move button, Enter presses it.
+    first = page.locator(MOVES).first.inner_text().strip()
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        focused = page.evaluate("""() => {
+            const e = document.activeElement;
+            return e && e.matches('section[aria-label="Your move"] button')
+                ? e.innerText.trim() : null; }""")
+        if focused:
+            break
+    else:
+        pytest.fail("Tab never reached a move button")
+    assert focused == first  # the first move in reading order is the first one tabbed to
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none", "the focused button shows no focus ring"
+    seq_before = page.locator('section[aria-label="Your move"] input[name="seq"]').first \
+        .get_attribute("value")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    notice = page.locator('p.notice[role="status"]').inner_text()
+    assert notice.startswith("Done:"), notice
+    expected = first.lower().replace("play ", "played ")
+    assert notice.lower().rstrip(".") == "done: " + expected, (notice, first)
+    seq_after = page.locator('section[aria-label="Your move"] input[name="seq"]').first \
+        .get_attribute("value")
+    assert int(seq_after) > int(seq_before)
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= width
+    shot(page, tmp_path, "phone-2-after-enter")
+    context.close()

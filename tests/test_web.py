@@ -1,0 +1,445 @@
+"""The web with Flask's test client on a real database: every route, the demo, starting a
+game by invitation, moves from the table and from a turn mail's signed links (forged,
+expired, stale and replayed links are refused), and GETs that never change a game."""
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+from itsdangerous import TimestampSigner, URLSafeTimedSerializer
+from sqlmodel import select
+
+from pbem.engine import Rules, preset
+from pbem.store.games import create_game
+from pbem.store.models import Game, Move, Outbox, Seat
+from pbem.web.tokens import MAX_AGE, MOVE, Signer
+from tests.web_helpers import (
+    BASE,
+    counts,
+    csrf,
+    drive,
+    game_state,
+    humans_game,
+    mail_links,
+    make_app,
+    move_forms,
+    seats,
+    tokens,
+)
+
+# every route of the app, and the test below that visits it (test_every_route_is_tested)
+ROUTES = {
+    "/": "test_pages_and_api", "/g/<int:game_id>": "test_pages_and_api",
+    "/demo": "test_demo", "/new": "test_new_game_form_refuses_bad_input",
+    "/g/<int:game_id>/created": "test_invitations_deal_when_all_accept",
+    "/i/<token>": "test_invitations_deal_when_all_accept",
+    "/t/<token>": "test_pages_and_api", "/t/<token>/move": "test_moves_from_table_buttons",
+    "/m/<token>": "test_move_links_from_a_turn_mail",
+    "/api/games": "test_pages_and_api", "/api/g/<int:game_id>": "test_pages_and_api",
+    "/api/t/<token>": "test_pages_and_api",
+    "/t/<token>/deal/<int:seq>": "test_a_finished_deal_is_shown_with_its_salt",
+}  # and test_docs_api_md_documents_every_endpoint for /api/
+
+
+@pytest.fixture
+def app(store, tmp_path, monkeypatch):
+    return make_app(store, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def test_every_route_is_tested(app):
+    rules = {r.rule for r in app.url_map.iter_rules() if r.endpoint != "static"}
+    assert rules == set(ROUTES)
+
+
+def test_pages_and_api(store, client):
+    pub = humans_game(store, preset("standard"))
+    priv = humans_game(store, preset("standard"), public=False)
+    st = game_state(store, pub)
+    before = counts(store)
+
+    r = client.get("/")
+    assert r.status_code == 200
+    assert f'href="/g/{pub}"' in r.text and f'href="/g/{priv}"' not in r.text
+    assert 'action="/demo"' in r.text and 'href="/new"' in r.text
+    games = client.get("/api/games").get_json()
+    assert {"id": pub, "preset": "standard", "status": "playing", "url": f"/g/{pub}"} in games
+    assert priv not in [g["id"] for g in games]
+
+    r = client.get(f"/g/{pub}")
+    assert r.status_code == 200
+    assert "<svg" in r.text and 'aria-label="Score pad"' in r.text and "p0 &amp; p2" in r.text
+    assert 'class="card' not in r.text  # a spectator sees no hand while it is played
+    pad = client.get(f"/api/g/{pub}").get_json()
+    assert pad["id"] == pub and pad["seq"] == st.seq and pad["phase"] == "bid"
+    assert pad["seats"] == ["p0", "p1", "p2", "p3"] and pad["hands"] == []
+    assert [s["seats"] for s in pad["sides"]] == [[0, 2], [1, 3]]
+
+    # a private game's pad is its players' business only
+    assert client.get(f"/g/{priv}").status_code == 404
+    assert client.get(f"/api/g/{priv}").status_code == 404
+    assert client.get(f"/t/{tokens(store, priv)[0]}").status_code == 200
+    for path in ("/g/9999", "/api/g/9999", "/t/nosuchtoken", "/api/t/nosuchtoken",
+                 "/i/nosuchtoken", "/g/9999/created"):
+        assert client.get(path).status_code == 404, path
+
+    # each seat's table: its own hand by suit, bids and tricks, the pad, the commitment
+    seat = st.to_act()[0]
+    tok = tokens(store, pub)[seat]
+    r = client.get(f"/t/{tok}")
+    assert r.status_code == 200
+    assert r.text.count('class="card') == 13 and "Spades" in r.text
+    assert "Deal commitment" in r.text and st.deal_record["commitment"] in r.text
+    assert "<svg" in r.text and "◀ to play" in r.text
+    assert len(move_forms(r.text)) == len([a for a in st_legal(st, seat)])
+    js = client.get(f"/api/t/{tok.upper()}").get_json()  # tokens may come back upper case
+    assert js["seat"] == seat and js["game"] == pub and sorted(js["hand"]) == \
+        sorted(st.hands[seat])
+    assert js["legal"] == st_legal(st, seat) and "history" not in js
+    assert counts(store) == before  # none of these GETs changed anything
+
+
+def st_legal(st, seat):
+    from pbem.engine import legal
+
+    return legal(st, seat)
+
+
+def test_demo(store, client):
+    assert client.post("/demo").status_code == 400  # no CSRF field: refused
+    assert client.post("/demo", data={"csrf": "forged"}).status_code == 400
+    with store.session() as s:
+        assert s.exec(select(Game)).all() == []
+    r = client.post("/demo", data={"csrf": csrf(client)})
+    assert r.status_code == 302 and r.headers["Location"].startswith("/t/")
+    page = client.get(r.headers["Location"])
+    assert page.status_code == 200 and "Your hand" in page.text
+    with store.session() as s:
+        (game,) = s.exec(select(Game)).all()
+    assert [x.robot for x in seats(store, game.id)] == [False, True, True, True]
+    st = game_state(store, game.id)
+    assert st.phase == "bid" and st.to_act() == [0]  # the robots bid; the demo player is due
+    assert page.text.count('class="card') == 13 and move_forms(page.text)
+
+
+def test_new_game_form_refuses_bad_input(store, client):
+    r = client.get("/new")
+    assert r.status_code == 200 and 'name="csrf"' in r.text and "cutthroat-3" in r.text
+    good = {"you": "a@x.test", "preset": "standard", "seat0": "a@x.test", "seat1": "robot",
+            "seat2": "b@x.test", "seat3": "robot", "public": "on"}
+    assert client.post("/new", data=good).status_code == 400  # no CSRF
+    assert client.post("/new", data=dict(good, csrf="x")).status_code == 400
+    token = csrf(client)
+    bad = [({"you": "nobody"}, "your own email"),
+           ({"seat2": "bob"}, "seat 2"),
+           ({"options": "target"}, "KEY=VALUE"),
+           ({"options": "nosuch=1"}, "unknown option"),
+           ({"options": "target=abc"}, "whole number"),
+           ({"preset": "nosuch"}, "nosuch")]
+    for change, words in bad:
+        r = client.post("/new", data=dict(good, csrf=token, **change))
+        assert r.status_code == 400, change
+        assert 'class="error"' in r.text and words in r.text, (change, r.text[-800:])
+        assert 'value="a@x.test"' in r.text or change.get("you")  # the form keeps its input
+    with store.session() as s:
+        assert s.exec(select(Game)).all() == [] and s.exec(select(Outbox)).all() == []
+
+
+def _new_game(client, **seats_):
+    data = {"csrf": csrf(client), "you": "a@x.test", "preset": "standard", "public": "on",
+            **seats_}
+    r = client.post("/new", data=data)
+    assert r.status_code == 302, r.text
+    return r.headers["Location"]
+
+
+def _invites(store, gid) -> dict:
+    with store.session() as s:
+        rows = s.exec(select(Outbox).where(Outbox.game_id == gid)).all()
+    out = {}
+    for row in rows:
+        assert row.dedupe_key.startswith("invite:")
+        out[row.to_addr] = row.body_text.split(f"{BASE}/i/")[1].split()[0]
+    return out
+
+
+def test_invitations_deal_when_all_accept(store, client):
+    where = _new_game(client, seat0="a@x.test", seat1="B@x.test", seat2="robot",
+                      seat3="c@x.test")
+    assert where.startswith("/g/") and "/created?token=" in where
+    gid = int(where.split("/")[2])
+    mine = where.split("token=")[1]
+    r = client.get(where)
+    assert r.status_code == 200 and f'href="/t/{mine}"' in r.text
+    assert mine == tokens(store, gid)[0]
+    invites = _invites(store, gid)
+    assert set(invites) == {"b@x.test", "c@x.test"}  # the creator and the robot are seated
+    assert counts(store, gid)[0] == 0  # no deal until everyone said yes
+    assert client.get(f"/t/{mine}").status_code == 200  # the creator sees the empty table
+    b, c = invites["b@x.test"], invites["c@x.test"]
+    assert client.get(f"/t/{b}").status_code == 404  # not yet accepted: no table
+    assert client.get(f"/api/t/{b}").status_code == 404
+
+    before = counts(store)
+    r = client.get(f"/i/{b}")  # a mail scanner fetching the link changes nothing
+    assert r.status_code == 200 and 'value="yes"' in r.text and 'value="no"' in r.text
+    assert counts(store) == before and not seats(store, gid)[1].accepted
+    assert client.post(f"/i/{b}", data={"answer": "yes"}).status_code == 400  # no CSRF
+    assert not seats(store, gid)[1].accepted
+
+    r = client.post(f"/i/{b}", data={"answer": "yes", "csrf": csrf(client)})
+    assert r.status_code == 302 and r.headers["Location"] == f"/t/{b}"
+    assert counts(store, gid)[0] == 0  # c has not answered
+    assert client.get(f"/t/{b}").status_code == 200
+    r = client.post(f"/i/{c}", data={"answer": "yes", "csrf": csrf(client)})
+    assert r.status_code == 302
+    assert counts(store, gid)[0] > 0  # everyone is in: dealt
+    with store.session() as s:
+        assert s.get(Game, gid).status == "playing"
+        assert s.exec(select(Move).where(Move.game_id == gid, Move.type == "deal")).first()
+    r = client.get(f"/t/{c}")
+    assert r.status_code == 200 and r.text.count('class="card') >= 13
+    # answering again changes nothing
+    before = counts(store)
+    r = client.post(f"/i/{c}", data={"answer": "no", "csrf": csrf(client)})
+    assert r.status_code == 200 and "answered already" in r.text
+    assert counts(store) == before and not seats(store, gid)[3].robot
+
+
+def test_decline_gives_the_seat_to_a_robot(store, client):
+    where = _new_game(client, seat0="a@x.test", seat1="b@x.test", seat2="robot",
+                      seat3="robot")
+    gid = int(where.split("/")[2])
+    b = _invites(store, gid)["b@x.test"]
+    r = client.post(f"/i/{b}", data={"answer": "no", "csrf": csrf(client)})
+    assert r.status_code == 200 and "Declined" in r.text
+    seat = seats(store, gid)[1]
+    assert seat.robot and seat.player_id is None and seat.token != b
+    assert counts(store, gid)[0] > 0  # the robot filled the last seat: dealt
+    for path in (f"/t/{b}", f"/api/t/{b}", f"/i/{b}"):  # the old link shows no robot's hand
+        assert client.get(path).status_code == 404, path
+    assert client.post(f"/t/{b}/move", data={"csrf": csrf(client), "type": "bid", "bid": "3",
+                                             "seq": "1"}).status_code == 404
+
+
+def test_moves_from_table_buttons(store, client):
+    gid = humans_game(store, preset("standard"))
+    st = game_state(store, gid)
+    seat = st.to_act()[0]
+    tok = tokens(store, gid)[seat]
+    other = tokens(store, gid)[(seat + 1) % 4]
+    r = client.get(f"/t/{tok}")
+    forms = move_forms(r.text)
+    assert [f["label"] for f in forms][:3] == ["Bid nil", "Bid 1", "Bid 2"]
+    bid3 = next(f for f in forms if f["label"] == "Bid 3")
+    assert bid3["data"]["seq"] == str(st.seq)
+    assert not move_forms(client.get(f"/t/{other}").text)  # not its turn: no buttons
+
+    before = counts(store, gid)
+    no_csrf = {k: v for k, v in bid3["data"].items() if k != "csrf"}
+    assert client.post(bid3["action"], data=no_csrf).status_code == 400
+    bad = dict(bid3["data"], type="cheat")
+    assert client.post(bid3["action"], data=bad).status_code == 400
+    bad = dict(bid3["data"], seq="x")
+    assert client.post(bid3["action"], data=bad).status_code == 400
+    r = client.post(f"/t/{other}/move", data=bid3["data"])  # another seat, out of turn
+    assert r.status_code == 409 and 'class="error"' in r.text
+    assert counts(store, gid) == before
+
+    r = client.post(bid3["action"], data=bid3["data"])
+    assert r.status_code == 200 and "Done: bid 3." in r.text
+    assert game_state(store, gid).bids[seat] == 3
+    with store.session() as s:
+        m = s.exec(select(Move).where(Move.game_id == gid, Move.actor == seat)).one()
+    assert m.source == "web" and m.payload["bid"] == 3
+    after = counts(store, gid)
+    r = client.post(bid3["action"], data=bid3["data"])  # the same button again: stale
+    assert r.status_code == 409 and "moved on" in r.text and counts(store, gid) == after
+
+
+def _turn_mail(store, gid, seat):
+    with store.session() as s:
+        rows = s.exec(select(Outbox).where(Outbox.game_id == gid,
+                                           Outbox.dedupe_key.startswith(f"turn:{gid}:{seat}:"))
+                      .order_by(Outbox.id.desc())).all()
+    return rows[0]
+
+
+def test_move_links_from_a_turn_mail(store, client):
+    gid = humans_game(store, preset("standard"))
+    st = game_state(store, gid)
+    seat = st.to_act()[0]
+    mail = _turn_mail(store, gid, seat)
+    links = dict(mail_links(mail.body_html))
+    assert len(links) == len(st_legal(st, seat)) and "bid 4" in links and "bid 5" in links
+
+    before = counts(store)
+    r = client.get(links["bid 4"])  # GET: the move and one button, nothing changes
+    assert r.status_code == 200 and "Confirm: Bid 4" in r.text
+    assert r.text.count("<button") == 1 and counts(store) == before
+    r = client.head(links["bid 4"])
+    assert counts(store) == before
+    assert client.post(links["bid 4"]).status_code == 400  # no CSRF
+    assert counts(store) == before
+
+    r = client.post(links["bid 4"], data={"csrf": csrf(client)})
+    assert r.status_code == 200 and "Done: Bid 4." in r.text
+    assert game_state(store, gid).bids[seat] == 4
+    with store.session() as s:
+        m = s.exec(select(Move).where(Move.game_id == gid, Move.actor == seat)).one()
+    assert m.ref.startswith("link:") and m.source == "web"
+    used = counts(store)
+    r = client.post(links["bid 4"], data={"csrf": csrf(client)})  # replayed
+    assert r.status_code == 409 and "used already" in r.text and counts(store) == used
+    assert game_state(store, gid).bids[seat] == 4
+
+    # the game moves on until this seat is due again; the mail's other link is stale
+    st = drive(store, gid, lambda x: seat in x.to_act())
+    moved = counts(store)
+    r = client.get(links["bid 5"])  # shows the table as it is now, changes nothing
+    assert r.status_code == 200 and "moved on" in r.text and counts(store) == moved
+    assert all(f["data"]["seq"] == str(st.seq) for f in move_forms(r.text))
+    r = client.post(links["bid 5"], data={"csrf": csrf(client)})
+    assert r.status_code == 409 and "moved on" in r.text and counts(store) == moved
+    fresh = move_forms(r.text)  # the current table, with this seat's fresh moves
+    assert fresh and all(f["data"]["seq"] == str(st.seq) for f in fresh)
+    assert game_state(store, gid).bids[seat] == 4
+
+
+def test_forged_expired_and_foreign_tokens_are_refused(app, store, client):
+    gid = humans_game(store, preset("standard"))
+    st = game_state(store, gid)
+    seat = st.to_act()[0]
+    keys = app.config["PBEM_KEYS"]
+    data = {"g": gid, "s": seat, "a": {"type": "bid", "bid": 3}, "q": st.seq}
+    good = Signer(keys).dumps(data)
+    body, sig = good.rsplit(".", 1)
+    forged = f"{body}.{sig[:-2]}{'AA' if sig[-2:] != 'AA' else 'BB'}"
+    # the payload changed to another seat's move, the signature kept
+    other = Signer(keys).dumps(dict(data, s=(seat + 1) % 4))
+    swapped = f"{other.rsplit('.', 2)[0]}.{good.split('.', 1)[1]}"
+
+    class Past(TimestampSigner):
+        def get_timestamp(self):
+            return int(time.time()) - MAX_AGE - 60
+
+    expired = URLSafeTimedSerializer(keys, salt=MOVE, signer=Past).dumps(dict(data, n="ab"))
+    other_purpose = Signer(keys, purpose="pbem.other").dumps(data)
+    other_key = Signer(["not-our-key"]).dumps(data)
+    before = counts(store)
+    token = csrf(client)
+    for bad, why in [(forged, "not valid"), (swapped, "not valid"), ("garbage", "not valid"),
+                     (other_purpose, "not valid"), (other_key, "not valid"),
+                     (expired, "expired")]:
+        r = client.get(f"/m/{bad}")
+        assert r.status_code == 400 and why in r.text, bad
+        r = client.post(f"/m/{bad}", data={"csrf": token})
+        assert r.status_code == 400 and why in r.text, bad
+    assert counts(store) == before
+    r = client.post(f"/m/{good}", data={"csrf": token})  # and the genuine one still works
+    assert r.status_code == 200 and game_state(store, gid).bids[seat] == 3
+
+
+def test_a_link_signed_with_the_old_key_still_works(store, tmp_path, monkeypatch):
+    app = make_app(store, tmp_path, monkeypatch, secret="old-secret,new-secret")
+    assert app.config["PBEM_KEYS"] == ["old-secret", "new-secret"]
+    client = app.test_client()
+    gid = humans_game(store, preset("standard"))
+    st = game_state(store, gid)
+    seat = st.to_act()[0]
+    # the turn mail is signed with the newest key
+    links = dict(mail_links(_turn_mail(store, gid, seat).body_html))
+    new = links["bid 2"].split("/m/")[1]
+    Signer(["new-secret"]).loads(new)
+    with pytest.raises(ValueError):
+        Signer(["old-secret"]).loads(new)
+    old = Signer(["old-secret"]).dumps({"g": gid, "s": seat, "a": {"type": "bid", "bid": 2},
+                                        "q": st.seq})
+    assert client.get(f"/m/{old}").status_code == 200
+    r = client.post(f"/m/{old}", data={"csrf": csrf(client)})
+    assert r.status_code == 200 and game_state(store, gid).bids[seat] == 2
+    # a key that was never ours is refused
+    nobody = Signer(["retired-long-ago"]).dumps({"g": gid, "s": seat, "a": {}, "q": 0})
+    assert client.get(f"/m/{nobody}").status_code == 400
+
+
+def test_a_link_for_a_seat_a_robot_took_is_refused(app, store, client):
+    gid = create_game(store, Rules.from_dict({"preset": "standard"}),
+                      ["a@x.test", "b@x.test", "c@x.test", "d@x.test"], first_dealer=0)
+    from pbem.play import start
+
+    start(store, gid)
+    st = game_state(store, gid)
+    seat = st.to_act()[0]
+    token = Signer(app.config["PBEM_KEYS"]).dumps(
+        {"g": gid, "s": seat, "a": {"type": "bid", "bid": 3}, "q": st.seq})
+    with store.session() as s:
+        row = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == seat)).one()
+        row.robot, row.player_id = True, None
+        s.add(row)
+        s.commit()
+    before = counts(store)
+    r = client.post(f"/m/{token}", data={"csrf": csrf(client)})
+    assert r.status_code == 400 and "no longer yours" in r.text and counts(store) == before
+
+
+def test_docs_api_md_documents_every_endpoint(app, store, client):
+    """docs/api.md: a section per /api/ route, with examples shaped like real responses."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text()
+    routes = {r.rule.replace("<int:game_id>", "<id>") for r in app.url_map.iter_rules()
+              if r.rule.startswith("/api/")}
+    assert routes == set(re.findall(r"^## `GET (/api/\S+)`", doc, re.M))
+    examples = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", doc, re.S)]
+    games, pad, pad_after, table = examples
+    gid = humans_game(store, preset("standard"))
+    tok = tokens(store, gid)[0]
+    live = client.get("/api/games").get_json()
+    assert set(games[0]) == set(live[0])
+    assert set(pad) == set(pad_after) == set(client.get(f"/api/g/{gid}").get_json())
+    assert set(table) == set(client.get(f"/api/t/{tok}").get_json())
+    for key in table:
+        assert f"`{key}`" in doc, key
+
+
+def test_passing_cards_from_the_table_form(store, client):
+    gid = humans_game(store, Rules.from_dict({"preset": "standard", "pass_to_partner": "2"}))
+    st = game_state(store, gid)
+    assert st.phase == "pass"
+    seat = st.to_act()[0]
+    tok = tokens(store, gid)[seat]
+    r = client.get(f"/t/{tok}")
+    assert "Pass 2 cards to your partner" in r.text
+    boxes = re.findall(r'type="checkbox" name="card" value="([2-9TJQKA][SHDC])"', r.text)
+    assert sorted(boxes) == sorted(st.hands[seat])
+    data = {"csrf": csrf(client), "type": "pass", "seq": str(st.seq), "card": boxes[:1]}
+    r = client.post(f"/t/{tok}/move", data=data)  # one card is not two: refused
+    assert r.status_code == 409 and counts(store, gid)[0] == st.seq
+    r = client.post(f"/t/{tok}/move", data=dict(data, card=boxes[:2]))
+    assert r.status_code == 200 and "Done: passed" in r.text
+    assert game_state(store, gid).passed_away[seat] == boxes[:2]
+
+
+def test_a_finished_deal_is_shown_with_its_salt(store, client):
+    from pbem.engine.commitment import deal_digest
+
+    gid = humans_game(store, preset("standard").with_options(target=10_000))
+    tok = tokens(store, gid)[0]
+    first = game_state(store, gid).deal_record["seq"]
+    assert client.get(f"/t/{tok}/deal/{first}").status_code == 404  # the hand is in play
+    st = drive(store, gid, lambda x: x.hand_no == 1)  # one hand played and scored
+    salt = st.reveals[first]
+    with store.session() as s:
+        deal = s.exec(select(Move.payload).where(Move.game_id == gid, Move.seq == first)).one()
+    assert deal_digest(deal, salt) == deal["commitment"]
+    table = client.get(f"/t/{tok}").text
+    assert salt in table and f"/t/{tok}/deal/{first}" in table
+    r = client.get(f"/t/{tok}/deal/{first}")
+    assert r.status_code == 200 and salt in r.text and deal["commitment"] in r.text
+    assert all(f"<code>{c}</code>" in r.text for h in deal["hands"] for c in h)
+    assert client.get(f"/t/{tok}/deal/{st.deal_record['seq']}").status_code == 404  # not yet

@@ -1,0 +1,126 @@
+"""Helpers for the web tests: an app on the test's database, CSRF, games driven to a point."""
+
+import re
+from html.parser import HTMLParser
+
+from sqlalchemy import func
+from sqlmodel import select
+
+from pbem.config import load
+from pbem.engine import choose, view
+from pbem.play import start, submit
+from pbem.store.games import create_game
+from pbem.store.models import Game, Move, Outbox, Seat
+from pbem.web.app import create_app
+
+BASE = "http://pbem.test"
+
+
+def make_app(store, tmp_path, monkeypatch, secret: str | None = None):
+    """The app as `pbem serve` builds it, on this test's database and var dir. The turn
+    mails (pbem.notify) load the settings themselves: the environment is set for them too."""
+    monkeypatch.setenv("PBEM_VAR_DIR", str(tmp_path))
+    monkeypatch.setenv("PBEM_BASE_URL", BASE)
+    if secret is None:
+        monkeypatch.delenv("PBEM_SECRET_KEY", raising=False)
+    else:
+        monkeypatch.setenv("PBEM_SECRET_KEY", secret)
+    return create_app(load(), store, testing=True)
+
+
+def csrf(client) -> str:
+    """The CSRF value of this browser's session, read from a real form."""
+    r = client.get("/new")
+    return re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
+
+
+def game_state(store, gid):
+    with store.session() as s:
+        st = store.state(s, s.get(Game, gid))
+    store.keep(gid, st)
+    return st.snapshot()
+
+
+def counts(store, gid=None) -> tuple[int, int]:
+    """(moves, outbox rows): what a GET must never change."""
+    with store.session() as s:
+        q_moves, q_out = select(func.count(Move.id)), select(func.count(Outbox.id))
+        if gid is not None:
+            q_moves = q_moves.where(Move.game_id == gid)
+            q_out = q_out.where(Outbox.game_id == gid)
+        return s.exec(q_moves).one(), s.exec(q_out).one()
+
+
+def seats(store, gid) -> list[Seat]:
+    with store.session() as s:
+        return list(s.exec(select(Seat).where(Seat.game_id == gid).order_by(Seat.seat)).all())
+
+
+def tokens(store, gid) -> list[str]:
+    return [x.token for x in seats(store, gid)]
+
+
+def humans_game(store, rules, public=True, first_dealer=0) -> int:
+    """A started game with a human (p<i>@x.test) in every seat."""
+    who = [f"p{i}@x.test" for i in range(rules.players)]
+    gid = create_game(store, rules, who, first_dealer=first_dealer, public=public)
+    start(store, gid)
+    return gid
+
+
+def drive(store, gid, stop, seed=0, limit=5000):
+    """Humans move as the robot would choose, through play.submit, until stop(state)."""
+    for _ in range(limit):
+        st = game_state(store, gid)
+        if stop(st) or st.phase == "over":
+            return st
+        seat = st.to_act()[0]
+        action = choose(view(st, seat), seed=seed, rules=st.rules)
+        submit(store, gid, seat, action, expect_seq=st.seq, source="web")
+    raise AssertionError("the game did not reach the point asked for")
+
+
+class Forms(HTMLParser):
+    """Every <form>: its action, method and inputs (name, value), and its button texts."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.forms, self._in_button = [], False
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form":
+            self.forms.append({"action": a.get("action"), "method": a.get("method", "get"),
+                               "inputs": [], "buttons": []})
+        elif tag == "input" and self.forms:
+            self.forms[-1]["inputs"].append((a.get("name"), a.get("value", ""), a.get("type")))
+        elif tag == "button" and self.forms:
+            self._in_button = True
+            self.forms[-1]["buttons"].append({"name": a.get("name"), "value": a.get("value"),
+                                              "text": ""})
+
+    def handle_endtag(self, tag):
+        if tag == "button":
+            self._in_button = False
+
+    def handle_data(self, data):
+        if self._in_button and self.forms:
+            self.forms[-1]["buttons"][-1]["text"] += data
+
+
+def move_forms(html: str) -> list[dict]:
+    """The table's move buttons: each as the form data it posts, with its label."""
+    out = []
+    for f in Forms(html).forms:
+        if f["action"] and f["action"].endswith("/move") and f["buttons"]:
+            data = {n: v for n, v, t in f["inputs"] if n and t != "checkbox"}
+            out.append({"action": f["action"], "data": data, "label": f["buttons"][0]["text"]})
+    return out
+
+
+def mail_links(html: str) -> list[tuple[str, str]]:
+    """(label, path) of every /m/ move link in a turn mail's HTML part."""
+    found = re.findall(r'href="' + re.escape(BASE) + r'(/m/[A-Za-z0-9_.\-]+)"[^>]*>([^<]*)<',
+                       html)
+    return [(label, path) for path, label in found]
