@@ -36,15 +36,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from aiosmtpd.controller import Controller  # noqa: E402
-from sqlalchemy import create_engine, func, text  # noqa: E402
+from sqlalchemy import func  # noqa: E402
 from sqlmodel import select  # noqa: E402
 
+from bench.scratch_db import ScratchDatabase  # noqa: E402
 from pbem.config import Settings  # noqa: E402
 from pbem.engine import advance, apply, choose, parse_action, preset, replay, view  # noqa: E402
 from pbem.mail.inbound import MAX_SIZE, controller  # noqa: E402
 from pbem.notify import reply_address  # noqa: E402
 from pbem.play import Store, start  # noqa: E402
-from pbem.store.db import engine_for, upgrade  # noqa: E402
 from pbem.store.games import create_game, export  # noqa: E402
 from pbem.store.models import Outbox, Player, Seat  # noqa: E402
 
@@ -57,33 +57,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-class Database:
-    def __init__(self, pg_url: str | None):
-        self.pg_url = pg_url
-        if pg_url is None:
-            self.dir = tempfile.mkdtemp(prefix="pbem-bench-mail-")
-            self.url = f"sqlite:///{self.dir}/bench.db"
-        else:
-            self.schema = f"bench_{secrets.token_hex(4)}"
-            self._admin(f"CREATE SCHEMA {self.schema}")
-            sep = "&" if "?" in pg_url else "?"
-            self.url = f"{pg_url}{sep}options=-csearch_path%3D{self.schema}"
-        upgrade(self.url)
-
-    def _admin(self, sql: str) -> None:
-        admin = create_engine(self.pg_url, isolation_level="AUTOCOMMIT")
-        with admin.connect() as c:
-            c.execute(text(sql))
-        admin.dispose()
-
-    def close(self) -> None:
-        engine_for(self.url).dispose()
-        if self.pg_url is None:
-            shutil.rmtree(self.dir, ignore_errors=True)
-        else:
-            self._admin(f"DROP SCHEMA {self.schema} CASCADE")
 
 
 def words(action: dict) -> str:
@@ -164,7 +137,7 @@ class Nothing:
         return "250 OK"
 
 
-def end_to_end(db: Database, seconds: float, per_mail: bool):
+def end_to_end(db: ScratchDatabase, seconds: float, per_mail: bool):
     store = Store(db.url)
     gid = create_game(store, RULES, HUMANS, first_dealer=0)
     start(store, gid)
@@ -229,7 +202,7 @@ def main() -> None:
     print(f"python {platform.python_version()}, {platform.machine()}, "
           f"{'postgresql' if args.pg else 'sqlite'}, "
           f"{'a connection per mail' if per_mail else 'one connection for all mails'}")
-    db = Database(args.pg)
+    db = ScratchDatabase(args.pg)
     try:
         n, t, mails = end_to_end(db, args.seconds, per_mail)
     finally:

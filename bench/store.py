@@ -20,21 +20,19 @@ import multiprocessing as mp
 import os
 import platform
 import pstats
-import secrets
-import shutil
 import sqlite3
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.scratch_db import ScratchDatabase  # noqa: E402
 from pbem import play  # noqa: E402
 from pbem.engine import Rules, choose, preset, replay, view  # noqa: E402
 from pbem.store import games  # noqa: E402
-from pbem.store.db import engine_for, upgrade  # noqa: E402
+from pbem.store.db import engine_for  # noqa: E402
 from pbem.store.models import Game  # noqa: E402
 
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -44,43 +42,7 @@ COLD_RUNS = 5
 
 
 # -- databases -----------------------------------------------------------------------------
-class Database:
-    """A fresh, migrated database: a SQLite file under /tmp or a PostgreSQL schema."""
-
-    def __init__(self, kind: str, pg_url: str = PG_URL):
-        self.kind, self.pg_url = kind, pg_url
-        if kind == "sqlite":
-            self.dir = tempfile.mkdtemp(prefix="pbem-bench-")
-            self.url = f"sqlite:///{self.dir}/bench.db"
-        else:
-            self.schema = f"bench_{secrets.token_hex(4)}"
-            self._admin(f"CREATE SCHEMA {self.schema}")
-            sep = "&" if "?" in pg_url else "?"
-            self.url = f"{pg_url}{sep}options=-csearch_path%3D{self.schema}"
-        upgrade(self.url)
-
-    def _admin(self, sql: str) -> None:
-        from sqlalchemy import create_engine, text
-        eng = create_engine(self.pg_url)
-        with eng.begin() as conn:
-            conn.execute(text(sql))
-        eng.dispose()
-
-    def drop(self) -> None:
-        engine_for(self.url).dispose()
-        if self.kind == "sqlite":
-            shutil.rmtree(self.dir, ignore_errors=True)
-        else:
-            self._admin(f"DROP SCHEMA IF EXISTS {self.schema} CASCADE")
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.drop()
-
-
-def server_version(db: Database) -> str:
+def server_version(db: ScratchDatabase) -> str:
     if db.kind == "sqlite":
         return f"SQLite {sqlite3.sqlite_version}"
     from sqlalchemy import text
@@ -127,7 +89,7 @@ def writer(url: str, tag: str, seconds: float, target: int, ready, go, out) -> N
              "elapsed": time.perf_counter() - start})
 
 
-def throughput(db: Database, writers: int, seconds: float, target: int) -> dict:
+def throughput(db: ScratchDatabase, writers: int, seconds: float, target: int) -> dict:
     ctx = mp.get_context("spawn")
     ready, go, out = ctx.Barrier(writers + 1), ctx.Barrier(writers + 1), ctx.Queue()
     procs = [ctx.Process(target=writer,
@@ -161,7 +123,7 @@ def pct(values, p: float) -> float:
     return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
 
 
-def latency(db: Database, seconds: float) -> dict:
+def latency(db: ScratchDatabase, seconds: float) -> dict:
     store = play.Store(db.url)
     res = long_game(store)
     with store.session() as s:  # the engine alone, replaying this log
@@ -236,7 +198,7 @@ def table_latency(rows) -> str:
 
 def profile(seconds, count=300):
     """cProfile of warm submits in a long game on SQLite."""
-    with Database("sqlite") as db:
+    with ScratchDatabase() as db:
         store = play.Store(db.url)
         res = long_game(store)
         prof = cProfile.Profile()
@@ -268,12 +230,12 @@ def main(argv=None):
     through, lat, versions = [], [], []
     for kind in kinds:
         for writers in (1, 4):
-            with Database(kind, args.pg) as db:
+            with ScratchDatabase(args.pg if kind == "postgresql" else None) as db:
                 if writers == 1:
                     versions.append(server_version(db))
                 through.append(throughput(db, writers, args.seconds, args.target))
             print(f"  {kind}, {writers} writer(s) done", file=sys.stderr)
-        with Database(kind, args.pg) as db:
+        with ScratchDatabase(args.pg if kind == "postgresql" else None) as db:
             lat.append(latency(db, args.seconds))
         print(f"  {kind}, long game done", file=sys.stderr)
     print(machine(versions))

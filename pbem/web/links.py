@@ -5,7 +5,7 @@ move's ref. A stale link says the game has moved on and shows the table as it is
 from flask import Blueprint, current_app, render_template
 from sqlmodel import select
 
-from ..play import Refused, Stale, submit
+from ..play import Refused, submit
 from ..store.models import Seat
 from . import data
 from .tables import render_table
@@ -27,15 +27,25 @@ def _seat(d):
         return s.exec(select(Seat).where(Seat.game_id == d["g"], Seat.seat == d["s"])).first()
 
 
-@bp.get("/m/<token>")
-def confirm(token):
+def _link(token):
+    """(the link's data, its seat), or the page that says why the link does not work."""
     d = _read(token)
     if isinstance(d, str):
-        return render_template("web/message.html", title="This link does not work", text=d), 400
+        return None, (render_template("web/message.html", title="This link does not work",
+                                      text=d), 400)
     seat = _seat(d)
     if seat is None or seat.robot:
-        return render_template("web/message.html", title="This link does not work",
-                               text="That seat is no longer yours."), 400
+        return None, (render_template("web/message.html", title="This link does not work",
+                                      text="That seat is no longer yours."), 400)
+    return (d, seat), None
+
+
+@bp.get("/m/<token>")
+def confirm(token):
+    found, refusal = _link(token)
+    if refusal:
+        return refusal
+    d, seat = found
     t = data.load(d["g"])
     if t.state.seq != d["q"]:  # stale: the table as it is now, with fresh moves
         return render_table(seat.token, seat, error="The game has moved on since this mail "
@@ -46,19 +56,14 @@ def confirm(token):
 
 @bp.post("/m/<token>")
 def apply_link(token):
-    d = _read(token)
-    if isinstance(d, str):
-        return render_template("web/message.html", title="This link does not work", text=d), 400
-    seat = _seat(d)
-    if seat is None or seat.robot:
-        return render_template("web/message.html", title="This link does not work",
-                               text="That seat is no longer yours."), 400
+    found, refusal = _link(token)
+    if refusal:
+        return refusal
+    d, seat = found
     try:
         result = submit(data.store(), d["g"], d["s"], d["a"], expect_seq=d["q"], source="web",
                         ref=f"link:{d['n']}")
-    except Stale as e:
-        return render_table(seat.token, seat, error=e.reason, status=409)
-    except Refused as e:
+    except Refused as e:  # stale or otherwise: the table as it is now, and why
         return render_table(seat.token, seat, error=e.reason, status=409)
     if result.duplicate:
         return render_table(seat.token, seat, error="That link was used already.", status=409)
