@@ -594,6 +594,26 @@ def outbox_cmd():
     click.echo(f"sent {drain(_store(), delivery(load()))}")
 
 
+@main.command("clock")
+@click.option("--every", default=30.0, show_default=True, help="Seconds between ticks.")
+def clock_cmd(every):
+    """Only the clock: reminders and timeouts (beside web workers that run none). Two clocks
+    at once are safe: the database decides what fired."""
+    import threading
+
+    from .clock import scheduler
+
+    sched = scheduler(_store(), every)
+    sched.start()
+    click.echo(f"clock: deadlines checked every {every:g} s")
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sched.shutdown(wait=False)
+
+
 @main.command("digest")
 def digest_cmd():
     """Queue today's digest mail for every player who chose `notify digest` (run daily)."""

@@ -1,9 +1,11 @@
 """Outbox rows for what a move changed, written in the move's own transaction: the turn
 mail to each human who must act now, and the result to everyone when the game ends."""
 
+from . import clock
 from .config import load
 from .engine import legal, view
 from .mail import outbound
+from .store.models import now as utcnow
 
 
 def mails(game, seats, players, st, events, before=None) -> list[dict]:
@@ -15,7 +17,7 @@ def mails(game, seats, players, st, events, before=None) -> list[dict]:
     out = []
     acting = [s for s in st.to_act() if s in humans and legal(st, s)]
     for seat in acting:
-        out.append(turn_mail(cfg, game.id, humans[seat], players[humans[seat].player_id],
+        out.append(turn_mail(cfg, game, humans[seat], players[humans[seat].player_id],
                              st, names))
     if before is not None and st.phase != "over" and _news(st, before):
         for seat, x in humans.items():
@@ -66,13 +68,17 @@ def seat_names(seats, players) -> list[str]:
             for x in seats]
 
 
-def turn_mail(cfg, game_id, seat, player, st, names) -> dict:
+def turn_mail(cfg, game, seat, player, st, names) -> dict:
+    game_id = game.id
     v = outbound.context(view(st, seat.seat), game_id, names)
     address = reply_address(cfg, seat)
     moves = outbound.moves(v, address, _link_maker(cfg, game_id, seat.seat, st.seq))
     table_url = f"{cfg.base_url}/t/{seat.token}"
-    text = outbound.render("turn.txt", v=v, names=names, moves=moves, table_url=table_url)
-    html = outbound.render("turn.html", v=v, names=names, moves=moves, table_url=table_url)
+    due = clock.due_time(game, player, utcnow()).strftime("%a %d %b %Y, %H:%M UTC")
+    text = outbound.render("turn.txt", v=v, names=names, moves=moves, table_url=table_url,
+                           due=due)
+    html = outbound.render("turn.html", v=v, names=names, moves=moves, table_url=table_url,
+                           due=due)
     row = mail_row(cfg, game_id, seat, player, f"turn:{game_id}:{seat.seat}:{st.seq}",
                    f"Game {game_id}: your turn (move {st.seq})", text, html)
     row["headers"]["Message-ID"] = outbound.turn_message_id(game_id, seat.seat, st.seq,

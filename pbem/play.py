@@ -22,11 +22,12 @@ from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, select
 
-from . import notify
+from . import clock, notify
 from .engine import IllegalAction, Rules, State, advance, apply, choose, make_deal, view
 from .engine.commitment import deal_digest
 from .store.db import engine_for
 from .store.models import DealSecret, Game, Move, Outbox, Player, Seat
+from .store.models import now as utcnow
 
 _HARMLESS = ("look", "pass")  # another seat's look or pass leaves my move meaning the same
 CACHE_GAMES = 2_000  # game states kept in memory per Store
@@ -168,6 +169,8 @@ def _once(store, game_id, seat, action, expect_seq, source, ref) -> Result:
             Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
         for mail in notify.mails(game, seats, players, st, events, before):
             s.add(Outbox(**mail))
+        if events:
+            clock.arm(s, game, st, seats, players, utcnow())  # the next deadlines
         if st.phase == "over" and game.status != "over":
             game.status = "over"
             s.add(game)

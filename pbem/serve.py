@@ -1,5 +1,6 @@
-"""`pbem serve`: the web pages, the inbound mail handler and the outbox sender in one
-process (for larger sites: gunicorn on wsgi.py, `pbem smtp`, and `pbem serve --no-web`).
+"""`pbem serve`: the web pages, the inbound mail handler, the clock and the outbox sender
+in one process (for larger sites: gunicorn on wsgi.py, `pbem smtp`, `pbem clock`, and
+`pbem serve --no-web`).
 
 Outbound mail goes through the SMTP relay in PBEM_SMTP_URL (smtp://user:pass@host:587 with
 STARTTLS, or smtps://...:465), else into the Maildir under ./var (the default).
@@ -63,6 +64,11 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
         ctl.start()
         echo(f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}, "
              f"mail for play+TOKEN@{cfg.mail_domain} and pbem@{cfg.mail_domain}")
+    from .clock import scheduler
+
+    ticker = scheduler(store)
+    ticker.start()
+    echo("clock: deadlines checked every 30 s")
     deliver = delivery(cfg)
     echo("outbound mail: " + ("relay " + urlparse(cfg.smtp_url).hostname if cfg.smtp_url
                               else f"Maildir {cfg.maildir}"))
@@ -77,3 +83,4 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
             ctl.stop()
         if site is not None:
             site.shutdown()
+        ticker.shutdown(wait=False)

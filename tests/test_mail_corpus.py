@@ -404,14 +404,18 @@ def test_account_commands(env, playing):
     to = f"pbem@{env.domain}"
     assert env.send(env.mail(to, "vacation 5 days\nnotify digest\n"))[0] == 250
     want = (date.today() + timedelta(days=5)).isoformat()
-    assert prefs(env.store, ANN) == {"vacation_until": want, "notify": "digest"}
+    assert prefs(env.store, ANN) == {"vacation_until": want, "notify": "digest",
+                                     "vacation_bank": 14 - 5, "bank_month": date.today()
+                                     .strftime("%Y-%m")}  # 14 days in a new player's bank
     (reply,) = env.replies()
     assert reply["To"] == ANN and reply["Reply-To"] == to
     assert f"Done: vacation: until {want}\nDone: notify: digest\n" in text(reply)
     msg = env.mail(to, None, subject="vacation off")
     assert env.send(msg)[0] == 250
     assert env.send(env.mail(to, "notify every turn\ngames"))[0] == 250
-    assert prefs(env.store, ANN) == {"vacation_until": None, "notify": "every turn"}
+    got = prefs(env.store, ANN)
+    assert "vacation_until" not in got and got["notify"] == "every turn"
+    assert got["vacation_bank"] == 14  # back early: the unused days return to the bank
     replies = env.replies()
     assert any(f"game {gid} (standard), seat 0: playing" in text(m) for m in replies)
 

@@ -13,7 +13,7 @@ from pbem.config import load
 from pbem.store.db import alembic_config, engine_for, make_engine, upgrade
 from pbem.store.models import Game
 
-TABLES = {"player", "game", "seat", "move", "dealsecret", "outbox", "inbound"}
+TABLES = {"player", "game", "seat", "move", "dealsecret", "outbox", "inbound", "deadline"}
 
 
 def tables(url: str) -> set[str]:

@@ -40,6 +40,8 @@ ROUTES = {
     "/api/games": "test_pages_and_api", "/api/g/<int:game_id>": "test_pages_and_api",
     "/api/t/<token>": "test_pages_and_api",
     "/t/<token>/deal/<int:seq>": "test_a_finished_deal_is_shown_with_its_salt",
+    "/t/<token>/vacation": "test_deadline_record_vacation_and_extra_time_on_the_page",
+    "/t/<token>/extra": "test_deadline_record_vacation_and_extra_time_on_the_page",
 }  # and test_docs_api_md_documents_every_endpoint for /api/
 
 
@@ -443,3 +445,39 @@ def test_a_finished_deal_is_shown_with_its_salt(store, client):
     assert r.status_code == 200 and salt in r.text and deal["commitment"] in r.text
     assert all(f"<code>{c}</code>" in r.text for h in deal["hands"] for c in h)
     assert client.get(f"/t/{tok}/deal/{st.deal_record['seq']}").status_code == 404  # not yet
+
+
+def test_deadline_record_vacation_and_extra_time_on_the_page(store, client):
+    from pbem.store.models import Deadline, Player
+
+    gid = humans_game(store, preset("standard"))
+    st = game_state(store, gid)
+    toks = tokens(store, gid)
+    actor, other = st.to_act()[0], (st.to_act()[0] + 1) % 4
+
+    def due():
+        with store.session() as s:
+            return s.exec(select(Deadline.due).where(
+                Deadline.game_id == gid, Deadline.kind == "timeout",
+                Deadline.state == "pending")).one()
+
+    page = client.get(f"/t/{toks[actor]}").text
+    assert "Due by" in page and "Your record: 0 moves on time" in page
+    assert "(due " in client.get(f"/t/{toks[other]}").text  # others see whom they wait for
+    first = due()
+    token = csrf(client)
+    r = client.post(f"/t/{toks[other]}/extra", data={"csrf": token, "hours": "24"})
+    assert r.status_code == 200 and (due() - first).total_seconds() == 24 * 3600
+    assert client.post(f"/t/{toks[other]}/extra", data={"csrf": token, "hours": "999"}
+                       ).status_code == 400
+    assert client.post(f"/t/{toks[other]}/extra", data={"hours": "24"}).status_code == 400
+    r = client.post(f"/t/{toks[actor]}/vacation", data={"csrf": token, "days": "3"})
+    assert r.status_code == 200 and "deadlines stand still" in r.text
+    assert (due() - first).total_seconds() == (24 + 72) * 3600  # pushed by the vacation
+    with store.session() as s:
+        seat = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == actor)).one()
+        assert s.get(Player, seat.player_id).prefs["vacation_bank"] == 14 - 3
+    r = client.post(f"/t/{toks[actor]}/vacation", data={"csrf": token, "days": "99"})
+    assert r.status_code == 400 and "vacation days left" in r.text
+    r = client.post(f"/t/{toks[actor]}/vacation", data={"csrf": token, "days": "off"})
+    assert r.status_code == 200 and "3 days returned" in r.text

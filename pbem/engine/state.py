@@ -40,6 +40,7 @@ class State:
         self.winner: int | None = None
         self.last_deal: dict | None = None  # the previous hand, shown to all once it is over
         self.misdeals: list[dict] = []
+        self.resigned: int | None = None  # the seat that resigned (or forfeited), if one did
         self.deal_record: dict | None = None  # the latest deal, for its commitment
         self.reveals: dict[int, str] = {}  # deal seq -> salt, once revealed
         self.revealed_deal: dict | None = None  # the latest revealed deal, cards and salt
@@ -598,6 +599,20 @@ def step_misdeal(st: State, ev):
     st.phase = "deal"  # the same dealer deals again
 
 
+def check_resign(st: State, ev):
+    _seat_of(st, ev)  # any seat may resign (or forfeit on a timeout) while the game is on
+
+
+def step_resign(st: State, ev):
+    """The resigning seat's side loses the game at once; the best other side wins."""
+    side = st.side_of[ev["seat"]]
+    shown = st.display_scores()
+    others = [i for i in range(len(st.sides)) if i != side]
+    st.winner = max(others, key=lambda i: (shown[i], -i))
+    st.resigned = ev["seat"]
+    st.phase = "over"
+
+
 def check_reveal(st: State, ev):
     rec = st.deal_record
     _need(st.phase in ("deal", "over"), "a deal's salt is revealed only once its hand is over")
@@ -640,6 +655,7 @@ EVENTS = {
     "claim": (check_claim, step_claim),
     "misdeal": (check_misdeal, step_misdeal),
     "reveal": (check_reveal, step_reveal),
+    "resign": (check_resign, step_resign),
 }
 
 

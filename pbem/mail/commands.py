@@ -3,7 +3,6 @@ that reads a mail's lines in order, stops at the first line it cannot do, and an
 a summary. Any line that is not a named command is read as a move ("bid 4", "play QH")."""
 
 from dataclasses import dataclass, field
-from datetime import date, timedelta
 
 from sqlmodel import select
 
@@ -70,18 +69,22 @@ class Vacation(Command):
     name, help = "vacation", "vacation N days, or vacation off: your deadlines stand still"
 
     def process(self, ctx, args):
+        from ..clock import end_vacation, start_vacation
+
         words = args.lower().split()
         if words == ["off"]:
-            until = None
-        elif len(words) in (1, 2) and words[0].isdigit() and words[1:] in ([], ["days"], ["day"]):
+            back = end_vacation(ctx.store, ctx.player.id)
+            return f"vacation: off ({back} days back in your bank)"
+        if len(words) in (1, 2) and words[0].isdigit() and words[1:] in ([], ["days"], ["day"]):
             days = int(words[0])
             if not 1 <= days <= 60:
                 raise CommandError("a vacation is 1 to 60 days")
-            until = (date.today() + timedelta(days=days)).isoformat()
-        else:
-            raise CommandError("write: vacation 5 days, or: vacation off")
-        _set_pref(ctx, "vacation_until", until)
-        return f"vacation: until {until}" if until else "vacation: off"
+            try:
+                until = start_vacation(ctx.store, ctx.player.id, days)
+            except ValueError as e:
+                raise CommandError(str(e)) from None
+            return f"vacation: until {until.isoformat()}"
+        raise CommandError("write: vacation 5 days, or: vacation off")
 
 
 class Notify(Command):

@@ -97,3 +97,21 @@ class Inbound(SQLModel, table=True):
     message_id: str = Field(unique=True, max_length=300)
     received: datetime = Field(default_factory=now)
     result: str = Field(default="", max_length=40)
+
+
+class Deadline(SQLModel, table=True):
+    """A reminder or a timeout, armed for one seat at one seq. Derived from the game's state
+    and time control (written by pbem.play with the move), so it can always be rebuilt; the
+    clock claims due rows here, so even two clocks fire each once."""
+
+    __table_args__ = (UniqueConstraint("game_id", "seat", "seq", "kind", "hours_before"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id")
+    seat: int
+    seq: int  # the move number it was armed at: if the game moved on, it does nothing
+    kind: str = Field(max_length=10)  # reminder, timeout
+    hours_before: int = 0  # for a reminder: how long before the timeout
+    due: datetime = Field(index=True)
+    state: str = Field(default="pending", max_length=10, index=True)  # pending firing done
+    claimed_at: datetime | None = None  # cancelled
+    result: str = Field(default="", max_length=60)

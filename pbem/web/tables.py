@@ -2,9 +2,12 @@
 
 from flask import Blueprint, abort, render_template, request
 
+from .. import clock
 from ..engine import parse_card, pretty
 from ..engine.tricks import table_for
 from ..play import Refused, submit
+from ..store.models import Player
+from ..store.models import now as utcnow
 from . import data
 from .pages import pad_context
 from .view import move_links, seat_view
@@ -17,9 +20,57 @@ def render_table(token, seat, notice=None, error=None, status=200):
     v = seat_view(t, seat.seat)
     links = move_links(t, seat.seat, v)
     pass_count = next((a["count"] for a in v["legal"] if a["type"] == "pass"), 0)
+    now = utcnow()
+    due = {s: (d, _left(d - now)) for s, d in clock.due_for(data.store(), t.game.id,
+                                                          t.state.seq).items()}
+    mine = clock.record(data.store(), seat.player_id) if seat.player_id else None
+    prefs = _prefs(seat.player_id)
     return render_template("web/table.html", v=v, seat=seat, token=token, links=links,
-                           pass_count=pass_count, notice=notice, error=error,
+                           pass_count=pass_count, notice=notice, error=error, due=due,
+                           record=mine, vacation=prefs.get("vacation_until"),
+                           bank=clock.bank(prefs, now.date())[0],
                            **pad_context(t)), status  # pad_context brings t
+
+
+def _left(delta) -> str:
+    hours = max(0, int(delta.total_seconds() // 3600))
+    return f"{hours // 24} days {hours % 24} hours" if hours >= 24 else f"{hours} hours"
+
+
+def _prefs(player_id) -> dict:
+    if not player_id:
+        return {}
+    with data.store().session() as s:
+        return dict(s.get(Player, player_id).prefs or {})
+
+
+@bp.post("/t/<token>/vacation")
+def vacation(token):
+    """Vacation from the player's page: N days from the bank, or back early."""
+    seat = data.seat_for(token)
+    if not seat.player_id:
+        abort(404)
+    days = request.form.get("days", "")
+    try:
+        if days == "off":
+            back = clock.end_vacation(data.store(), seat.player_id)
+            return render_table(token, seat, notice=f"Welcome back: {back} days returned.")
+        until = clock.start_vacation(data.store(), seat.player_id, int(days))
+    except ValueError as e:
+        return render_table(token, seat, error=f"No vacation: {e}", status=400)
+    return render_table(token, seat, notice=f"On vacation until {until.isoformat()}: your "
+                        "deadlines stand still.")
+
+
+@bp.post("/t/<token>/extra")
+def extra(token):
+    """A player gives the others more time for the move they are waiting on."""
+    seat = data.seat_for(token)
+    hours = request.form.get("hours", "")
+    if hours not in ("24", "48"):
+        return render_table(token, seat, error="Extra time is 24 or 48 hours.", status=400)
+    clock.extra_time(data.store(), seat.game_id, int(hours))
+    return render_table(token, seat, notice=f"The players to act have {hours} more hours.")
 
 
 @bp.get("/t/<token>")
