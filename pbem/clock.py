@@ -174,10 +174,11 @@ def _fire(store, row, now) -> str:
     names = _names(seats, players)
     who = names[row.seat]
     if row.kind == "reminder":
+        timeout = row.due + timedelta(hours=row.hours_before)
+        left = f"in {row.hours_before} hours" if timeout > now else "now (the clock was down)"
         _mail(store, seats[row.seat], players, f"remind:{row.id}",
-              f"Game {game.id}: your move is due in {row.hours_before} hours",
-              f"A reminder: it is your move in game {game.id}, due in {row.hours_before} "
-              f"hours ({_when(row.due + timedelta(hours=row.hours_before))}).\n")
+              f"Game {game.id}: your move is due {left}",
+              f"A reminder: it is your move in game {game.id}, due by {_when(timeout)}.\n")
         return "reminded"
     how = time_control(game)["on_timeout"]
     if how == "robot":
