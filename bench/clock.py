@@ -1,0 +1,129 @@
+"""Clock speed: rebuilding deadlines after a restart, and a tick among many pending ones.
+
+    .venv/bin/python bench/clock.py [--games N] [--due D] [--reminders] [--pg URL]
+
+Sets up N active games (default 10,000; create_game + play.start, one human and three
+robots, the human's bid first, so each game waits on the human with one pending timeout),
+then times, in a fresh Store (an empty state cache, as after a restart):
+
+- rebuild: every pending Deadline row deleted, then `clock.rebuild` derives them again
+  (each game's state replayed from its moves, its deadlines armed)
+- tick, none due: one `clock.tick` with N pending deadlines of which none is due (the
+  median of 5)
+- tick, D due: D of the timeouts (default 1,000) moved into the past, then one tick with
+  limit D: each is claimed, the robot moves for the human (play.submit with the robots'
+  replies and the next deadlines), mails are queued, the row is done
+
+--reminders arms the default reminders too (24 and 2 hours before: three rows a game).
+SQLite (a file under /tmp) by default; --pg URL runs on a fresh schema of that PostgreSQL
+server instead (dropped afterwards).
+"""
+
+import argparse
+import statistics
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sqlalchemy import delete, func, update  # noqa: E402
+from sqlmodel import select  # noqa: E402
+
+from bench.scratch_db import ScratchDatabase  # noqa: E402
+from pbem import clock, play  # noqa: E402
+from pbem.engine import preset  # noqa: E402
+from pbem.store.games import create_game  # noqa: E402
+from pbem.store.models import Deadline  # noqa: E402
+from pbem.store.models import now as utcnow  # noqa: E402
+
+
+def setup(store, games: int, reminders: bool) -> float:
+    """`games` dealt games, each waiting on its human's bid; returns the seconds taken."""
+    rules = preset("standard")
+    tc = {"move_hours": 72, "remind_hours": [24, 2] if reminders else []}
+    t = time.perf_counter()
+    for i in range(games):
+        gid = create_game(store, rules, [f"b{i}@bench.test", "robot", "robot", "robot"],
+                          first_dealer=3, time_control=tc)  # seat 0 bids first
+        play.start(store, gid)
+        if (i + 1) % 1000 == 0:
+            print(f"  {i + 1} games set up, {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    return time.perf_counter() - t
+
+
+def pending(store) -> int:
+    with store.session() as s:
+        return s.exec(select(func.count()).select_from(Deadline)
+                      .where(Deadline.state == "pending")).one()
+
+
+def run(url: str, games: int, due: int, reminders: bool) -> list[tuple[str, str, str]]:
+    rows = []
+    store = play.Store(url)
+    took = setup(store, games, reminders)
+    rows.append((f"set up {games:,} games (create_game + start)", f"{took:.1f} s",
+                 f"{took / games * 1000:.1f} ms a game"))
+
+    store = play.Store(url)  # a restart: nothing cached
+    with store.session() as s:
+        s.exec(delete(Deadline).where(Deadline.state == "pending"))
+        s.commit()
+    now = utcnow()
+    t = time.perf_counter()
+    armed = clock.rebuild(store, now)
+    took = time.perf_counter() - t
+    assert armed == games, f"rebuild armed {armed} games, not {games}"
+    rows.append((f"rebuild after a restart ({armed:,} games, {pending(store):,} rows)",
+                 f"{took:.2f} s", f"{took / games * 1000:.2f} ms a game"))
+
+    n = pending(store)
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        handled = clock.tick(store, now)
+        times.append(time.perf_counter() - t)
+        assert handled == 0
+    rows.append((f"tick, none due ({n:,} pending)", f"{statistics.median(times) * 1000:.1f} ms",
+                 f"min {min(times) * 1000:.1f} ms of 5"))
+
+    with store.session() as s:  # the first `due` timeouts fall due an hour ago
+        ids = s.exec(select(Deadline.id).where(Deadline.kind == "timeout",
+                                               Deadline.state == "pending")
+                     .order_by(Deadline.id).limit(due)).all()
+        s.exec(update(Deadline).where(Deadline.id.in_(ids))
+               .values(due=now - timedelta(hours=1)))
+        s.commit()
+    t = time.perf_counter()
+    handled = clock.tick(store, now, limit=due)
+    took = time.perf_counter() - t
+    assert handled == len(ids), f"the tick handled {handled} of {len(ids)}"
+    rows.append((f"tick, {handled:,} due ({n:,} pending)", f"{took:.2f} s",
+                 f"{took / max(1, handled) * 1000:.2f} ms a timeout"))
+    return rows
+
+
+def table(title: str, rows) -> str:
+    w = [max(len(r[i]) for r in rows) for i in range(3)]
+    line = "+-" + "-+-".join("-" * x for x in w) + "-+"
+    out = [title, line]
+    out += ["| " + " | ".join(r[i].ljust(w[i]) if i == 0 else r[i].rjust(w[i])
+                              for i in range(3)) + " |" for r in rows]
+    return "\n".join(out + [line])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=10_000, help="active games (10,000)")
+    ap.add_argument("--due", type=int, default=1_000, help="deadlines due in the last tick")
+    ap.add_argument("--reminders", action="store_true", help="arm reminders too")
+    ap.add_argument("--pg", metavar="URL", help="PostgreSQL instead of SQLite")
+    args = ap.parse_args(argv)
+    with ScratchDatabase(args.pg) as db:
+        rows = run(db.url, args.games, min(args.due, args.games), args.reminders)
+        print(table(f"clock on {db.kind}: {args.games:,} active games", rows))
+
+
+if __name__ == "__main__":
+    main()
