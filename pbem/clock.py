@@ -89,18 +89,24 @@ def rebuild(store, now: datetime | None = None) -> int:
     """Derive every playing game's deadlines again from its state and time control (after
     a restore, or a change of time control). Rows already armed at a game's current seq
     keep their due times; returns the number of games armed afresh."""
+    from sqlalchemy import func
+
+    from .store.models import Move
+
     now = now or utcnow()
     armed = 0
     with store.session() as s:
         games = s.exec(select(Game).where(Game.status == "playing")).all()
+        last = {g: q for g, q in s.exec(select(Move.game_id, func.max(Move.seq))
+                                        .group_by(Move.game_id)).all()}
+        have = {(g, q) for g, q in s.exec(select(Deadline.game_id, Deadline.seq)
+                                          .distinct()).all()}
     for game in games:
+        if (game.id, last.get(game.id)) in have:
+            continue  # armed at its current move already: no replay needed
         with store.session() as s:
             st = store.state(s, game)
             store.keep(game.id, st)
-            have = s.exec(select(Deadline.id).where(
-                Deadline.game_id == game.id, Deadline.seq == st.seq)).first()
-            if have:
-                continue
             seats = s.exec(select(Seat).where(Seat.game_id == game.id)).all()
             players = {p.id: p for p in s.exec(select(Player).where(
                 Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
