@@ -188,3 +188,26 @@ def test_sqlite_is_created_on_first_use(tmp_path):
     result = runner.invoke(main, ["db", "upgrade"], env={"DATABASE_URL": url})
     assert result.exit_code == 0 and "up to date" in result.output
     assert (tmp_path / "fresh" / "pbem.db").exists()
+
+
+def test_game_new_sets_the_time_control(pbem, db_url):
+    from datetime import timedelta
+
+    from sqlmodel import select
+
+    from pbem.play import Store
+    from pbem.store.models import Deadline, Game
+
+    out = ok(pbem("game", "new", "--first-dealer", 3, "--seat", "ann@example.org",
+                  "--seat", "robot", "--seat", "robot", "--seat", "robot", "--move-hours", 24,
+                  "--remind", "6", "--weekend-pause", "--on-timeout", "forfeit"))
+    gid = int(out.split()[1].rstrip(":"))
+    with Store(db_url).session() as s:
+        game = s.get(Game, gid)
+        rows = s.exec(select(Deadline).where(Deadline.game_id == gid)).all()
+    assert game.time_control == {"move_hours": 24, "remind_hours": [6],
+                                 "weekend_pause": True, "on_timeout": "forfeit"}
+    timeout = next(r for r in rows if r.kind == "timeout")
+    [reminder] = [r for r in rows if r.kind == "reminder"]
+    assert timeout.due - reminder.due == timedelta(hours=6)
+    assert pbem("game", "new", "--seat", "robot", "--remind", "soon").exit_code == 2

@@ -143,7 +143,9 @@ def test_new_game_form_refuses_bad_input(store, client):
            ({"options": "target"}, "KEY=VALUE"),
            ({"options": "nosuch=1"}, "unknown option"),
            ({"options": "target=abc"}, "whole number"),
-           ({"preset": "nosuch"}, "nosuch")]
+           ({"preset": "nosuch"}, "nosuch"),
+           ({"move_hours": "5"}, "choose a deadline"),
+           ({"on_timeout": "explode"}, "choose a deadline")]
     for change, words in bad:
         r = client.post("/new", data=dict(good, csrf=token, **change))
         assert r.status_code == 400, change
@@ -481,3 +483,14 @@ def test_deadline_record_vacation_and_extra_time_on_the_page(store, client):
     assert r.status_code == 400 and "vacation days left" in r.text
     r = client.post(f"/t/{toks[actor]}/vacation", data={"csrf": token, "days": "off"})
     assert r.status_code == 200 and "3 days returned" in r.text
+
+
+def test_the_new_game_form_sets_the_time_control(store, client):
+    data = {"csrf": csrf(client), "you": "a@x.test", "preset": "standard", "seat0": "a@x.test",
+            "seat1": "robot", "seat2": "robot", "seat3": "robot", "move_hours": "168",
+            "on_timeout": "wait", "weekend_pause": "on"}
+    assert client.post("/new", data=data).status_code == 302
+    with store.session() as s:
+        [game] = s.exec(select(Game)).all()
+    assert game.time_control == {"move_hours": 168, "remind_hours": [24, 2],
+                                 "weekend_pause": True, "on_timeout": "wait"}

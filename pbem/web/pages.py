@@ -5,6 +5,7 @@ import secrets
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from sqlmodel import select
 
+from ..clock import ON_TIMEOUT
 from ..engine import PRESETS, Rules, RulesError, preset
 from ..play import start
 from ..store.games import create_game, new_token, player_for
@@ -62,10 +63,12 @@ def new_game():
         return render_template("web/new.html", presets=list(PRESETS), form={}, error=None)
     try:
         rules, seats, creator = _read_new_game(form)
+        _time_control(form)
     except (RulesError, ValueError) as e:
         return render_template("web/new.html", presets=list(PRESETS), form=form,
                                error=str(e)), 400
-    gid = _create_invited(rules, seats, creator, public=form.get("public") == "on")
+    gid = _create_invited(rules, seats, creator, public=form.get("public") == "on",
+                          time_control=_time_control(form))
     return redirect(url_for("pages.created", game_id=gid, token=_creator_token(gid, creator)))
 
 
@@ -89,10 +92,19 @@ def _read_new_game(form):
     return rules, seats, creator
 
 
-def _create_invited(rules, seats, creator, public) -> int:
+def _time_control(form) -> dict:
+    hours = form.get("move_hours", "72")
+    how = form.get("on_timeout", "robot")
+    if hours not in ("6", "12", "24", "48", "72", "120", "168", "336") or how not in ON_TIMEOUT:
+        raise ValueError("choose a deadline and what happens at it from the lists")
+    return {"move_hours": int(hours), "remind_hours": [24, 2] if int(hours) > 24 else [2],
+            "weekend_pause": form.get("weekend_pause") == "on", "on_timeout": how}
+
+
+def _create_invited(rules, seats, creator, public, time_control) -> int:
     """Seats for people wait for their yes (by link); the creator's own seat is taken."""
     st_ = data.store()
-    gid = create_game(st_, rules, seats, public=public)
+    gid = create_game(st_, rules, seats, public=public, time_control=time_control)
     cfg = current_app.config["PBEM_SETTINGS"]
     with st_.session() as s:
         game = s.get(Game, gid)
