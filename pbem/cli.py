@@ -583,21 +583,27 @@ def serve_cmd(lmtp, no_smtp, no_web):
 @click.option("--lmtp", is_flag=True, help="Speak LMTP (behind Postfix) instead of SMTP.")
 def smtp_cmd(lmtp):
     """Only the inbound mail handler (beside other processes that send the outbox)."""
-    import threading
-
     from .config import load
     from .mail.inbound import controller
 
     cfg = load()
     ctl = controller(_store(), cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp)
     ctl.start()
-    click.echo(f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}")
+    _run_until_stopped(f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}",
+                       ctl.stop)
+
+
+def _run_until_stopped(banner: str, stop) -> None:
+    """Say what runs, wait for Ctrl-C (or SIGINT), then stop it."""
+    import threading
+
+    click.echo(banner)
     try:
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
     finally:
-        ctl.stop()
+        stop()
 
 
 @main.command("outbox")
@@ -615,19 +621,12 @@ def outbox_cmd():
 def clock_cmd(every):
     """Only the clock: reminders and timeouts (beside web workers that run none). Two clocks
     at once are safe: the database decides what fired."""
-    import threading
-
     from .clock import scheduler
 
     sched = scheduler(_store(), every)
     sched.start()
-    click.echo(f"clock: deadlines checked every {every:g} s")
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        sched.shutdown(wait=False)
+    _run_until_stopped(f"clock: deadlines checked every {every:g} s",
+                       lambda: sched.shutdown(wait=False))
 
 
 @main.command("digest")

@@ -103,3 +103,36 @@ def test_the_outbox_goes_through_an_smtp_relay():
     [(rcpts, content)] = sink.got
     assert rcpts == ["ann@example.org"]
     assert b"Reply-To: play+abc@pbem.test" in content and b"hi there" in content
+
+
+def test_pbem_clock_fires_a_due_deadline(tmp_path):
+    """The dedicated clock process: a deadline already due is handled by its first tick."""
+    from datetime import timedelta
+
+    from sqlmodel import select
+
+    from pbem.play import Store
+    from pbem.store.models import Deadline, Move
+
+    env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path))
+    env.pop("DATABASE_URL", None)
+    subprocess.run(PBEM + ["game", "new", "--seat", "ann@example.org", "--seat", "robot",
+                           "--seat", "robot", "--seat", "robot", "--first-dealer", "3"],
+                   env=env, check=True, capture_output=True)
+    store = Store(f"sqlite:///{tmp_path / 'pbem.db'}")
+    with store.session() as s:
+        for row in s.exec(select(Deadline)).all():
+            row.due = row.due - timedelta(days=4)  # as if the player had not answered
+            s.add(row)
+        s.commit()
+    clock = subprocess.Popen(PBEM + ["clock", "--every", "0.2"], env=env,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        def timed_out():
+            with store.session() as s:
+                return s.exec(select(Move).where(Move.source == "clock")).first()
+        move = wait_for(timed_out)
+        assert move.ref.startswith("timeout:") and move.actor == 0
+    finally:
+        clock.send_signal(signal.SIGINT)
+        assert clock.wait(timeout=20) == 0
