@@ -21,7 +21,6 @@ the PostgreSQL server --pg names.
 import argparse
 import dataclasses
 import email.policy
-import json
 import platform
 import secrets
 import shutil
@@ -41,7 +40,8 @@ from sqlmodel import select  # noqa: E402
 
 from bench.scratch_db import ScratchDatabase  # noqa: E402
 from pbem.config import Settings  # noqa: E402
-from pbem.engine import advance, apply, choose, parse_action, preset, replay, view  # noqa: E402
+from pbem.engine import advance, apply, choose, parse_action, preset, view  # noqa: E402
+from pbem.gamelog import replay_log  # noqa: E402
 from pbem.mail.inbound import MAX_SIZE, controller  # noqa: E402
 from pbem.notify import reply_address  # noqa: E402
 from pbem.play import Store, start  # noqa: E402
@@ -87,9 +87,7 @@ class Players:
         self.n = 0
 
     def sync(self) -> None:
-        lines = export(self.store, self.game_id).splitlines()
-        header = json.loads(lines[0])
-        self.st = replay(RULES, [json.loads(x) for x in lines[1:]], header["first_dealer"])
+        self.st = replay_log(export(self.store, self.game_id))
 
     def next_mail(self) -> tuple[str, str, bytes]:
         if self.st.phase == "deal":

@@ -24,7 +24,6 @@ on the same machine as the server, so on a small one they take CPU from it.
 import argparse
 import dataclasses
 import http.client
-import json
 import multiprocessing as mp
 import os
 import platform
@@ -46,7 +45,8 @@ sys.path.insert(0, str(ROOT))
 
 from sqlmodel import func, select  # noqa: E402
 
-from pbem.engine import advance, apply, choose, preset, replay, score_pad, view  # noqa: E402
+from pbem.engine import advance, apply, choose, preset, score_pad, view  # noqa: E402
+from pbem.gamelog import replay_log  # noqa: E402
 from pbem.play import Store, start  # noqa: E402
 from pbem.store.db import upgrade  # noqa: E402
 from pbem.store.games import create_game, export  # noqa: E402
@@ -158,9 +158,7 @@ class Mover:
         self.sync()
 
     def sync(self) -> None:
-        lines = export(self.store, self.game_id).splitlines()
-        header = json.loads(lines[0])
-        self.st = replay(LIVE, [json.loads(x) for x in lines[1:]], header["first_dealer"])
+        self.st = replay_log(export(self.store, self.game_id))
 
     def next(self) -> tuple[str, bytes, dict]:
         if self.st.phase == "deal":
