@@ -43,6 +43,34 @@ def _news(st, before) -> bool:
     return (st.hand_no, len(st.tricks)) != before
 
 
+def handover_mails(game, seats, players, ev, leaver) -> list[dict]:
+    """A hand-over: the new player gets their table link, the others at the table and the
+    player who left are told who plays the seat now."""
+    cfg = load()
+    names = seat_names(seats, players)
+    seat, gone = ev["seat"], leaver.name if leaver else f"robot {ev['seat']}"
+    news = f"In game {game.id}, {names[seat]} now plays seat {seat} in place of {gone}.\n"
+    out = []
+    for x in seats:
+        if x.robot or x.player_id not in players:
+            continue
+        text, subject = news, f"Game {game.id}: {names[seat]} takes over seat {seat}"
+        if x.seat == seat:
+            subject = f"Game {game.id}: you take over seat {seat}"
+            text = (f"You now play seat {seat} of game {game.id} in place of {gone}: the cards, "
+                    f"bids and tricks so far are the seat's.\nYour table: "
+                    f"{cfg.base_url}/t/{x.token}\nWhen it is your move a turn mail comes, as "
+                    "for any game.\n")
+        out.append(mail_row(cfg, game.id, x, players[x.player_id],
+                            f"handover:{game.id}:{ev['seq']}:{x.seat}", subject, text))
+    if leaver:
+        out.append({"game_id": game.id, "to_addr": leaver.email, "subject":
+                    f"Game {game.id}: your seat is taken over", "body_text": news,
+                    "headers": {"Auto-Submitted": "auto-generated"},
+                    "dedupe_key": f"handover:{game.id}:{ev['seq']}:left"})
+    return out
+
+
 def update_mail(cfg, game_id, seat, player, st, names) -> dict:
     v = outbound.context(view(st, seat.seat), game_id, names)
     what = "a hand was scored" if not st.tricks and st.history else "a trick was played"

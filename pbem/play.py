@@ -1,8 +1,10 @@
 """The one door: every move from every source (mail, web, clock, robot, CLI) comes here.
 
     submit(store, game_id, seat, action, expect_seq, source, ref)
+    hand_over(store, game_id, seat, who, source, ref)   # a substitute takes a seat
+    start(store, game_id)                               # the first deal
 
-loads the game (from the state cache, catching up on any newer events), checks the move
+Each loads the game (from the state cache, catching up on any newer events), checks the move
 with the engine, then in one transaction appends the event, everything that follows from
 it without a human (robot moves, the reveal of a finished hand's salt, the next deal) and
 the outbox rows. (game, seq) and ref are unique in the database, so of two racing writers
@@ -25,6 +27,7 @@ from sqlmodel import Session, select
 from . import clock, notify
 from .engine import IllegalAction, Rules, State, advance, apply, choose, make_deal, view
 from .engine.commitment import deal_digest
+from .engine.game import SERVER_EVENTS
 from .store.db import engine_for
 from .store.models import DealSecret, Game, Move, Outbox, Player, Seat
 from .store.models import now as utcnow
@@ -109,18 +112,34 @@ def store_for(url: str) -> Store:
 def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
            source: str = "cli", ref: str | None = None) -> Result:
     """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not."""
-    return _door(store, game_id, seat, action, expect_seq, source, ref)
+    def first(s, st, game, seats):
+        return _move(s, st, game_id, seat, action, expect_seq)
+
+    return _door(store, game_id, first, seat, source, ref)
 
 
 def start(store: Store, game_id: int) -> Result:
     """Deal the first hand (and let robots act): the game begins."""
-    return _door(store, game_id, None, None, None, "server", None)
+    return _door(store, game_id, lambda s, st, game, seats: [], None, "server", None)
 
 
-def _door(store, game_id, seat, action, expect_seq, source, ref) -> Result:
+def hand_over(store: Store, game_id: int, seat: int, who: str, source: str = "cli",
+              ref: str | None = None) -> Result:
+    """`who` (an address, or "robot") plays `seat` from now on, in place of its player: the
+    log records the hand-over (a `substitute` event), the seat gets a new secret token (the
+    old player's links and table stop working), the robot moves if the seat is now a robot's
+    turn, and the new player gets the table. Refused if the game is over or `who` already
+    has a seat in this game."""
+    def first(s, st, game, seats):
+        return _substitute(s, st, game, seats, seat, who)
+
+    return _door(store, game_id, first, None, source, ref)
+
+
+def _door(store, game_id, first, actor, source, ref) -> Result:
     for _attempt in range(20):
         try:
-            return _once(store, game_id, seat, action, expect_seq, source, ref)
+            return _once(store, game_id, first, actor, source, ref)
         except IntegrityError as e:
             store.forget(game_id)
             if not _race(e):
@@ -139,7 +158,9 @@ def _race(e: IntegrityError) -> bool:
     return "uq_move_" in text or "move.seq" in text or "move.ref" in text
 
 
-def _once(store, game_id, seat, action, expect_seq, source, ref) -> Result:
+def _once(store, game_id, first, actor, source, ref) -> Result:
+    """One write: `first` gives the events that start it (a player's move, a hand-over, or
+    none to start the game), advanced into the state; then what follows without a human."""
     with store.session() as s:
         game = s.get(Game, game_id)
         if game is None:
@@ -152,16 +173,16 @@ def _once(store, game_id, seat, action, expect_seq, source, ref) -> Result:
         before = (st.hand_no, len(st.tricks))  # so mails can tell that a trick or hand ended
         seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
         try:
-            events = _move(s, st, game_id, seat, action, expect_seq)
-        except Refused as e:  # stale: refused before anything changed the state
+            events = first(s, st, game, seats)
+        except Refused as e:  # refused before anything changed the state
             store.keep(game_id, st)
             raise type(e)(e.reason, st.snapshot()) from None
         except IllegalAction as e:  # apply() refused without changing the state
             store.keep(game_id, st)
             raise Refused(str(e), st.snapshot()) from None
-        first = len(events)
+        n = len(events)
         events += _follow_up(s, st, game, seats)
-        rows = [_row(game_id, ev, seat if i < first else _auto_actor(ev), source, ref, i, first)
+        rows = [_row(game_id, ev, actor if i < n else _actor(ev), source, ref, i, n)
                 for i, ev in enumerate(events)]
         s.add_all(rows)
         s.flush()
@@ -196,6 +217,33 @@ def _move(s, st, game_id, seat, action, expect_seq) -> list[dict]:
     for ev in events:
         advance(st, ev)
     return events
+
+
+def _substitute(s, st, game, seats, seat, who) -> list[dict]:
+    """The hand-over event, advanced into `st`; the seat row changed to its new player."""
+    from .store.games import ROBOT, new_token, player_for
+
+    if not isinstance(seat, int) or not 0 <= seat < st.n:
+        raise IllegalAction(f"there is no seat {seat} in game {game.id}")
+    row = seats[seat]
+    robot = who.strip().lower() == ROBOT
+    player = None if robot else player_for(s, who)
+    if robot and row.robot:
+        raise Refused(f"a robot plays seat {seat} of game {game.id} already")
+    if player and any(x.player_id == player.id for x in seats):
+        raise Refused(f"{player.email} already has a seat in game {game.id}")
+    leaver = None if row.robot else s.get(Player, row.player_id)
+    ev = {"seq": st.seq + 1, "type": "substitute", "seat": seat,
+          "out": leaver.email if leaver else ROBOT, "in": player.email if player else ROBOT}
+    advance(st, ev)
+    row.robot, row.player_id, row.accepted = robot, player.id if player else None, True
+    row.token = new_token()  # the old player's links and table stop working
+    s.add(row)
+    players = {p.id: p for p in s.exec(select(Player).where(
+        Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
+    for mail in notify.handover_mails(game, seats, players, ev, leaver):
+        s.add(Outbox(**mail))
+    return [ev]
 
 
 def _check_stale(s, st, game_id, seat, expect_seq):
@@ -242,8 +290,12 @@ def _next_auto(s, st, game, robots) -> dict | None:
     return None
 
 
-def _auto_actor(ev) -> int | None:
-    return ev.get("seat")
+def _actor(ev) -> int | None:
+    """The seat that acted (None for what the server writes: deals, reveals, hand-overs)."""
+    seat = ev.get("seat")
+    if ev.get("type") in SERVER_EVENTS or seat.__class__ is not int:
+        return None
+    return seat
 
 
 def _row(game_id, ev, actor, source, ref, i, first) -> Move:
@@ -256,13 +308,13 @@ def _row(game_id, ev, actor, source, ref, i, first) -> Move:
 def import_log(store: Store, text: str) -> int:
     """A new game from a log in the contract format; returns its id. The whole log is
     replayed first: an illegal event refuses the import (gamelog.LogError naming its seq)
-    and nothing is written. Seats: an entry with "@" is a player with that address; any
-    other name (e.g. "robot", "seat1") cannot get mail, so a robot plays that seat. Every
-    event becomes a move (source "import"). A hand still in progress keeps its deal's
-    commitment, but its salt stays with the server that dealt it: that deal is never
-    revealed here."""
+    and nothing is written. Seats, as the log's hand-overs leave them: an entry with "@" is
+    a player with that address; any other name (e.g. "robot", "seat1") cannot get mail, so
+    a robot plays that seat. Every event becomes a move (source "import"). A hand still in
+    progress keeps its deal's commitment, but its salt stays with the server that dealt it:
+    that deal is never revealed here."""
     from .gamelog import read_log, replay_log
-    from .store.games import new_token, player_for
+    from .store.games import last_holders, new_token, player_for
 
     st = replay_log(text)
     header, rules, events = read_log(text)
@@ -272,17 +324,12 @@ def import_log(store: Store, text: str) -> int:
                     status=status)
         s.add(game)
         s.flush()
-        for i, name in enumerate(header["seats"]):
+        for i, name in enumerate(last_holders(header["seats"], events)):
             email = name if isinstance(name, str) and "@" in name else None
             player = player_for(s, email) if email else None
             s.add(Seat(game_id=game.id, seat=i, robot=player is None, token=new_token(),
                        player_id=player.id if player else None))
         s.add_all(Move(game_id=game.id, seq=ev["seq"], type=ev["type"], payload=ev,
-                       actor=_seat_of(ev), source="import") for ev in events)
+                       actor=_actor(ev), source="import") for ev in events)
         s.commit()
         return game.id
-
-
-def _seat_of(ev) -> int | None:
-    seat = ev.get("seat")
-    return seat if isinstance(seat, int) and not isinstance(seat, bool) else None

@@ -257,6 +257,7 @@ BAD_ACTIONS = [
     (["play", "AS"], "not an action a player can take"),
     ({"type": "deal", "hands": [[], [], [], []]}, "not an action a player can take"),
     ({"type": "reveal", "deal": 1, "salt": "00"}, "only once its hand is over"),
+    ({"type": "substitute", "seat": 1, "out": "a@x", "in": "b@x"}, "not an action a player"),
     ({"type": "play", "card": "ZZ"}, "'ZZ' is not in your hand"),
     ({"type": "bid", "bid": 3}, "not the time to bid"),
 ]

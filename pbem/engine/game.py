@@ -4,6 +4,8 @@ from .errors import IllegalAction
 from .rules import Rules
 from .state import NILS, State, advance, check
 
+SERVER_EVENTS = (None, "deal", "substitute")  # written by the server, never a player
+
 
 class ReplayError(IllegalAction):
     """An event in a log that cannot be applied; names its seq."""
@@ -54,7 +56,7 @@ def can_claim(st: State, seat: int) -> bool:
 def apply(st: State, seat: int, action: dict) -> list[dict]:
     """The events that `seat` taking `action` adds to the log; IllegalAction if it may not.
     Does not change `st`: pass each event to `advance`."""
-    if not isinstance(action, dict) or action.get("type") in (None, "deal"):
+    if not isinstance(action, dict) or action.get("type") in SERVER_EVENTS:
         raise IllegalAction("not an action a player can take")
     ev = {"seq": st.seq + 1, "type": action["type"], "seat": seat}
     ev.update({k: v for k, v in action.items() if k not in ("type", "seat", "seq", "count")})

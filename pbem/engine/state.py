@@ -613,6 +613,17 @@ def step_resign(st: State, ev):
     st.phase = "over"
 
 
+def check_substitute(st: State, ev):
+    _seat_of(st, ev)
+    _need(isinstance(ev.get("out"), str) and isinstance(ev.get("in"), str)
+          and ev["out"] != ev["in"], "a substitute names who leaves the seat (out) and who "
+          "takes it (in)")
+
+
+def step_substitute(st: State, ev):
+    """Someone else plays the seat from here on: the cards, bids and tricks stay the seat's."""
+
+
 def check_reveal(st: State, ev):
     rec = st.deal_record
     _need(st.phase in ("deal", "over"), "a deal's salt is revealed only once its hand is over")
@@ -656,6 +667,7 @@ EVENTS = {
     "misdeal": (check_misdeal, step_misdeal),
     "reveal": (check_reveal, step_reveal),
     "resign": (check_resign, step_resign),
+    "substitute": (check_substitute, step_substitute),
 }
 
 

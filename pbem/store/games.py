@@ -67,6 +67,32 @@ def export(store, game_id: int) -> str:
         game = s.get(Game, game_id)
         if game is None:
             raise ValueError(f"there is no game {game_id}")
-        header = {"format": "pbem/1", "rules": game.rules, "seats": seat_names(s, game_id),
+        log = events(s, game_id)
+        header = {"format": "pbem/1", "rules": game.rules,
+                  "seats": first_holders(seat_names(s, game_id), log),
                   "first_dealer": game.first_dealer}
-        return write_log(header, events(s, game_id))
+        return write_log(header, log)
+
+
+def first_holders(seats: list[str], log: list[dict]) -> list[str]:
+    """Who sat in each seat when the game began: the header names them, and each
+    `substitute` event in the log says who took a seat over, and from whom."""
+    seats = list(seats)
+    for ev in reversed(_handovers(seats, log)):
+        seats[ev["seat"]] = ev["out"]
+    return seats
+
+
+def last_holders(seats: list[str], log: list[dict]) -> list[str]:
+    """Who holds each seat after the log's hand-overs (the header names the first)."""
+    seats = list(seats)
+    for ev in _handovers(seats, log):
+        seats[ev["seat"]] = ev["in"]
+    return seats
+
+
+def _handovers(seats, log) -> list[dict]:
+    """The log's `substitute` events (a corrupt log still exports: its odd lines are skipped
+    here and named by replay)."""
+    return [ev for ev in log if isinstance(ev, dict) and ev.get("type") == "substitute"
+            and ev.get("seat") in range(len(seats))]

@@ -55,3 +55,12 @@ def event(game_id: int, seq: int) -> dict:
     if payload is None:
         abort(404)
     return payload
+
+
+def handed_over(game_id: int, seat: int, since: int) -> bool:
+    """Has someone else taken `seat` over after move `since`? (Then a link mailed to the
+    player who left must not show them the seat's cards.)"""
+    with store().session() as s:
+        rows = s.exec(select(Move.payload).where(Move.game_id == game_id, Move.seq > since,
+                                                 Move.type == "substitute")).all()
+    return any(p.get("seat") == seat for p in rows)

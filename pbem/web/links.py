@@ -34,7 +34,7 @@ def _link(token):
         return None, (render_template("web/message.html", title="This link does not work",
                                       text=d), 400)
     seat = _seat(d)
-    if seat is None or seat.robot:
+    if seat is None or seat.robot or data.handed_over(d["g"], d["s"], d["q"]):
         return None, (render_template("web/message.html", title="This link does not work",
                                       text="That seat is no longer yours."), 400)
     return (d, seat), None
