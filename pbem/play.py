@@ -15,6 +15,7 @@ another seat's look or pass: those change nothing this seat could do, so the mov
 means what its player meant (simultaneous passing would otherwise refuse good moves).
 """
 
+import logging
 import random
 import secrets
 import threading
@@ -28,10 +29,12 @@ from . import clock, notify
 from .engine import IllegalAction, Rules, State, advance, apply, choose, make_deal, view
 from .engine.commitment import deal_digest
 from .engine.game import SERVER_EVENTS
+from .league import results as league_results
 from .store.db import engine_for
 from .store.models import DealSecret, Game, Move, Outbox, Player, Seat
 from .store.models import now as utcnow
 
+log = logging.getLogger(__name__)
 _HARMLESS = ("look", "pass")  # another seat's look or pass leaves my move meaning the same
 CACHE_GAMES = 2_000  # game states kept in memory per Store
 _MAX_FOLLOW = 10_000  # robot moves and deals after one human move: a whole robot game at most
@@ -192,15 +195,31 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
             s.add(Outbox(**mail))
         if events:
             clock.arm(s, game, st, seats, players, utcnow())  # the next deadlines
+        season = None
         if st.phase == "over" and game.status != "over":
             game.status = "over"
             s.add(game)
+            season = league_results.record(s, game, st)  # a league game's result, with it
         elif events and game.status == "open":
             game.status = "playing"
             s.add(game)
         s.commit()
     store.keep(game_id, st)
+    if season is not None:
+        _next_round(store, season)
     return Result(game_id, st.snapshot(), events)  # a copy: the cache's own changes later
+
+
+def _next_round(store, season_id: int) -> None:
+    """A league game just ended: open the next round if this one is done. The move stands
+    whatever happens here; if this fails, the clock's league tick opens the round."""
+    from .league.rounds import advance
+
+    try:
+        advance(store, season_id)
+    except Exception:
+        log.exception("season %s: the next round did not open; the clock will retry",
+                      season_id)
 
 
 def _move(s, st, game_id, seat, action, expect_seq) -> list[dict]:

@@ -13,7 +13,8 @@ from pbem.config import load
 from pbem.store.db import alembic_config, engine_for, make_engine, upgrade
 from pbem.store.models import Game
 
-TABLES = {"player", "game", "seat", "move", "dealsecret", "outbox", "inbound", "deadline"}
+TABLES = {"player", "game", "seat", "move", "dealsecret", "outbox", "inbound", "deadline",
+          "league", "season", "entry", "fixture"}
 
 
 def tables(url: str) -> set[str]:

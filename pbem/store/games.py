@@ -32,22 +32,30 @@ def create_game(store, rules: Rules, seats: list[str], first_dealer: int | None 
                 public: bool = True, time_control: dict | None = None) -> int:
     """A new game with one entry per seat: an email address or "robot". Not dealt yet:
     pbem.play.start deals it."""
+    with store.session() as s:
+        game = add_game(s, rules, seats, first_dealer, public, time_control)
+        s.commit()
+        return game.id
+
+
+def add_game(s, rules: Rules, seats: list[str], first_dealer: int | None = None,
+             public: bool = True, time_control: dict | None = None) -> Game:
+    """create_game inside the caller's transaction (a league writes a round's games and
+    fixtures at once)."""
     if len(seats) != rules.players:
         raise ValueError(f"{rules.preset} has {rules.players} seats, not {len(seats)}")
     if first_dealer is None:
         first_dealer = secrets.randbelow(rules.players)  # L1: the first dealer at random
-    with store.session() as s:
-        game = Game(rules=rules.to_dict(), first_dealer=first_dealer, public=public,
-                    time_control=time_control or {})
-        s.add(game)
-        s.flush()
-        for i, who in enumerate(seats):
-            robot = who.strip().lower() == ROBOT
-            player = None if robot else player_for(s, who)
-            s.add(Seat(game_id=game.id, seat=i, robot=robot, token=new_token(),
-                       player_id=player.id if player else None))
-        s.commit()
-        return game.id
+    game = Game(rules=rules.to_dict(), first_dealer=first_dealer, public=public,
+                time_control=time_control or {})
+    s.add(game)
+    s.flush()
+    for i, who in enumerate(seats):
+        robot = who.strip().lower() == ROBOT
+        player = None if robot else player_for(s, who)
+        s.add(Seat(game_id=game.id, seat=i, robot=robot, token=new_token(),
+                   player_id=player.id if player else None))
+    return game
 
 
 def seat_names(s, game_id: int) -> list[str]:

@@ -1,6 +1,6 @@
 """The tables. The move log (`Move`) is append-only; only pbem.play writes it."""
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from sqlalchemy import JSON, Column, MetaData, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -115,3 +115,67 @@ class Deadline(SQLModel, table=True):
     state: str = Field(default="pending", max_length=10, index=True)  # pending firing done
     claimed_at: datetime | None = None  # cancelled
     result: str = Field(default="", max_length=60)
+
+
+# -- leagues ---------------------------------------------------------------------------------
+
+
+class League(SQLModel, table=True):
+    """A competition that runs for months: rules, time control and format for every game,
+    an organiser, and seasons of rounds."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=100)
+    rules: dict = Field(sa_column=Column(JSON, nullable=False))
+    time_control: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    entry: str = Field(default="single", max_length=10)  # single (partners drawn), pair (fixed)
+    pairing: str = Field(default="round-robin", max_length=20)  # round-robin, swiss
+    rounds: int | None = None  # Swiss rounds; None: the default for the field's size
+    max_entries: int | None = None
+    stale_hours: int = 168  # a table that has not moved this long is flagged to the organiser
+    organiser_id: int = Field(foreign_key="player.id")
+    admin_token: str = Field(unique=True, max_length=40)  # the organiser's secret page
+    join_token: str = Field(unique=True, max_length=40)  # the join link
+    seed: str = Field(max_length=40)  # the draws (round-one order, seats), repeatable
+    created: datetime = Field(default_factory=now)
+
+
+class Season(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("league_id", "number"),)
+    id: int | None = Field(default=None, primary_key=True)
+    league_id: int = Field(foreign_key="league.id", index=True)
+    number: int
+    starts: date
+    ends: date  # no round starts after this day
+    status: str = Field(default="open", max_length=10)  # open (taking entries), running, over
+    round: int = 0  # the round in play; 0 before the start
+    rounds: int = 0  # how many rounds it has, fixed at the start
+
+
+class Entry(SQLModel, table=True):
+    """One player, or a fixed partnership of two, in one season."""
+
+    __table_args__ = (UniqueConstraint("season_id", "player_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    season_id: int = Field(foreign_key="season.id", index=True)
+    player_id: int = Field(foreign_key="player.id")
+    partner_id: int | None = Field(default=None, foreign_key="player.id")
+    name: str = Field(max_length=100)
+    status: str = Field(default="active", max_length=10)  # pending (partner), active, withdrawn
+    joined: datetime = Field(default_factory=now)
+
+
+class Fixture(SQLModel, table=True):
+    """One table of one round: its game, the entry at each seat, and the result once the
+    game is over (written in the move's own transaction). A bye is a fixture without game."""
+
+    __table_args__ = (UniqueConstraint("season_id", "round", "board"),)
+    id: int | None = Field(default=None, primary_key=True)
+    season_id: int = Field(foreign_key="season.id", index=True)
+    round: int
+    board: int  # the table's number in its round
+    seats: list = Field(sa_column=Column(JSON, nullable=False))  # entry id per seat; [id]: bye
+    game_id: int | None = Field(default=None, foreign_key="game.id", unique=True)
+    status: str = Field(default="playing", max_length=10)  # playing, over, bye
+    result: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    finished: datetime | None = None

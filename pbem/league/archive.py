@@ -1,0 +1,72 @@
+"""A whole league exported at once: `league.json` (the league, each season's entries,
+fixtures and standings, the ratings and the order they were computed in) and one log per
+game in the game log format (docs/log-format.md). A folder from the command line, a zip
+from the organiser's page; docs/leagues.md describes league.json."""
+
+import io
+import json
+import zipfile
+from dataclasses import asdict
+from pathlib import Path
+
+from sqlmodel import select
+
+from ..store.games import export
+from ..store.models import Player
+from .manage import get_league
+from .reports import entries_of, fixtures_of, rated_fixtures, ratings, season_standings, seasons
+
+FORMAT = "pbem-league/1"
+
+
+def log_name(game_id: int) -> str:
+    return f"games/game-{game_id:06d}.jsonl"
+
+
+def export_league(store, league_id: int) -> dict[str, str]:
+    """{path: text} for every file of the export."""
+    with store.session() as s:
+        league = get_league(s, league_id)
+        emails = dict(s.exec(select(Player.id, Player.email)).all())
+        record = {"format": FORMAT,
+                  "league": {"id": league.id, "name": league.name, "rules": league.rules,
+                             "time_control": league.time_control, "entry": league.entry,
+                             "pairing": league.pairing, "organiser": emails[league.organiser_id]},
+                  "seasons": [_season(s, season, emails) for season in seasons(s, league.id)],
+                  "ratings": ratings(s, league),
+                  "rating_order": [f.game_id for f in rated_fixtures(s, league)]}
+    games = [t["game"] for season in record["seasons"] for t in season["tables"]]
+    files = {log_name(gid): export(store, gid) for gid in games}
+    files["league.json"] = json.dumps(record, indent=2, default=str) + "\n"
+    return files
+
+
+def _season(s, season, emails) -> dict:
+    fixtures = fixtures_of(s, season)
+    return {"number": season.number, "starts": season.starts.isoformat(),
+            "ends": season.ends.isoformat(), "status": season.status, "rounds": season.rounds,
+            "entries": [{"id": e.id, "name": e.name, "status": e.status,
+                         "players": [emails[x] for x in (e.player_id, e.partner_id) if x]}
+                        for e in entries_of(s, season)],
+            "tables": [{"round": f.round, "table": f.board, "game": f.game_id,
+                        "log": log_name(f.game_id), "seats": f.seats, "status": f.status,
+                        "finished": f.finished.isoformat() if f.finished else None}
+                       for f in fixtures if f.status != "bye"],
+            "byes": [{"round": f.round, "entry": f.seats[0]}
+                     for f in fixtures if f.status == "bye"],
+            "standings": [asdict(row) for row in season_standings(s, season)]}
+
+
+def write_folder(files: dict[str, str], folder: Path) -> None:
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def zip_bytes(files: dict[str, str]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in sorted(files.items()):
+            z.writestr(name, text)
+    return buf.getvalue()

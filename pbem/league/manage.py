@@ -1,0 +1,323 @@
+"""Running a league: creating it and its seasons, entries (joining, partners, withdrawing),
+and the organiser's actions. Every refusal is a LeagueError that says why and changes
+nothing. An organiser action names who asks (`by`: a player id, or OPERATOR for the server's
+own command line) and is refused unless that is the league's organiser."""
+
+import secrets
+from datetime import date
+
+from sqlmodel import select
+
+from ..clock import DEFAULTS as CLOCK_DEFAULTS
+from ..clock import ON_TIMEOUT
+from ..config import load
+from ..engine import Rules
+from ..store.games import new_token, player_for
+from ..store.models import Entry, Fixture, League, Outbox, Player, Season
+from ..web.tokens import Signer, secret_keys
+
+OPERATOR = "operator"  # the command line: may do what the organiser may
+ENTRY_KINDS = ("single", "pair")  # players with partners drawn per game; fixed partnerships
+PAIRINGS = ("round-robin", "swiss")
+JOIN, PARTNER = "pbem.join", "pbem.partner"  # the purposes of the signed links we mail
+LINK_DAYS = 14
+
+
+class LeagueError(ValueError):
+    """Refused: the message says why, for whoever asked. Nothing was changed."""
+
+
+def create_league(store, organiser: str, name: str, rules: Rules, starts: date, ends: date,
+                  entry: str = "single", pairing: str = "round-robin",
+                  time_control: dict | None = None, rounds: int | None = None,
+                  max_entries: int | None = None, stale_hours: int = 168) -> League:
+    """A league with its first season (taking entries until `starts`). The organiser is
+    mailed the organiser's page and the join link to pass on."""
+    name = " ".join(name.split())
+    tc = _time_control(time_control)
+    _check_format(rules, entry, pairing, rounds, max_entries, stale_hours)
+    if not 0 < len(name) <= 100:
+        raise LeagueError("a league needs a name (up to 100 characters)")
+    _check_dates(starts, ends)
+    with store.session() as s:
+        boss = player_for(s, organiser)
+        league = League(name=name, rules=rules.to_dict(), time_control=tc, entry=entry,
+                        pairing=pairing, rounds=rounds, max_entries=max_entries,
+                        stale_hours=stale_hours, organiser_id=boss.id, admin_token=new_token(),
+                        join_token=new_token(), seed=secrets.token_hex(8))
+        s.add(league)
+        s.flush()
+        s.add(Season(league_id=league.id, number=1, starts=starts, ends=ends))
+        s.add(_organiser_mail(league, boss))
+        s.commit()
+        return league
+
+
+def table_size(rules: Rules, entry: str) -> int:
+    """Entries at one table: a partnership a side, or one player a seat."""
+    return len(rules.sides) if entry == "pair" else rules.players
+
+
+def _check_format(rules, entry, pairing, rounds, max_entries, stale_hours) -> None:
+    if entry not in ENTRY_KINDS:
+        raise LeagueError(f"entries are single or pair, not {entry!r}")
+    if pairing not in PAIRINGS:
+        raise LeagueError(f"pairing is round-robin or swiss, not {pairing!r}")
+    if entry == "pair" and any(len(side) != 2 for side in rules.sides):
+        raise LeagueError(f"{rules.preset} has no partnerships of two: entries must be single")
+    if rounds is not None and not 1 <= rounds <= 100:
+        raise LeagueError("a season has 1 to 100 rounds")
+    if max_entries is not None and max_entries < table_size(rules, entry):
+        raise LeagueError(f"a table needs {table_size(rules, entry)} entries: allow at least "
+                          "that many")
+    if not 1 <= stale_hours <= 24 * 90:
+        raise LeagueError("a table is flagged after 1 hour to 90 days without a move")
+
+
+def _time_control(tc: dict | None) -> dict:
+    tc = dict(CLOCK_DEFAULTS, **(tc or {}))
+    if tc["on_timeout"] not in ON_TIMEOUT or not 0 < tc["move_hours"] <= 24 * 60:
+        raise LeagueError(f"a bad time control: {tc}")
+    return tc
+
+
+def _check_dates(starts: date, ends: date) -> None:
+    if ends < starts:
+        raise LeagueError(f"the season ends ({ends}) before it starts ({starts})")
+
+
+def _organiser_mail(league, boss) -> Outbox:
+    cfg = load()
+    text = (f"Your league \"{league.name}\" is ready.\n\n"
+            f"Your organiser's page (keep it to yourself): {cfg.base_url}/o/{league.admin_token}\n"
+            f"The join link to pass on: {cfg.base_url}/j/{league.join_token}\n"
+            f"Players can also mail pbem@{cfg.mail_domain}: join {league.id}\n")
+    return Outbox(to_addr=boss.email, subject=f"Your league: {league.name}", body_text=text,
+                  headers={"Auto-Submitted": "auto-generated"},
+                  dedupe_key=f"league:{league.id}:organiser")
+
+
+def get_league(s, league_id) -> League:
+    league = s.get(League, league_id) if isinstance(league_id, int) else None
+    if league is None:
+        raise LeagueError(f"there is no league {league_id}")
+    return league
+
+
+def require_organiser(league: League, by) -> None:
+    if by != OPERATOR and by != league.organiser_id:
+        raise LeagueError(f"only the organiser of {league.name} may do that")
+
+
+def latest_season(s, league_id: int) -> Season:
+    return s.exec(select(Season).where(Season.league_id == league_id)
+                  .order_by(Season.number.desc())).first()
+
+
+def add_season(store, league_id: int, by, starts: date, ends: date) -> Season:
+    """The next season, taking entries until `starts`; the entries still in the last
+    season are entered again (anyone may then leave)."""
+    _check_dates(starts, ends)
+    with store.session() as s:
+        league = get_league(s, league_id)
+        require_organiser(league, by)
+        last = latest_season(s, league.id)
+        if last.status == "open":
+            raise LeagueError(f"season {last.number} has not started yet")
+        season = Season(league_id=league.id, number=last.number + 1, starts=starts, ends=ends)
+        s.add(season)
+        s.flush()
+        for e in s.exec(select(Entry).where(Entry.season_id == last.id,
+                                            Entry.status == "active")).all():
+            s.add(Entry(season_id=season.id, player_id=e.player_id, partner_id=e.partner_id,
+                        name=e.name))
+        s.commit()
+        return season
+
+
+# -- entries ---------------------------------------------------------------------------------
+
+
+def request_join(store, league_id: int, email: str, name: str = "",
+                 partner: str | None = None) -> str:
+    """Check that the entry could be made, then mail `email` a link to confirm it: whoever
+    asked (a web form, a mail with any From), the address's owner says yes. Returns the
+    address written to."""
+    email, partner = _address(email), _address(partner) if partner else None
+    with store.session() as s:
+        league = get_league(s, league_id)
+        _check_entry(s, league, _open_season(s, league), email, partner)
+    cfg = load()
+    link = Signer(secret_keys(cfg), JOIN).dumps(
+        {"l": league.id, "e": email, "m": name.strip()[:100], "p": partner})
+    text = (f"Someone (we hope you) asked to enter you in the league \"{league.name}\""
+            + (f" with {partner} as your partner" if partner else "") + ".\n\n"
+            f"To confirm, open this link and press the button: {cfg.base_url}/j/confirm/{link}"
+            f"\n\nIf it was not you, ignore this mail: nothing happens without the button.\n")
+    # one a day for each address and league: the form cannot be used to flood a mailbox
+    mail_once(store, email, f"Confirm your entry: {league.name}", text,
+              f"join:{league.id}:{email}:{date.today().isoformat()}")
+    return email
+
+
+def join(store, league_id: int, email: str, name: str = "", partner: str | None = None) -> Entry:
+    """Enter `email` (with `partner`, in a league of fixed partnerships) in the league's
+    season that is taking entries. A partner is asked to say yes; until then the entry is
+    pending, but holds its place."""
+    email, partner = _address(email), _address(partner) if partner else None
+    with store.session() as s:
+        league = get_league(s, league_id)
+        season = _open_season(s, league, lock=True)
+        _check_entry(s, league, season, email, partner)
+        player = player_for(s, email, name.strip())
+        mate = player_for(s, partner) if partner else None
+        entry = Entry(season_id=season.id, player_id=player.id,
+                      partner_id=mate.id if mate else None,
+                      name=_entry_name(name, player, mate),
+                      status="pending" if mate else "active")
+        s.add(entry)
+        s.flush()
+        s.add(_welcome(league, season, entry, player, mate))
+        if mate:
+            s.add(_partner_mail(league, entry, player, mate))
+        s.commit()
+        return entry
+
+
+def accept_partner(store, entry_id: int, email: str) -> Entry:
+    """The partner named in a pending entry says yes: the entry is in."""
+    with store.session() as s:
+        entry = s.get(Entry, entry_id)
+        mate = s.get(Player, entry.partner_id) if entry and entry.partner_id else None
+        if mate is None or mate.email != _address(email):
+            raise LeagueError("this entry does not name you as a partner")
+        season = s.get(Season, entry.season_id)
+        if entry.status != "pending" or season.status != "open":
+            raise LeagueError("this entry is no longer waiting for you"
+                              if entry.status != "pending" else "the season has started")
+        entry.status = "active"
+        s.add(entry)
+        s.commit()
+        return entry
+
+
+def withdraw(store, league_id: int, by, entry_id: int) -> Entry:
+    """Take an entry out (the organiser, or one of its players): before the season starts
+    it is gone; once it runs, its games play on and robots stand in for it at new tables."""
+    with store.session() as s:
+        league = get_league(s, league_id)
+        entry = s.get(Entry, entry_id)
+        season = s.get(Season, entry.season_id) if entry else None
+        if season is None or season.league_id != league.id:
+            raise LeagueError(f"there is no entry {entry_id} in {league.name}")
+        if by not in (entry.player_id, entry.partner_id):
+            require_organiser(league, by)
+        if entry.status == "withdrawn" or season.status == "over":
+            raise LeagueError(f"{entry.name} is not playing in season {season.number}")
+        if season.status == "open":
+            s.delete(entry)
+        else:
+            entry.status = "withdrawn"
+            s.add(entry)
+        s.commit()
+        return entry
+
+
+def substitute(store, league_id: int, by, game_id: int, seat: int, who: str):
+    """The organiser seats `who` (an address, or robot) in place of a player mid-game."""
+    from ..play import Refused, hand_over
+
+    with store.session() as s:
+        league = get_league(s, league_id)
+        require_organiser(league, by)
+        fixture = s.exec(select(Fixture).where(Fixture.game_id == game_id)).first()
+        season = s.get(Season, fixture.season_id) if fixture else None
+        if season is None or season.league_id != league.id:
+            raise LeagueError(f"game {game_id} is not a game of {league.name}")
+    try:
+        return hand_over(store, game_id, seat, who, source="organiser")
+    except Refused as e:
+        raise LeagueError(e.reason) from None
+
+
+def _open_season(s, league, lock: bool = False) -> Season:
+    """The season taking entries (its row locked, so that two joins at once cannot both
+    take the last place)."""
+    q = select(Season).where(Season.league_id == league.id, Season.status == "open")
+    season = s.exec(q.with_for_update() if lock else q).first()
+    if season is None:
+        raise LeagueError(f"{league.name} is not taking entries now: its season has started")
+    return season
+
+
+def _check_entry(s, league, season, email, partner) -> None:
+    if league.entry == "pair" and not partner:
+        raise LeagueError(f"{league.name} is for fixed partnerships: name your partner")
+    if league.entry == "single" and partner:
+        raise LeagueError(f"{league.name} is for single players: partners are drawn per game")
+    if partner == email:
+        raise LeagueError("your partner must be someone else")
+    entries = s.exec(select(Entry).where(Entry.season_id == season.id)).all()
+    ids = {x for e in entries for x in (e.player_id, e.partner_id) if x}
+    for who in (email, partner):
+        player = s.exec(select(Player).where(Player.email == who)).first() if who else None
+        if player and player.id in ids:
+            raise LeagueError(f"{who} is entered in {league.name} already")
+    if league.max_entries is not None and len(entries) >= league.max_entries:
+        raise LeagueError(f"{league.name} is full: {league.max_entries} entries")
+
+
+def _address(email: str) -> str:
+    email = (email or "").strip().lower()
+    local, at, domain = email.partition("@")
+    if not at or not local or "." not in domain or " " in email or len(email) > 254:
+        raise LeagueError(f"{email!r} is not a mail address")
+    return email
+
+
+def _entry_name(name, player, mate) -> str:
+    name = " ".join(name.split())[:100]
+    if mate:
+        return f"{player.name} & {mate.name}" if not name or name == player.name else name
+    return player.name
+
+
+def _welcome(league, season, entry, player, mate) -> Outbox:
+    cfg = load()
+    wait = f" once {mate.email} says yes" if mate else ""
+    text = (f"You are entered in \"{league.name}\", season {season.number}{wait}. It starts on "
+            f"{season.starts.isoformat()}; your first table comes by mail then.\n"
+            f"The league: {cfg.base_url}/l/{league.id}\n")
+    return Outbox(to_addr=player.email, subject=f"You are in: {league.name}", body_text=text,
+                  headers={"Auto-Submitted": "auto-generated"},
+                  dedupe_key=f"entry:{entry.id}:welcome")
+
+
+def _partner_mail(league, entry, player, mate) -> Outbox:
+    cfg = load()
+    link = Signer(secret_keys(cfg), PARTNER).dumps({"x": entry.id, "e": mate.email})
+    text = (f"{player.email} entered \"{league.name}\" with you as partner.\n\n"
+            f"To say yes, open this link and press the button: {cfg.base_url}/j/partner/{link}"
+            "\n\nIf you do not want to play, ignore this mail: the entry stays out.\n")
+    return Outbox(to_addr=mate.email, subject=f"Partner in {league.name}?", body_text=text,
+                  headers={"Auto-Submitted": "auto-generated"},
+                  dedupe_key=f"entry:{entry.id}:partner")
+
+
+def mail_once(store, to, subject, text, key) -> int:
+    """Queue one mail under `key`, never twice; 1 if it was queued now."""
+    with store.session() as s:
+        if s.exec(select(Outbox.id).where(Outbox.dedupe_key == key)).first():
+            return 0
+        s.add(Outbox(to_addr=to, subject=subject, body_text=text,
+                     headers={"Auto-Submitted": "auto-generated"}, dedupe_key=key))
+        s.commit()
+    return 1
+
+
+def read_link(token: str, purpose: str) -> dict:
+    """The data of a join or partner link we mailed, or LeagueError saying why not."""
+    try:
+        return Signer(secret_keys(load()), purpose).loads(token, max_age=LINK_DAYS * 86400)
+    except ValueError as e:
+        raise LeagueError(str(e)) from None

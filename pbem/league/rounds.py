@@ -1,0 +1,261 @@
+"""Seasons in motion. A season starts on its day (or when the organiser says); each round's
+tables are drawn and their games dealt; when the last game of a round ends the next round
+opens, and after the last round the season is over. No round opens after the season's end
+day. Every step is decided by the database (the season row is locked while a round opens,
+and each table is unique), so `advance` and `tick` may run any time, in any process, as
+often as they like: the clock's league tick also repairs what a crash left half done."""
+
+import random
+from collections import Counter
+from datetime import date, datetime, timedelta
+
+from sqlmodel import select
+
+from ..config import load
+from ..engine import Rules
+from ..store.games import ROBOT, add_game
+from ..store.models import Entry, Fixture, Game, League, Outbox, Player, Season
+from ..store.models import now as utcnow
+from .manage import LeagueError, get_league, mail_once, require_organiser, table_size
+from .pairing import Round, round_robin, seat_entries, swiss, swiss_rounds
+
+
+def start_season(store, league_id: int, by) -> Season:
+    """Close entries and open round one now (the organiser need not wait for the day)."""
+    with store.session() as s:
+        league = get_league(s, league_id)
+        require_organiser(league, by)
+        season = s.exec(select(Season).where(Season.league_id == league.id,
+                                             Season.status == "open").with_for_update()).first()
+        if season is None:
+            raise LeagueError(f"{league.name} has no season waiting to start")
+        _begin(s, league, season)
+        s.commit()
+    advance(store, season.id)
+    return season
+
+
+def _begin(s, league, season) -> None:
+    """Entries close (a partnership still waiting for its partner's yes is dropped) and the
+    number of rounds is fixed."""
+    entries = s.exec(select(Entry).where(Entry.season_id == season.id)).all()
+    active = [e for e in entries if e.status == "active"]
+    k = table_size(Rules.from_dict(league.rules), league.entry)
+    if len(active) < k:
+        raise LeagueError(f"{league.name} needs {k} entries to start; it has {len(active)}")
+    for e in entries:
+        if e.status != "active":
+            s.delete(e)
+    season.rounds = rounds_for(league, len(active))
+    season.status = "running"
+    s.add(season)
+
+
+def rounds_for(league: League, n: int) -> int:
+    """A round robin's own length (cut short by the league's `rounds`, if set); Swiss: the
+    league's `rounds`, or the default for the field's size."""
+    k = table_size(Rules.from_dict(league.rules), league.entry)
+    if league.pairing == "round-robin":
+        full = len(round_robin(list(range(n)), k))
+        return min(full, league.rounds or full)
+    return league.rounds or swiss_rounds(n, k)
+
+
+def advance(store, season_id: int, today: date | None = None) -> list[int]:
+    """If the season's round is done, open the next (or end the season); returns the new
+    round's game ids. Does nothing while a game of the round is still playing."""
+    today = today or utcnow().date()
+    with store.session() as s:
+        season = s.exec(select(Season).where(Season.id == season_id).with_for_update()).one()
+        if season.status != "running" or not _round_done(s, season):
+            return []
+        league = s.get(League, season.league_id)
+        draw = None
+        if season.round < season.rounds and (season.round == 0 or today <= season.ends):
+            draw = _draw(s, league, season, season.round + 1)
+        if draw is None:
+            season.status = "over"
+            s.add(season)
+            _season_over_mails(s, league, season)
+            s.commit()
+            return []
+        games = _open_round(s, league, season, draw)
+        s.commit()
+    start_games(store, games)
+    return games
+
+
+def _round_done(s, season) -> bool:
+    if season.round == 0:
+        return True
+    left = s.exec(select(Fixture.id).where(Fixture.season_id == season.id,
+                                           Fixture.round == season.round,
+                                           Fixture.status == "playing")).first()
+    return left is None
+
+
+def _draw(s, league, season, r: int) -> Round | None:
+    """Round `r`'s tables and byes, or None if too few entries are left to fill a table."""
+    k = table_size(Rules.from_dict(league.rules), league.entry)
+    entries = s.exec(select(Entry).where(Entry.season_id == season.id).order_by(Entry.id)).all()
+    order = [e.id for e in entries]
+    random.Random(f"{league.seed}:{season.number}").shuffle(order)
+    if league.pairing == "round-robin":  # the whole schedule is fixed by the start's field
+        return round_robin(order, k)[r - 1]
+    playing = {e.id for e in entries if e.status == "active"}
+    if len(playing) < k:
+        return None
+    fixtures = s.exec(select(Fixture).where(Fixture.season_id == season.id)).all()
+    if r == 1:
+        ranked = [x for x in order if x in playing]
+    else:
+        from .reports import season_standings
+
+        ranked = [row.entry for row in season_standings(s, season) if row.entry in playing]
+    met = Counter(frozenset((a, b)) for f in fixtures if f.status != "bye"
+                  for a in set(f.seats) for b in set(f.seats) if a < b)
+    byes = Counter(f.seats[0] for f in fixtures if f.status == "bye")
+    return swiss(ranked, k, met, byes)
+
+
+def _open_round(s, league, season, draw: Round) -> list[int]:
+    """The round's fixtures and games (not dealt yet), in the caller's transaction."""
+    r = season.round + 1
+    rules = Rules.from_dict(league.rules)
+    entries = {e.id: e for e in s.exec(select(Entry).where(Entry.season_id == season.id))}
+    ids = {x for e in entries.values() for x in (e.player_id, e.partner_id) if x}
+    emails = dict(s.exec(select(Player.id, Player.email).where(Player.id.in_(ids))).all())
+    games = []
+    for board, table in enumerate(draw.tables, 1):
+        rng = random.Random(f"{league.seed}:{season.number}:{r}:{board}")
+        seats = seat_entries(table, rules.sides, league.entry == "pair", rng)
+        who = seat_players(seats, entries, emails, rules.sides)
+        game = add_game(s, rules, who, time_control=league.time_control)
+        s.add(Fixture(season_id=season.id, round=r, board=board, seats=seats,
+                      game_id=game.id))
+        games.append(game.id)
+    for board, entry in enumerate(draw.byes, len(draw.tables) + 1):
+        s.add(Fixture(season_id=season.id, round=r, board=board, seats=[entry], status="bye"))
+        _bye_mail(s, league, season, r, entries[entry], emails)
+    season.round = r
+    s.add(season)
+    return games
+
+
+def seat_players(seats, entries, emails, sides) -> list[str]:
+    """The address at each seat: a partnership's player sits in the first seat of its side,
+    the partner in the second; a robot stands in for an entry that withdrew."""
+    out = []
+    for seat, entry_id in enumerate(seats):
+        entry = entries[entry_id]
+        side = next(x for x in sides if seat in x)
+        pid = entry.partner_id if entry.partner_id and side.index(seat) == 1 else entry.player_id
+        out.append(ROBOT if entry.status == "withdrawn" else emails[pid])
+    return out
+
+
+def start_games(store, game_ids) -> None:
+    """Deal each new game (and let robots act). A game left undealt by a crash is dealt by
+    the next tick."""
+    from ..play import start
+
+    for gid in game_ids:
+        start(store, gid)
+
+
+# -- mails -----------------------------------------------------------------------------------
+
+
+def _bye_mail(s, league, season, r, entry, emails) -> None:
+    cfg = load()
+    for pid in (entry.player_id, entry.partner_id):
+        if pid and entry.status == "active":
+            s.add(Outbox(to_addr=emails[pid], subject=f"{league.name}: a bye in round {r}",
+                         body_text=f"You sit out round {r} of \"{league.name}\", season "
+                                   f"{season.number}: it counts as a win.\n"
+                                   f"The league: {cfg.base_url}/l/{league.id}\n",
+                         headers={"Auto-Submitted": "auto-generated"},
+                         dedupe_key=f"bye:{season.id}:{r}:{pid}"))
+
+
+def _season_over_mails(s, league, season) -> None:
+    cfg = load()
+    entries = s.exec(select(Entry).where(Entry.season_id == season.id)).all()
+    ids = {league.organiser_id} | {x for e in entries for x in (e.player_id, e.partner_id) if x}
+    for player in s.exec(select(Player).where(Player.id.in_(ids))).all():
+        s.add(Outbox(to_addr=player.email, subject=f"{league.name}: season {season.number} "
+                     "is over", body_text=f"Season {season.number} of \"{league.name}\" is "
+                     f"over. The final table: {cfg.base_url}/l/{league.id}/s/{season.number}\n",
+                     headers={"Auto-Submitted": "auto-generated"},
+                     dedupe_key=f"season-over:{season.id}:{player.id}"))
+
+
+# -- the clock's league tick -----------------------------------------------------------------
+
+
+def tick(store, now: datetime | None = None) -> int:
+    """What is due in every league: seasons whose day has come start, rounds whose games
+    are all over open (a repair: the last move normally opens them), games left undealt are
+    dealt, and tables that have not moved for the league's `stale_hours` are flagged to
+    the organiser once. Returns how many things it did."""
+    now = now or utcnow()
+    done = _start_due(store, now.date())
+    with store.session() as s:
+        running = s.exec(select(Season.id).where(Season.status == "running")).all()
+    for season_id in running:
+        done += len(advance(store, season_id, now.date()))
+    done += _deal_undealt(store)
+    return done + _flag_stale(store, now)
+
+
+def _start_due(store, today: date) -> int:
+    from .manage import OPERATOR
+
+    with store.session() as s:
+        due = s.exec(select(Season).where(Season.status == "open",
+                                          Season.starts <= today)).all()
+    started = 0
+    for season in due:
+        try:
+            start_season(store, season.league_id, OPERATOR)
+            started += 1
+        except LeagueError as e:  # too few entries: the organiser hears once a day
+            _organiser_note(store, season.league_id, f"short:{season.id}:{today}",
+                            f"Season {season.number} could not start", f"{e}.\n")
+    return started
+
+
+def _deal_undealt(store) -> int:
+    with store.session() as s:
+        undealt = s.exec(select(Game.id).join(Fixture, Fixture.game_id == Game.id)
+                         .join(Season, Season.id == Fixture.season_id)
+                         .where(Season.status == "running", Game.status == "open")).all()
+    start_games(store, undealt)
+    return len(undealt)
+
+
+def _flag_stale(store, now: datetime) -> int:
+    from .reports import stale_tables
+
+    flagged = 0
+    with store.session() as s:
+        ids = set(s.exec(select(Season.league_id).where(Season.status == "running")).all())
+        leagues = s.exec(select(League).where(League.id.in_(ids))).all()
+    found = [(league, t) for league in leagues for t in stale_tables(store, league, now)]
+    for league, t in found:
+        quiet = (now - t["last_move"]) // timedelta(hours=1)
+        flagged += _organiser_note(
+            store, league.id, f"stale:{t['game_id']}:{t['seq']}",
+            f"Game {t['game_id']} has not moved for {quiet} hours",
+            f"Game {t['game_id']} (round {t['round']}, table {t['board']}) has waited "
+            f"{quiet} hours for {', '.join(t['waiting'])}.\nYou may give a substitute the "
+            f"seat on your organiser's page: {load().base_url}/o/{league.admin_token}\n")
+    return flagged
+
+
+def _organiser_note(store, league_id, key, subject, text) -> int:
+    """One mail to the league's organiser under `key` (never twice); 1 if it was queued."""
+    with store.session() as s:
+        league = s.get(League, league_id)
+        boss = s.get(Player, league.organiser_id)
+    return mail_once(store, boss.email, f"{league.name}: {subject}", text, key)
