@@ -347,6 +347,34 @@ def _load(store, game_id: int):
         return game, seat_names(s, game_id), st
 
 
+def time_control_options(fn):
+    """The clock's options, shared by `game new` and `league new`."""
+    options = [
+        click.option("--move-hours", type=click.IntRange(min=1), default=72, show_default=True,
+                     help="The deadline for each move, in hours (24, 48, 72, 120, 168, 336 ...)."),
+        click.option("--remind", default="24,2", show_default=True,
+                     help="Reminders, in hours before the deadline (comma separated; '' for "
+                     "none)."),
+        click.option("--weekend-pause", is_flag=True,
+                     help="Saturdays and Sundays (UTC) don't count."),
+        click.option("--on-timeout", type=click.Choice(["robot", "forfeit", "wait"]),
+                     default="robot", show_default=True, help="What the deadline does: the "
+                     "robot moves, the side forfeits, or the game waits for the organiser."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def time_control(move_hours, remind, weekend_pause, on_timeout) -> dict:
+    try:
+        hours = [int(h) for h in remind.replace(" ", "").split(",") if h]
+    except ValueError:
+        _fail(f"--remind takes hours like 24,2, not {remind!r}", 2)
+    return {"move_hours": move_hours, "remind_hours": hours, "weekend_pause": weekend_pause,
+            "on_timeout": on_timeout}
+
+
 @game_group.command("new")
 @click.option("--rules", "rules_name", default="standard", show_default=True,
               metavar="PRESET")
@@ -355,16 +383,8 @@ def _load(store, game_id: int):
               help="One per seat, from seat 0: a player's address, or robot.")
 @click.option("--first-dealer", type=int, help="The seat that deals first (default: random).")
 @click.option("--private", is_flag=True, help="Hide the score pad from the public.")
-@click.option("--move-hours", type=click.IntRange(min=1), default=72, show_default=True,
-              help="The deadline for each move, in hours (24, 48, 72, 120, 168, 336 ...).")
-@click.option("--remind", default="24,2", show_default=True,
-              help="Reminders, in hours before the deadline (comma separated; '' for none).")
-@click.option("--weekend-pause", is_flag=True, help="Saturdays and Sundays (UTC) don't count.")
-@click.option("--on-timeout", type=click.Choice(["robot", "forfeit", "wait"]), default="robot",
-              show_default=True, help="What the deadline does: the robot moves, the side "
-              "forfeits, or the game waits for the organiser.")
-def game_new(rules_name, options, seats, first_dealer, private, move_hours, remind,
-             weekend_pause, on_timeout):
+@time_control_options
+def game_new(rules_name, options, seats, first_dealer, private, **clock_options):
     """Create a game and deal its first hand (robots then move: four robots play it out).
     Prints each seat's reply address play+TOKEN@DOMAIN (the token is secret to its player)."""
     from .config import load
@@ -375,12 +395,7 @@ def game_new(rules_name, options, seats, first_dealer, private, move_hours, remi
     rules = build_rules(rules_name, options)
     if first_dealer is not None and not 0 <= first_dealer < rules.players:
         _fail(f"--first-dealer {first_dealer} is not a seat (0-{rules.players - 1})", 2)
-    try:
-        hours = [int(h) for h in remind.replace(" ", "").split(",") if h]
-    except ValueError:
-        _fail(f"--remind takes hours like 24,2, not {remind!r}", 2)
-    tc = {"move_hours": move_hours, "remind_hours": hours, "weekend_pause": weekend_pause,
-          "on_timeout": on_timeout}
+    tc = time_control(**clock_options)
     store = _store()
     try:
         gid = create_game(store, rules, list(seats), first_dealer, public=not private,
@@ -636,6 +651,14 @@ def digest_cmd():
 
     click.echo(f"queued {send_digests(_store())}")
 
+
+def _league_commands():
+    from .league.cli import league_group
+
+    main.add_command(league_group)
+
+
+_league_commands()
 
 if __name__ == "__main__":
     main()

@@ -327,11 +327,20 @@ def record(store, player_id: int) -> dict:
 
 
 def scheduler(store, every: float = 30.0):
-    """An APScheduler 3 BackgroundScheduler running `tick` every `every` seconds. Missed
-    runs are harmless: the next tick handles everything due since."""
+    """An APScheduler 3 BackgroundScheduler running `tick` (deadlines) and the leagues' tick
+    every `every` seconds. Missed runs are harmless: the next tick handles everything due
+    since."""
     from apscheduler.schedulers.background import BackgroundScheduler
 
     sched = BackgroundScheduler(timezone=UTC)
-    sched.add_job(tick, "interval", seconds=every, args=[store], max_instances=1,
-                  coalesce=True, misfire_grace_time=None, next_run_time=datetime.now(UTC))
+    for job in (tick, league_tick):
+        sched.add_job(job, "interval", seconds=every, args=[store], max_instances=1,
+                      coalesce=True, misfire_grace_time=None, next_run_time=datetime.now(UTC))
     return sched
+
+
+def league_tick(store) -> int:
+    """Seasons that start today, rounds to open, quiet tables (pbem.league.rounds.tick)."""
+    from .league.rounds import tick as tick_leagues
+
+    return tick_leagues(store)

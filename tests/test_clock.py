@@ -551,8 +551,10 @@ def test_the_scheduler_runs_tick_and_never_skips_a_missed_run(store):
     from apscheduler.schedulers.background import BackgroundScheduler
 
     assert isinstance(sched, BackgroundScheduler) and not sched.running
-    [job] = sched.get_jobs()
-    assert job.func is clock.tick and tuple(job.args) == (store,)
-    assert job.misfire_grace_time is None and job.coalesce is True
-    assert job.max_instances == 1
-    assert job.trigger.interval == timedelta(seconds=17)
+    jobs = sched.get_jobs()
+    assert [job.func for job in jobs] == [clock.tick, clock.league_tick]
+    for job in jobs:
+        assert tuple(job.args) == (store,)
+        assert job.misfire_grace_time is None and job.coalesce is True
+        assert job.max_instances == 1
+        assert job.trigger.interval == timedelta(seconds=17)

@@ -1,0 +1,213 @@
+"""`pbem league ...`: leagues from the command line. The command line is the server's
+operator: it may do what a league's organiser may, and enters players without the mailed
+confirmation (the operator vouches for them)."""
+
+import json
+from dataclasses import asdict
+from datetime import date, timedelta
+from pathlib import Path
+
+import click
+
+from ..cli import OPTION, _fail, _store, build_rules, time_control, time_control_options
+from .manage import (
+    ENTRY_KINDS,
+    OPERATOR,
+    PAIRINGS,
+    LeagueError,
+    accept_partner,
+    add_season,
+    create_league,
+    get_league,
+    join,
+    latest_season,
+    substitute,
+    withdraw,
+)
+
+DAY = click.DateTime(formats=["%Y-%m-%d"])
+
+
+def _day(value) -> date | None:
+    return value.date() if value else None
+
+
+def _refused(fn, *args, **kw):
+    try:
+        return fn(*args, **kw)
+    except LeagueError as e:
+        _fail(str(e), 1)
+
+
+@click.group("league")
+def league_group():
+    """Leagues: seasons of rounds, standings and ratings (docs/leagues.md)."""
+
+
+@league_group.command("new")
+@click.option("--name", required=True, help="The league's name.")
+@click.option("--organiser", required=True, metavar="EMAIL", help="Who runs it.")
+@click.option("--rules", "rules_name", default="standard", show_default=True, metavar="PRESET")
+@OPTION
+@click.option("--entries", type=click.Choice(ENTRY_KINDS), default="single", show_default=True,
+              help="single: players, partners drawn for each game; pair: fixed partnerships.")
+@click.option("--pairing", type=click.Choice(PAIRINGS), default="round-robin",
+              show_default=True)
+@click.option("--rounds", type=click.IntRange(1, 100), help="Rounds a season (Swiss; a round "
+              "robin is cut short to it). Default: the field's own.")
+@click.option("--max-entries", type=click.IntRange(min=2), help="Entries at most.")
+@click.option("--starts", type=DAY, help="The first season's first day (default: in a week).")
+@click.option("--ends", type=DAY, help="No round starts after this day (default: 6 months on).")
+@click.option("--stale-hours", type=click.IntRange(min=1), default=168, show_default=True,
+              help="A table this long without a move is flagged to the organiser.")
+@time_control_options
+def league_new(name, organiser, rules_name, options, entries, pairing, rounds, max_entries,
+               starts, ends, stale_hours, **clock_options):
+    """Create a league and its first season (taking entries until it starts). Prints the
+    organiser's page and the join link (the organiser is mailed both)."""
+    from ..config import load
+
+    starts = _day(starts) or date.today() + timedelta(days=7)
+    league = _refused(create_league, _store(), organiser, name,
+                      build_rules(rules_name, options), starts,
+                      _day(ends) or starts + timedelta(days=182), entry=entries,
+                      pairing=pairing, time_control=time_control(**clock_options),
+                      rounds=rounds, max_entries=max_entries, stale_hours=stale_hours)
+    base = load().base_url
+    click.echo(f"league {league.id}: {league.name}")
+    click.echo(f"  organiser's page: {base}/o/{league.admin_token}")
+    click.echo(f"  join link:        {base}/j/{league.join_token}")
+
+
+@league_group.command("list")
+def league_list():
+    """Every league: id, name, format, its latest season."""
+    from sqlmodel import select
+
+    from ..store.models import League
+
+    store = _store()
+    with store.session() as s:
+        for league in s.exec(select(League).order_by(League.id)).all():
+            season = latest_season(s, league.id)
+            click.echo(f"{league.id:>4}  {league.name:<30} {league.rules['preset']:<15} "
+                       f"{league.entry:<6} {league.pairing:<11} season {season.number} "
+                       f"{season.status}, round {season.round} of {season.rounds or '?'}")
+
+
+@league_group.command("show")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.option("--season", "number", type=int, help="Which season (default: the latest).")
+@click.option("--json", "as_json", is_flag=True, help="Standings, fixtures and ratings as JSON.")
+def league_show(league_id, number, as_json):
+    """A season's standings and fixtures, and the league's ratings."""
+    from .reports import entries_of, fixtures, ratings, season_of, season_standings
+
+    store = _store()
+    with store.session() as s:
+        league = _refused(get_league, s, league_id)
+        season = _refused(season_of, s, league_id, number) if number else \
+            latest_season(s, league_id)
+        table = season_standings(s, season)
+        rounds, rated, entries = fixtures(s, season), ratings(s, league), entries_of(s, season)
+    if as_json:
+        click.echo(json.dumps({"league": league_id, "season": season.number,
+                               "status": season.status, "round": season.round,
+                               "rounds": season.rounds,
+                               "standings": [asdict(r) for r in table], "fixtures": rounds,
+                               "ratings": rated}, indent=2))
+        return
+    status = {e.id: e.status for e in entries}
+    click.echo(f"{league.name}, season {season.number} ({season.status}, round "
+               f"{season.round} of {season.rounds or '?'}; {season.starts} to {season.ends})")
+    click.echo(f"{'#':>3} {'entry':>5} {'name':<24} {'P':>3} {'W':>3} {'L':>3} {'bye':>3} "
+               f"{'pts':>4} {'for':>6} {'agst':>6} {'diff':>6} {'bags':>4} nils")
+    for r in table:
+        out = " (withdrawn)" if status.get(r.entry) == "withdrawn" else ""
+        click.echo(f"{r.rank:>3} {r.entry:>5} {r.name[:24]:<24} {r.played:>3} {r.won:>3} "
+                   f"{r.lost:>3} {r.byes:>3} {r.points:>4} {r.points_for:>6} "
+                   f"{r.points_against:>6} {r.diff:>6} {r.bags:>4} "
+                   f"{r.nils_made}/{r.nils_failed}{out}")
+    for rnd in rounds:
+        click.echo(f"round {rnd['round']}:")
+        for t in rnd["tables"]:
+            sides = " v ".join(" & ".join(x["names"]) + (f" {x['score']}" if t["status"] ==
+                               "over" else "") + (" (won)" if x["won"] else "")
+                               for x in t["sides"])
+            click.echo(f"  table {t['board']}: game {t['game_id']}, {t['status']}: {sides}")
+        if rnd["byes"]:
+            click.echo(f"  bye: {', '.join(rnd['byes'])}")
+    for kind in ("players", "pairs"):
+        if rated[kind]:
+            click.echo(f"ratings ({kind}): " + ", ".join(f"{x['name']} {x['rating']:.0f}"
+                                                          for x in rated[kind]))
+
+
+@league_group.command("join")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.argument("email")
+@click.option("--name", default="", help="The player's name (default: the address's first "
+              "part).")
+@click.option("--partner", metavar="EMAIL", help="The partner, in a league of pairs.")
+def league_join(league_id, email, name, partner):
+    """Enter a player (and partner) in the season taking entries: no confirmation mail."""
+    store = _store()
+    entry = _refused(join, store, league_id, email, name, partner)
+    if partner:
+        _refused(accept_partner, store, entry.id, partner)
+    click.echo(f"entry {entry.id}: {entry.name}")
+
+
+@league_group.command("start")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+def league_start(league_id):
+    """Start the season taking entries now: entries close and round one is drawn."""
+    from .rounds import start_season
+
+    store = _store()
+    season = _refused(start_season, store, league_id, OPERATOR)
+    click.echo(f"season {season.number} started: {season.rounds} rounds")
+
+
+@league_group.command("season")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.option("--starts", type=DAY, required=True)
+@click.option("--ends", type=DAY, required=True)
+def league_season(league_id, starts, ends):
+    """Add the next season (the last one's entries are entered again)."""
+    season = _refused(add_season, _store(), league_id, OPERATOR, _day(starts), _day(ends))
+    click.echo(f"season {season.number}: {season.starts} to {season.ends}")
+
+
+@league_group.command("withdraw")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.argument("entry_id", metavar="ENTRY", type=int)
+def league_withdraw(league_id, entry_id):
+    """Take an entry out (its number is in `pbem league show`)."""
+    entry = _refused(withdraw, _store(), league_id, OPERATOR, entry_id)
+    click.echo(f"{entry.name} is out")
+
+
+@league_group.command("substitute")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.argument("game_id", metavar="GAME", type=int)
+@click.argument("seat", type=int)
+@click.argument("who", metavar="EMAIL|robot")
+def league_substitute(league_id, game_id, seat, who):
+    """WHO plays SEAT of GAME from now on (the log records the hand-over)."""
+    result = _refused(substitute, _store(), league_id, OPERATOR, game_id, seat, who)
+    ev = result.events[0]
+    click.echo(f"game {game_id} seat {seat}: {ev['in']} in place of {ev['out']} "
+               f"(seq {ev['seq']})")
+
+
+@league_group.command("export")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+def league_export(league_id, folder):
+    """Write league.json and every game's log (games/game-NNNNNN.jsonl) into FOLDER."""
+    from .archive import export_league, write_folder
+
+    files = _refused(export_league, _store(), league_id)
+    write_folder(files, folder)
+    click.echo(f"wrote {len(files)} files to {folder}")
