@@ -1,7 +1,8 @@
-"""The daily digest: one mail per player who chose `notify digest`, telling what happened
-in each of their games since the last one. Run it once a day (`pbem digest`; the clock
-will run it). Rows go to the outbox under a key per player and day, so a second run on
-the same day sends nothing twice."""
+"""The daily digest: one mail per player who chose `notify digest` (what happened in each
+of their games since the last one) or `turns daily` (every game, in every league, where it
+is their move, with a link for each: instead of a mail a turn). Run it once a day (`pbem
+digest`). Rows go to the outbox under a key per player and day, so a second run on the same
+day sends nothing twice."""
 
 from datetime import date
 
@@ -19,7 +20,7 @@ def send_digests(store, today: date | None = None) -> int:
     queued = 0
     with store.session() as s:
         players = [p for p in s.exec(select(Player)).all()
-                   if (p.prefs or {}).get("notify") == DIGEST]
+                   if (p.prefs or {}).get("notify") == DIGEST or daily_turns(p)]
     for player in players:
         queued += _digest(store, cfg, player, today)
     return queued
@@ -27,32 +28,74 @@ def send_digests(store, today: date | None = None) -> int:
 
 def _digest(store, cfg, player, today) -> int:
     key = f"digest:{player.id}:{today.isoformat()}"
+    moves = your_moves(store, player.id) if daily_turns(player) else []
     with store.session() as s:
         if s.exec(select(Outbox.id).where(Outbox.dedupe_key == key)).first():
             return 0
-        seen = dict((player.prefs or {}).get("digest_seen", {}))
-        rows = s.exec(select(Seat, Game).join(Game).where(Seat.player_id == player.id)).all()
-        lines = []
-        for seat, game in rows:
-            st = store.state(s, game)
-            store.keep(game.id, st)
-            if st.seq <= seen.get(str(game.id), 0):
-                continue
-            lines.append(_game_line(s, st, game, seat, seen.get(str(game.id), 0)))
-            seen[str(game.id)] = st.seq
-        if not lines:
+        news = _news(s, store, player) if (player.prefs or {}).get("notify") == DIGEST else []
+        if not news and not moves:
             return 0
+        parts = ["It is your move in:\n" + "\n".join(moves)] if moves else []
+        if news:
+            parts.append("What happened since your last digest:\n\n" + "\n".join(news))
         s.add(Outbox(to_addr=player.email, subject=f"pbem: your games, {today.isoformat()}",
-                     body_text="What happened since your last digest:\n\n" + "\n".join(lines),
+                     body_text="\n\n".join(parts) + "\n",
                      headers={"Auto-Submitted": "auto-generated",
                               "List-Unsubscribe": f"<mailto:pbem@{cfg.mail_domain}"
                                                   "?subject=notify%20every%20turn>"},
                      dedupe_key=key))
-        p = s.get(Player, player.id)
-        p.prefs = dict(p.prefs or {}, digest_seen=seen)
-        s.add(p)
-        s.commit()
+        s.commit()  # with the games it has told of (digest_seen): never told twice
         return 1
+
+
+def _news(s, store, player) -> list[str]:
+    """A line for each game that moved since the last digest; remembers where each was."""
+    seen = dict((player.prefs or {}).get("digest_seen", {}))
+    rows = s.exec(select(Seat, Game).join(Game).where(Seat.player_id == player.id)).all()
+    lines = []
+    for seat, game in rows:
+        st = store.state(s, game)
+        store.keep(game.id, st)
+        if st.seq <= seen.get(str(game.id), 0):
+            continue
+        lines.append(_game_line(s, st, game, seat, seen.get(str(game.id), 0)))
+        seen[str(game.id)] = st.seq
+    p = s.get(Player, player.id)
+    p.prefs = dict(p.prefs or {}, digest_seen=seen)
+    s.add(p)
+    return lines
+
+
+def daily_turns(player) -> bool:
+    return (player.prefs or {}).get("turns") == "daily"
+
+
+def your_moves(store, player_id: int) -> list[str]:
+    """One line for each game (in any league, or none) where it is the player's move: the
+    game, its league and round, when it is due, and the link to the player's table."""
+    from .clock import due_for
+    from .store.models import Fixture, League, Season
+
+    base = load().base_url
+    with store.session() as s:
+        rows = s.exec(select(Seat, Game).join(Game).where(
+            Seat.player_id == player_id, Game.status == "playing").order_by(Game.id)).all()
+        where = {g: f" ({name}, round {r})" for g, name, r in s.exec(
+            select(Fixture.game_id, League.name, Fixture.round)
+            .join(Season, Season.id == Fixture.season_id).join(League)
+            .where(Fixture.game_id.in_([g.id for _, g in rows]))).all()}
+        states = []
+        for seat, game in rows:
+            st = store.state(s, game)
+            store.keep(game.id, st)
+            states.append((seat, game, st))
+    lines = []
+    for seat, game, st in states:
+        if seat.seat in st.to_act():
+            due = due_for(store, game.id, st.seq).get(seat.seat)
+            when = f", due {due.strftime('%a %d %b %H:%M UTC')}" if due else ""
+            lines.append(f"Game {game.id}{where.get(game.id, '')}{when}: {base}/t/{seat.token}")
+    return lines
 
 
 def _game_line(s, st, game, seat, since) -> str:

@@ -17,8 +17,9 @@ def mails(game, seats, players, st, events, before=None) -> list[dict]:
     out = []
     acting = [s for s in st.to_act() if s in humans and legal(st, s)]
     for seat in acting:
-        out.append(turn_mail(cfg, game, humans[seat], players[humans[seat].player_id],
-                             st, names))
+        player = players[humans[seat].player_id]
+        if (player.prefs or {}).get("turns") != "daily":  # else: the daily list of moves
+            out.append(turn_mail(cfg, game, humans[seat], player, st, names))
     if before is not None and st.phase != "over" and _news(st, before):
         for seat, x in humans.items():
             player = players[x.player_id]

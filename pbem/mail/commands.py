@@ -18,19 +18,21 @@ class CommandError(Exception):
 @dataclass
 class Context:
     store: object
-    player: Player
+    player: Player | None  # None: a stranger (only commands with `strangers` run)
     seat: Seat | None = None  # None at the account address
     message_id: str = ""
     expect_seq: int | None = None
     state: object = None  # the game as it is after the last command
     done: list[str] = field(default_factory=list)
     want_help: bool = False
+    sender: str = ""  # the mail's From address
 
 
 class Command:
     name = ""
     help = ""
     seat_only = False
+    strangers = False  # may someone we do not know yet use it (at the account address)?
 
     def process(self, ctx: Context, args: str) -> str:
         raise NotImplementedError
@@ -94,11 +96,11 @@ class Notify(Command):
         how = " ".join(args.lower().split())
         if how not in ("every turn", "digest"):
             raise CommandError("write: notify every turn, or: notify digest")
-        _set_pref(ctx, "notify", how)
+        set_pref(ctx, "notify", how)
         return f"notify: {how}"
 
 
-def _set_pref(ctx, key, value):
+def set_pref(ctx, key, value):
     with ctx.store.session() as s:
         player = s.get(Player, ctx.player.id)
         player.prefs = dict(player.prefs or {}, **{key: value})

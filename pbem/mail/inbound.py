@@ -20,9 +20,12 @@ from ..notify import reply_address, seat_names
 from ..store.models import Game, Inbound, Outbox, Player, Seat
 from . import outbound
 from .commands import ACCOUNT_COMMANDS, SEAT_COMMANDS, Context, help_text, run
+from .league_commands import LEAGUE_COMMANDS
 from .reader import Incoming, read
 
 MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
+ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS
+STRANGERS = [c for c in ACCOUNT if c.strangers]
 
 
 class Processor:
@@ -66,6 +69,8 @@ class Processor:
             else:
                 player = s.exec(select(Player).where(Player.email == inc.sender)).first()
         if player is None:
+            if seat is None:
+                return self._stranger(inc, key)
             return "unknown sender"  # no answer: we write only to registered players
         if player.email.lower() != inc.sender:
             if seat is not None:
@@ -87,11 +92,21 @@ class Processor:
         self._reply(inc, seat, player, key, ctx, lines, error)
         return "refused" if error else ("done" if lines else "no command")
 
-    def _account(self, inc, player, key) -> str:
-        ctx = Context(self.store, player, None, inc.message_id or key)
+    def _stranger(self, inc, key) -> str:
+        """Someone we do not know may ask to join a league: the confirmation link goes to
+        their address (as a mailing list's does). Nothing else, and no other answer: we
+        write only to registered players."""
+        ctx = Context(self.store, None, None, inc.message_id or key, sender=inc.sender)
         lines = inc.lines or _subject_command(inc.subject)
-        error = run(ctx, lines, ACCOUNT_COMMANDS) if lines else None
-        text = _summary(ctx, lines, error, ACCOUNT_COMMANDS)
+        if not lines or lines[0].split(" ", 1)[0].lower() not in {c.name for c in STRANGERS}:
+            return "unknown sender"
+        return "refused" if run(ctx, lines[:1], STRANGERS) else "done"
+
+    def _account(self, inc, player, key) -> str:
+        ctx = Context(self.store, player, None, inc.message_id or key, sender=inc.sender)
+        lines = inc.lines or _subject_command(inc.subject)
+        error = run(ctx, lines, ACCOUNT) if lines else None
+        text = _summary(ctx, lines, error, ACCOUNT)
         self._send(key, player.email, "Re: " + (inc.subject or "your mail"), text,
                    inc.message_id, None, f"pbem@{self.cfg.mail_domain}")
         return "refused" if error else "done"
@@ -140,7 +155,7 @@ class Processor:
 def _subject_command(subject: str) -> list[str]:
     """A command in the subject counts when the body has none."""
     word = subject.split(" ", 1)[0].lower() if subject else ""
-    if word in {c.name for c in SEAT_COMMANDS + ACCOUNT_COMMANDS if c.name}:
+    if word in {c.name for c in SEAT_COMMANDS + ACCOUNT if c.name}:
         return [subject]
     try:
         parse_action(subject)
