@@ -1,0 +1,200 @@
+"""League speed: drawing rounds, a season played through the one door, and reading the
+league table and ratings of a big league.
+
+    .venv/bin/python bench/league.py [--players N] [--rounds R] [--results G] [--pg URL]
+
+- draw: one Swiss round (a 40-round history behind it) for 256 and 1,024 entries at tables
+  of 2 and 4, and whole round robins (64 pairs; 16 and 100 singles at tables of 4): pure.
+- season: N single players (default 32) in a Swiss league of R rounds (default 5), rules
+  standard with max_hands=1; every seat moved by the robot through play.submit. Prints the
+  time to open each round (draw, games, deals: the move that ends a round pays for it) and
+  the moves a second over the season.
+- reads: a league of G finished results (default 5,000; written straight into the fixture
+  table, no games behind them) for 200 players: the league table, the ratings (every
+  result in order), and the fixtures, each the median of 5.
+
+SQLite (a file under /tmp) by default; --pg URL runs on a fresh schema of that PostgreSQL
+server instead (dropped afterwards).
+"""
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+from datetime import date, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sqlmodel import select  # noqa: E402
+
+from bench.scratch_db import ScratchDatabase  # noqa: E402
+from pbem import play  # noqa: E402
+from pbem.engine import choose, preset, view  # noqa: E402
+from pbem.league import pairing, rounds  # noqa: E402
+from pbem.league.manage import OPERATOR, create_league, join  # noqa: E402
+from pbem.league.reports import fixtures, ratings, season_standings  # noqa: E402
+from pbem.store.models import Entry, Fixture, Game, League, Season  # noqa: E402
+from pbem.store.models import now as utcnow  # noqa: E402
+
+ONE_HAND = preset("standard").with_options(max_hands=1)
+DAY = date(2026, 12, 1)
+
+
+def median_ms(fn, times: int = 5) -> float:
+    runs = []
+    for _ in range(times):
+        t = time.perf_counter()
+        fn()
+        runs.append(time.perf_counter() - t)
+    return statistics.median(runs) * 1000
+
+
+def bench_draws() -> None:
+    rng = random.Random(1)
+    for n in (256, 1024):
+        for k in (2, 4):
+            met = Counter()
+            field = list(range(n))
+            for _ in range(40):  # a long history: many pairs have met
+                rng.shuffle(field)
+                for i in range(0, n - n % k, k):
+                    met.update(frozenset((a, b)) for a in field[i:i + k]
+                               for b in field[i:i + k] if a < b)
+            ranked = sorted(field)
+            ms = median_ms(lambda: pairing.swiss(ranked, k, met, Counter()))  # noqa: B023
+            print(f"draw: a Swiss round of {n} entries at tables of {k}: {ms:.1f} ms")
+    for n, k in ((64, 2), (16, 4), (100, 4)):
+        ms = median_ms(lambda: pairing.round_robin(list(range(n)), k))  # noqa: B023
+        rr = pairing.round_robin(list(range(n)), k)
+        print(f"draw: a round robin of {n} entries at tables of {k}: {len(rr)} rounds, "
+              f"{ms:.1f} ms")
+
+
+def bench_season(store, players: int, n_rounds: int) -> None:
+    lg = create_league(store, "boss@bench.test", "Bench", ONE_HAND, DAY,
+                       DAY + timedelta(days=365), pairing="swiss", rounds=n_rounds)
+    for i in range(players):
+        join(store, lg.id, f"b{i}@bench.test")
+    t = time.perf_counter()
+    rounds.start_season(store, lg.id, OPERATOR)
+    opened = [time.perf_counter() - t]
+    moves, start = 0, time.perf_counter()
+    for _ in range(n_rounds):
+        games = _playing(store, lg.id)
+        for gid in games[:-1]:
+            moves += _play_out(store, gid, stop_before_last=False)
+        moves += _play_out(store, games[-1], stop_before_last=True)
+        st = _state(store, games[-1])
+        seat = st.to_act()[0]
+        t = time.perf_counter()  # the last move of the round: it opens the next round
+        play.submit(store, games[-1], seat, choose(view(st, seat), seed=0, rules=st.rules),
+                    expect_seq=st.seq)
+        opened.append(time.perf_counter() - t)
+        moves += 1
+    took = time.perf_counter() - start
+    with store.session() as s:
+        status = s.exec(select(Season.status).where(Season.league_id == lg.id)).one()
+    print(f"season: {players} players, {n_rounds} Swiss rounds ({status}), {moves} moves in "
+          f"{took:.1f} s: {moves / took:.0f} moves/s")
+    tables = players // 4
+    print(f"season: opening a round of {tables} tables (draw, games, deals): "
+          f"first {opened[0] * 1000:.0f} ms, then median "
+          f"{statistics.median(opened[1:-1] or opened) * 1000:.0f} ms (the move that ends "
+          "a round, included)")
+
+
+def _playing(store, league_id) -> list[int]:
+    with store.session() as s:
+        return list(s.exec(select(Fixture.game_id).join(Season).where(
+            Season.league_id == league_id, Fixture.status == "playing")).all())
+
+
+def _state(store, gid):
+    with store.session() as s:
+        st = store.state(s, s.get(Game, gid))
+    store.keep(gid, st)
+    return st.snapshot()
+
+
+def _play_out(store, gid, stop_before_last: bool) -> int:
+    """Robot moves to the end of the game (or to its last move); returns how many."""
+    moves = 0
+    while True:
+        st = _state(store, gid)
+        if st.phase == "over":
+            return moves
+        seat = st.to_act()[0]
+        action = choose(view(st, seat), seed=moves, rules=st.rules)
+        if stop_before_last and _ends(st, seat, action):
+            return moves
+        play.submit(store, gid, seat, action, expect_seq=st.seq)
+        moves += 1
+
+
+def _ends(st, seat, action) -> bool:
+    from pbem.engine import advance, apply
+
+    probe = st.snapshot()
+    for ev in apply(probe, seat, action):
+        advance(probe, ev)
+    return probe.phase == "over"
+
+
+def bench_reads(store, results: int, players: int = 200) -> None:
+    """A league with `results` finished four-player results among `players` singles."""
+    lg = create_league(store, "boss2@bench.test", "Reads", ONE_HAND, DAY, DAY)
+    rng = random.Random(2)
+    with store.session() as s:
+        season = s.exec(select(Season).where(Season.league_id == lg.id)).one()
+        season.status, season.rounds = "running", results // (players // 4)
+        entries = [Entry(season_id=season.id, player_id=_player(s, i), name=f"r{i}")
+                   for i in range(players)]
+        s.add_all(entries)
+        s.flush()
+        ids = [e.id for e in entries]
+        for g in range(results):
+            seats = rng.sample(ids, 4)
+            scores = [rng.randrange(-200, 600), rng.randrange(-200, 600)]
+            s.add(Fixture(season_id=season.id, round=g // (players // 4) + 1,
+                          board=g % (players // 4) + 1, seats=seats, status="over",
+                          finished=utcnow() + timedelta(seconds=g),
+                          result={"winner": int(scores[1] > scores[0]), "scores": scores,
+                                  "bags": [rng.randrange(8), rng.randrange(8)],
+                                  "nils": [[rng.randrange(2), 0] for _ in range(4)]}))
+        s.commit()
+    with store.session() as s:
+        season = s.exec(select(Season).where(Season.league_id == lg.id)).one()
+        league = s.get(League, lg.id)
+        for what, fn in (("the league table", lambda: season_standings(s, season)),
+                         ("the ratings", lambda: ratings(s, league)),
+                         ("the fixtures", lambda: fixtures(s, season))):
+            print(f"reads: {what} of {results} results, {players} players: "
+                  f"{median_ms(fn):.0f} ms")
+
+
+def _player(s, i) -> int:
+    from pbem.store.games import player_for
+
+    return player_for(s, f"r{i}@bench.test").id
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int, default=32)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--results", type=int, default=5000)
+    ap.add_argument("--pg", metavar="URL", help="PostgreSQL server (a scratch schema)")
+    args = ap.parse_args()
+    bench_draws()
+    with ScratchDatabase(args.pg) as db:
+        print(f"database: {db.kind}")
+        store = play.Store(db.url)
+        bench_season(store, args.players, args.rounds)
+        bench_reads(store, args.results)
+
+
+if __name__ == "__main__":
+    main()
