@@ -309,3 +309,48 @@ def test_a_time_machine_season_no_round_opens_after_the_end_day(store):
         play_out(store, playing_games(store, lid)[0])
         sn = season(store, lid)
         assert sn.status == "over" and sn.round == 2 < sn.rounds
+
+
+# -- races: the database decides -----------------------------------------------------------
+
+
+def race(fn, *args_list):
+    """Run fn(*args) for each args at once in threads; the results or exceptions."""
+    import threading
+
+    out, gate = [None] * len(args_list), threading.Barrier(len(args_list))
+
+    def run(i, args):
+        gate.wait()
+        try:
+            out[i] = fn(*args)
+        except Exception as e:  # noqa: BLE001 - the caller inspects what each got
+            out[i] = e
+
+    threads = [threading.Thread(target=run, args=(i, a)) for i, a in enumerate(args_list)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+def test_two_joins_for_the_last_place_one_wins(store):
+    lid = league(store, players=3, max_entries=4)
+    got = race(join, (store, lid, "x@league.test"), (store, lid, "y@league.test"))
+    assert sorted(type(g).__name__ for g in got) == ["Entry", "LeagueError"]
+    assert "is full" in str(next(g for g in got if isinstance(g, LeagueError)))
+    with store.session() as s:
+        assert len(s.exec(select(Entry)).all()) == 4
+
+
+def test_two_processes_opening_the_next_round_open_it_once(store, monkeypatch):
+    lid = league(store, players=4, rounds=3)
+    rounds.start_season(store, lid, OPERATOR)
+    monkeypatch.setattr(rounds, "advance", lambda *a, **k: [])  # the last move opens nothing
+    play_out(store, playing_games(store, lid)[0])
+    monkeypatch.undo()
+    sid = season(store, lid).id
+    got = race(rounds.advance, (store, sid), (store, sid), (store, sid))
+    assert sorted(len(g) for g in got) == [0, 0, 1]
+    assert [f.round for f in fixtures(store, lid)] == [1, 2] and season(store, lid).round == 2
