@@ -42,6 +42,22 @@ ROUTES = {
     "/t/<token>/deal/<int:seq>": "test_a_finished_deal_is_shown_with_its_salt",
     "/t/<token>/vacation": "test_deadline_record_vacation_and_extra_time_on_the_page",
     "/t/<token>/extra": "test_deadline_record_vacation_and_extra_time_on_the_page",
+    # the league pages: tests/test_web_leagues.py
+    "/l": "test_create_a_league_by_the_form", "/l/new": "test_create_a_league_by_the_form",
+    "/l/<int:league_id>": "test_a_season_page_during_and_after_play",
+    "/l/<int:league_id>/s/<int:number>": "test_a_season_page_during_and_after_play",
+    "/j/<join_token>": "test_join_by_link_end_to_end",
+    "/j/confirm/<token>": "test_join_by_link_end_to_end",
+    "/j/partner/<token>": "test_a_partner_says_yes",
+    "/o/<admin_token>": "test_the_organiser_page_and_its_actions",
+    "/o/<admin_token>/start": "test_the_organiser_page_and_its_actions",
+    "/o/<admin_token>/season": "test_the_organiser_page_and_its_actions",
+    "/o/<admin_token>/withdraw": "test_the_organiser_page_and_its_actions",
+    "/o/<admin_token>/substitute": "test_the_organiser_page_and_its_actions",
+    "/o/<admin_token>/export.zip": "test_a_pair_league_its_partnership_ratings_and_the_zip",
+    "/api/leagues": "test_a_season_page_during_and_after_play",
+    "/api/l/<int:league_id>": "test_a_season_page_during_and_after_play",
+    "/api/l/<int:league_id>/s/<int:number>": "test_a_season_page_during_and_after_play",
 }  # and test_docs_api_md_documents_every_endpoint for /api/
 
 
@@ -400,7 +416,7 @@ def test_docs_api_md_documents_every_endpoint(app, store, client):
               if r.rule.startswith("/api/")}
     assert routes == set(re.findall(r"^## `GET (/api/\S+)`", doc, re.M))
     examples = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", doc, re.S)]
-    games, pad, pad_after, table = examples
+    games, pad, pad_after, table = examples[:4]  # the games'; the leagues' follow
     gid = humans_game(store, preset("standard"))
     tok = tokens(store, gid)[0]
     live = client.get("/api/games").get_json()

@@ -3,6 +3,7 @@ and the organiser's actions. Every refusal is a LeagueError that says why and ch
 nothing. An organiser action names who asks (`by`: a player id, or OPERATOR for the server's
 own command line) and is refused unless that is the league's organiser."""
 
+import hashlib
 import secrets
 from datetime import date
 
@@ -33,7 +34,7 @@ def create_league(store, organiser: str, name: str, rules: Rules, starts: date, 
                   max_entries: int | None = None, stale_hours: int = 168) -> League:
     """A league with its first season (taking entries until `starts`). The organiser is
     mailed the organiser's page and the join link to pass on."""
-    name = " ".join(name.split())
+    name, organiser = " ".join(name.split()), _address(organiser)
     tc = _time_control(time_control)
     _check_format(rules, entry, pairing, rounds, max_entries, stale_hours)
     if not 0 < len(name) <= 100:
@@ -154,9 +155,10 @@ def request_join(store, league_id: int, email: str, name: str = "",
             + (f" with {partner} as your partner" if partner else "") + ".\n\n"
             f"To confirm, open this link and press the button: {cfg.base_url}/j/confirm/{link}"
             f"\n\nIf it was not you, ignore this mail: nothing happens without the button.\n")
-    # one a day for each address and league: the form cannot be used to flood a mailbox
+    # one a day for each address, league and request: the form cannot flood a mailbox
+    asked = hashlib.sha256(f"{name.strip()}|{partner}".encode()).hexdigest()[:12]
     mail_once(store, email, f"Confirm your entry: {league.name}", text,
-              f"join:{league.id}:{email}:{date.today().isoformat()}")
+              f"join:{league.id}:{email}:{asked}:{date.today().isoformat()}")
     return email
 
 
@@ -169,7 +171,10 @@ def join(store, league_id: int, email: str, name: str = "", partner: str | None 
         league = get_league(s, league_id)
         season = _open_season(s, league, lock=True)
         _check_entry(s, league, season, email, partner)
-        player = player_for(s, email, name.strip())
+        player = player_for(s, email)
+        if name.strip():  # the address's owner confirmed this name
+            player.name = " ".join(name.split())[:100]
+            s.add(player)
         mate = player_for(s, partner) if partner else None
         entry = Entry(season_id=season.id, player_id=player.id,
                       partner_id=mate.id if mate else None,
@@ -227,6 +232,7 @@ def substitute(store, league_id: int, by, game_id: int, seat: int, who: str):
     """The organiser seats `who` (an address, or robot) in place of a player mid-game."""
     from ..play import Refused, hand_over
 
+    who = who.strip().lower() if who.strip().lower() == "robot" else _address(who)
     with store.session() as s:
         league = get_league(s, league_id)
         require_organiser(league, by)

@@ -72,7 +72,8 @@ def ratings(s, league: League) -> dict:
                           *result))
         if league.entry == "pair":
             by_pair.append(([[_pair_key(side[0])] for side in at], *result))
-    names = dict(s.exec(select(Player.id, Player.name)).all())
+    ids = {p for e in entries.values() for p in _members(e)}
+    names = dict(s.exec(select(Player.id, Player.name).where(Player.id.in_(ids))).all())
     pairs = {_pair_key(e): e.name for e in sorted(entries.values(), key=lambda e: e.id)
              if e.partner_id}
     return {"players": rating_table(elo(by_player), names),

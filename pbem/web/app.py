@@ -21,9 +21,9 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
                       SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
     app.before_request(_check_csrf)
     app.jinja_env.globals["csrf_token"] = csrf_token
-    from . import api, links, pages, tables
+    from . import api, league_api, leagues, links, pages, tables
 
-    for bp in (pages.bp, tables.bp, links.bp, api.bp):
+    for bp in (pages.bp, tables.bp, links.bp, api.bp, leagues.bp, league_api.bp):
         app.register_blueprint(bp)
     return app
 

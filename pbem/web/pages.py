@@ -63,25 +63,17 @@ def new_game():
         return render_template("web/new.html", presets=list(PRESETS), form={}, error=None)
     try:
         rules, seats, creator = _read_new_game(form)
-        _time_control(form)
+        time_control(form)
     except (RulesError, ValueError) as e:
         return render_template("web/new.html", presets=list(PRESETS), form=form,
                                error=str(e)), 400
     gid = _create_invited(rules, seats, creator, public=form.get("public") == "on",
-                          time_control=_time_control(form))
+                          time_control=time_control(form))
     return redirect(url_for("pages.created", game_id=gid, token=_creator_token(gid, creator)))
 
 
 def _read_new_game(form):
-    name = form.get("preset", "standard")
-    options = {}
-    for line in form.get("options", "").splitlines():
-        if line.strip():
-            key, eq, value = line.partition("=")
-            if not eq:
-                raise ValueError(f"write options as KEY=VALUE, not {line.strip()!r}")
-            options[key.strip()] = value.strip()
-    rules = Rules.from_dict({"preset": name, **options}) if name in PRESETS else preset(name)
+    rules = read_rules(form)
     seats = [form.get(f"seat{i}", "").strip() for i in range(rules.players)]
     creator = form.get("you", "").strip().lower()
     if "@" not in creator:
@@ -92,7 +84,20 @@ def _read_new_game(form):
     return rules, seats, creator
 
 
-def _time_control(form) -> dict:
+def read_rules(form) -> Rules:
+    """The form's preset with its KEY=VALUE option lines (RulesError, ValueError)."""
+    name = form.get("preset", "standard")
+    options = {}
+    for line in form.get("options", "").splitlines():
+        if line.strip():
+            key, eq, value = line.partition("=")
+            if not eq:
+                raise ValueError(f"write options as KEY=VALUE, not {line.strip()!r}")
+            options[key.strip()] = value.strip()
+    return Rules.from_dict({"preset": name, **options}) if name in PRESETS else preset(name)
+
+
+def time_control(form) -> dict:
     hours = form.get("move_hours", "72")
     how = form.get("on_timeout", "robot")
     if hours not in ("6", "12", "24", "48", "72", "120", "168", "336") or how not in ON_TIMEOUT:

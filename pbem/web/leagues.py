@@ -1,0 +1,352 @@
+"""League pages: the list of leagues, each season's table, fixtures and ratings, starting a
+league, joining by link (nothing is entered until the address's owner confirms by a mailed
+link), a partner's yes, and the organiser's page, addressed by the league's secret admin
+token. GET never changes anything. Public pages show names and scores only: no address,
+no card."""
+
+from datetime import date, timedelta
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from sqlmodel import select
+
+from ..engine import PRESETS, RulesError
+from ..league import archive, manage, reports, rounds
+from ..league.manage import LeagueError
+from ..store.models import Entry, Fixture, League, Player, Season, Seat
+from ..store.models import now as utcnow
+from . import data
+from .pages import read_rules, time_control
+
+bp = Blueprint("leagues", __name__)
+
+ENTRIES = {"single": "single players, partners drawn for each game",
+           "pair": "fixed partnerships"}
+PAIRINGS = {"round-robin": "round robin", "swiss": "Swiss"}
+TIE_BREAKS = ("Ordered by points (a win or a bye is a point), then points difference, then "
+              "points for, then fewer bags; entries equal on all four share a rank.")
+
+
+def describe(league: League) -> str:
+    entry, pairing = league.entry, league.pairing
+    return f"{ENTRIES.get(entry, entry)}; {PAIRINGS.get(pairing, pairing)}"
+
+
+def season_text(season: Season) -> str:
+    if season.status == "open":
+        return f"taking entries; starts {season.starts.isoformat()}"
+    if season.status == "running":
+        return f"playing: round {season.round} of {season.rounds}"
+    return f"over after {season.round} of {season.rounds} rounds"
+
+
+def _league(s, league_id) -> League:
+    try:
+        return manage.get_league(s, league_id)
+    except LeagueError:
+        abort(404)
+
+
+def _by(column, token: str) -> League:
+    with data.store().session() as s:
+        league = s.exec(select(League).where(column == token.lower())).first()
+    if league is None:
+        abort(404)
+    return league
+
+
+# -- public pages ----------------------------------------------------------------------------
+
+
+@bp.get("/l")
+def leagues():
+    with data.store().session() as s:
+        rows = [{"league": lg, "format": describe(lg), "season": manage.latest_season(s, lg.id)}
+                for lg in s.exec(select(League).order_by(League.id)).all()]
+    return render_template("web/leagues.html", rows=rows, season_text=season_text)
+
+
+@bp.get("/l/<int:league_id>")
+def league(league_id):
+    return render_template("web/league.html", **season_context(league_id, None))
+
+
+@bp.get("/l/<int:league_id>/s/<int:number>")
+def season(league_id, number):
+    return render_template("web/league.html", **season_context(league_id, number))
+
+
+def season_context(league_id: int, number: int | None) -> dict:
+    with data.store().session() as s:
+        lg = _league(s, league_id)
+        try:
+            sn = manage.latest_season(s, lg.id) if number is None else \
+                reports.season_of(s, lg.id, number)
+        except LeagueError:
+            abort(404)
+        entries = reports.entries_of(s, sn)
+        return {"league": lg, "season": sn, "format": describe(lg), "status": season_text(sn),
+                "seasons": reports.seasons(s, lg.id), "entries": entries,
+                "entry_status": {e.id: e.status for e in entries},
+                "standings": reports.season_standings(s, sn),
+                "rounds": reports.fixtures(s, sn), "ratings": reports.ratings(s, lg),
+                "tie_breaks": TIE_BREAKS, "form": {}, "error": None}
+
+
+# -- starting a league -----------------------------------------------------------------------
+
+
+@bp.route("/l/new", methods=["GET", "POST"])
+def new_league():
+    if request.method == "GET":
+        starts = date.today() + timedelta(days=7)
+        form = {"starts": starts.isoformat(), "ends": (starts + timedelta(days=182)).isoformat(),
+                "stale_hours": "168"}
+        return render_template("web/league_new.html", presets=list(PRESETS), form=form)
+    try:
+        made = manage.create_league(data.store(), **_read_new_league(request.form))
+    except (RulesError, ValueError) as e:  # a LeagueError is a ValueError
+        return render_template("web/league_new.html", presets=list(PRESETS), form=request.form,
+                               error=str(e)), 400
+    return redirect(url_for("leagues.organiser", admin_token=made.admin_token))
+
+
+def _read_new_league(form) -> dict:
+    return {"organiser": form.get("organiser", ""), "name": form.get("name", ""),
+            "rules": read_rules(form), "entry": form.get("entry", "single"),
+            "pairing": form.get("pairing", "round-robin"),
+            "rounds": _whole(form, "rounds", "rounds"),
+            "max_entries": _whole(form, "max_entries", "most entries"),
+            "starts": _day(form, "starts", "the first season's first day"),
+            "ends": _day(form, "ends", "the first season's last day"),
+            "time_control": time_control(form),
+            "stale_hours": _whole(form, "stale_hours", "hours before a quiet table is flagged",
+                                  default=168)}
+
+
+def _whole(form, key, what, default=None) -> int | None:
+    text = form.get(key, "").strip()
+    if not text:
+        return default
+    if not text.isdigit():
+        raise LeagueError(f"{what}: a whole number, not {text!r}")
+    return int(text)
+
+
+def _day(form, key, what) -> date:
+    try:
+        return date.fromisoformat(form.get(key, "").strip())
+    except ValueError:
+        raise LeagueError(f"{what}: a date as YYYY-MM-DD") from None
+
+
+# -- joining ---------------------------------------------------------------------------------
+
+
+@bp.route("/j/<join_token>", methods=["GET", "POST"])
+def join(join_token):
+    """The join link: the form asks; the mailed link confirms (the address's owner)."""
+    lg = _by(League.join_token, join_token)
+    with data.store().session() as s:
+        sn = manage.latest_season(s, lg.id)
+    page = {"league": lg, "season": sn, "format": describe(lg), "token": join_token}
+    if request.method == "GET":
+        return render_template("web/join.html", form={}, **page)
+    form = request.form
+    try:
+        sent = manage.request_join(data.store(), lg.id, form.get("email", ""),
+                                   form.get("name", ""), form.get("partner", "").strip() or None)
+    except LeagueError as e:
+        return render_template("web/join.html", form=form, error=str(e), **page), 400
+    return render_template("web/join.html", form={}, sent=sent, **page)
+
+
+def _bad_link(why, status=400):
+    return render_template("web/message.html", title="This link does not work",
+                           text=f"{str(why).capitalize()}."), status
+
+
+@bp.route("/j/confirm/<token>", methods=["GET", "POST"])
+def confirm(token):
+    """The link request_join mailed: GET shows what will happen; POST enters."""
+    try:
+        d = manage.read_link(token, manage.JOIN)
+    except LeagueError as e:
+        return _bad_link(e)
+    with data.store().session() as s:
+        lg = s.get(League, d["l"])
+    if lg is None:
+        return _bad_link("that league is gone")
+    page = {"league": lg, "format": describe(lg), "email": d["e"], "name": d.get("m") or "",
+            "partner": d.get("p")}
+    if request.method == "GET":
+        return render_template("web/confirm.html", **page)
+    try:
+        entry = manage.join(data.store(), lg.id, d["e"], d.get("m") or "", d.get("p"))
+    except LeagueError as e:
+        already = _entered(lg.id, d["e"])
+        if already:
+            return render_template("web/confirm.html", error=f"You are entered in {lg.name}, "
+                                   f"season {already}, already: this link has been used.",
+                                   used=True, **page), 409
+        return render_template("web/confirm.html", error=f"Not entered: {e}.", **page), 400
+    return render_template("web/confirm.html", entry=entry, **page)
+
+
+def _entered(league_id: int, email: str) -> int | None:
+    """The latest season's number if `email` holds an entry in it (as player or partner)."""
+    with data.store().session() as s:
+        sn = manage.latest_season(s, league_id)
+        player = s.exec(select(Player).where(Player.email == email)).first()
+        if player is None:
+            return None
+        found = s.exec(select(Entry.id).where(Entry.season_id == sn.id, (
+            Entry.player_id == player.id) | (Entry.partner_id == player.id))).first()
+    return sn.number if found else None
+
+
+@bp.route("/j/partner/<token>", methods=["GET", "POST"])
+def partner(token):
+    """The partner named in an entry says yes (the link came to the partner's address)."""
+    try:
+        d = manage.read_link(token, manage.PARTNER)
+    except LeagueError as e:
+        return _bad_link(e)
+    with data.store().session() as s:
+        entry = s.get(Entry, d["x"])
+        sn = s.get(Season, entry.season_id) if entry else None
+        lg = s.get(League, sn.league_id) if sn else None
+    if entry is None or lg is None:
+        return _bad_link("that entry was withdrawn")
+    page = {"league": lg, "season": sn, "entry": entry, "email": d["e"]}
+    if request.method == "GET":
+        return render_template("web/partner.html", **page)
+    try:
+        entry = manage.accept_partner(data.store(), entry.id, d["e"])
+    except LeagueError as e:
+        return render_template("web/partner.html", error=f"Not done: {e}.", **page), 400
+    return render_template("web/partner.html", done=True, **dict(page, entry=entry))
+
+
+# -- the organiser's page --------------------------------------------------------------------
+
+
+@bp.get("/o/<admin_token>")
+def organiser(admin_token):
+    return render_organiser(_by(League.admin_token, admin_token))
+
+
+def render_organiser(lg: League, notice=None, error=None, status=200):
+    store = data.store()
+    cfg = current_app.config["PBEM_SETTINGS"]
+    with store.session() as s:
+        lg = s.get(League, lg.id)
+        seasons = reports.seasons(s, lg.id)
+        current = [_season_desk(s, sn) for sn in seasons if sn.status != "over"]
+    now = utcnow()
+    stale = [dict(t, hours=(now - t["last_move"]) // timedelta(hours=1))
+             for t in reports.stale_tables(store, lg, now)]
+    starts = date.today() + timedelta(days=7)
+    body = render_template(
+        "web/organiser.html", league=lg, format=describe(lg), seasons=seasons,
+        season_text=season_text, current=current, notice=notice, error=error,
+        latest=seasons[-1], stale=stale,
+        join_url=f"{cfg.base_url}{url_for('leagues.join', join_token=lg.join_token)}",
+        new_starts=starts.isoformat(), new_ends=(starts + timedelta(days=182)).isoformat())
+    # the page's address is the organiser's key: keep it out of caches and Referer headers
+    return Response(body, status, headers={"Cache-Control": "no-store",
+                                           "Referrer-Policy": "no-referrer"})
+
+
+def _season_desk(s, sn: Season) -> dict:
+    """A season not yet over, as the organiser runs it: entries with their addresses, and
+    the tables still playing with who sits at each seat."""
+    entries = reports.entries_of(s, sn)
+    playing = s.exec(select(Fixture).where(Fixture.season_id == sn.id,
+                                           Fixture.status == "playing")
+                     .order_by(Fixture.round, Fixture.board)).all()
+    seats = s.exec(select(Seat).where(Seat.game_id.in_([f.game_id for f in playing]))
+                   .order_by(Seat.game_id, Seat.seat)).all()
+    ids = {x for e in entries for x in (e.player_id, e.partner_id) if x}
+    ids |= {x.player_id for x in seats if x.player_id}
+    people = {p.id: p for p in s.exec(select(Player).where(Player.id.in_(ids))).all()}
+    at = {}
+    for x in seats:
+        who = people.get(x.player_id)
+        at.setdefault(x.game_id, []).append((x.seat, f"{who.name} <{who.email}>" if who
+                                             else "robot"))
+    return {"season": sn, "entries": [
+        {"entry": e, "emails": [people[x].email for x in (e.player_id, e.partner_id) if x]}
+        for e in entries],
+        "tables": [{"fixture": f, "seats": at.get(f.game_id, [])} for f in playing]}
+
+
+def _action(admin_token, act):
+    """An organiser's POST: `act(league)` calls the service as the organiser and returns
+    the notice; a refusal shows the page again with why (status 400), nothing changed."""
+    lg = _by(League.admin_token, admin_token)
+    try:
+        notice = act(lg)
+    except LeagueError as e:
+        return render_organiser(lg, error=f"Not done: {e}.", status=400)
+    return render_organiser(lg, notice=notice)
+
+
+@bp.post("/o/<admin_token>/start")
+def start(admin_token):
+    def act(lg):
+        sn = rounds.start_season(data.store(), lg.id, lg.organiser_id)
+        return f"Season {sn.number} has started: {sn.rounds} rounds; round 1 is dealt."
+    return _action(admin_token, act)
+
+
+@bp.post("/o/<admin_token>/season")
+def add_season(admin_token):
+    def act(lg):
+        f = request.form
+        sn = manage.add_season(data.store(), lg.id, lg.organiser_id,
+                               _day(f, "starts", "the first day"), _day(f, "ends", "the last day"))
+        return f"Season {sn.number} is added: it takes entries until {sn.starts.isoformat()}."
+    return _action(admin_token, act)
+
+
+@bp.post("/o/<admin_token>/withdraw")
+def withdraw(admin_token):
+    def act(lg):
+        entry_id = _whole(request.form, "entry", "the entry")
+        if entry_id is None:
+            raise LeagueError("choose an entry")
+        entry = manage.withdraw(data.store(), lg.id, lg.organiser_id, entry_id)
+        return f"{entry.name} is out."
+    return _action(admin_token, act)
+
+
+@bp.post("/o/<admin_token>/substitute")
+def substitute(admin_token):
+    def act(lg):
+        f = request.form
+        game_id, seat = _whole(f, "game", "the game"), _whole(f, "seat", "the seat")
+        if game_id is None or seat is None:
+            raise LeagueError("choose a game and a seat")
+        ev = manage.substitute(data.store(), lg.id, lg.organiser_id, game_id, seat,
+                               f.get("who", "")).events[0]
+        return f"Game {game_id}, seat {seat}: {ev['in']} plays in place of {ev['out']}."
+    return _action(admin_token, act)
+
+
+@bp.get("/o/<admin_token>/export.zip")
+def export(admin_token):
+    """Every game's log and league.json (with the players' addresses): the organiser's only."""
+    lg = _by(League.admin_token, admin_token)
+    body = archive.zip_bytes(archive.export_league(data.store(), lg.id))
+    return Response(body, mimetype="application/zip", headers={
+        "Content-Disposition": f'attachment; filename="league-{lg.id}.zip"',
+        "Cache-Control": "no-store"})
