@@ -653,12 +653,14 @@ def digest_cmd():
 
 
 def _league_commands():
-    from .league.cli import league_group
+    from .league.cli import league_group  # built on this module's helpers
 
     main.add_command(league_group)
 
 
-_league_commands()
+if __name__ == "__main__":  # python -m pbem.cli: run the importable module, which has them all
+    from pbem.cli import main as pbem_main
 
-if __name__ == "__main__":
-    main()
+    pbem_main()
+else:
+    _league_commands()

@@ -183,3 +183,41 @@ def test_phone_viewport_and_keyboard(chromium, site, tmp_path):
     assert page.evaluate("document.scrollingElement.scrollWidth") <= width
     shot(page, tmp_path, "phone-2-after-enter")
     context.close()
+
+
+def test_an_organiser_starts_a_league_and_its_table_shows(chromium, site, tmp_path):
+    """The league form, the organiser's page and its start button, the league's table: in a
+    real browser (forms with their CSRF fields, as a person fills them)."""
+    from pbem.league.manage import join
+    from pbem.play import Store
+
+    page = chromium.new_page(viewport={"width": 1100, "height": 900})
+    page.set_default_timeout(15_000)
+    page.goto(site + "/l/new")
+    page.fill('input[name="organiser"]', "boss@x.test")
+    page.fill('input[name="name"]', "Browser League")
+    page.fill('textarea[name="options"]', "max_hands=1")
+    page.check('input[name="pairing"][value="swiss"]')
+    page.fill('input[name="rounds"]', "2")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Create the league").click()
+    assert "/o/" in page.url and page.locator(".error").count() == 0
+    organiser = page.url
+    store = Store(f"sqlite:///{tmp_path / 'pbem.db'}")
+    for i in range(4):
+        join(store, 1, f"p{i}@x.test", name=f"Player {i}")
+    page.goto(organiser)
+    assert page.locator("tr.entry").count() == 4
+    shot(page, tmp_path, "league-1-organiser")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Start the season now").click()
+    notice = page.locator('p.notice[role="status"]').inner_text()
+    assert notice.startswith("Season 1 has started: 2 rounds"), notice
+    assert page.locator("form.table-desk").count() == 1  # the one table, with its hand-over
+
+    page.goto(site + "/l/1")
+    names = page.locator("tr.standing td:nth-child(2)").all_inner_texts()
+    assert sorted(names) == [f"Player {i}" for i in range(4)]
+    assert page.locator("tr.fixture").count() == 1 and "@" not in page.inner_text("main")
+    shot(page, tmp_path, "league-2-table")
+    page.close()
