@@ -5,6 +5,7 @@
     results    a game's result, written in the move's own transaction when it ends
     reports    standings, ratings, fixtures and flagged tables, for pages, mail and the CLI
     archive    every game's log and the league's record, exported at once
+    cli        `pbem league ...`
     pairing    who sits at which table (round robin, Swiss, seats drawn): pure
     standings  the league table and Elo ratings from results: pure
 """

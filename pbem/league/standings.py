@@ -117,11 +117,12 @@ def standings(entries: dict[int, str], results: Iterable[GameResult],
               byes: Mapping[int, int] | None = None) -> list[Row]:
     """The league table: one row per entry of `entries` (id -> name), best first."""
     byes = dict(byes or {})
-    _require_known(entries, byes, "a bye")
+    known = set(entries)
+    _require_known(known, byes, "a bye")
     tallies = {entry: _Tally() for entry in entries}
     for result in results:
         _check_result(result)
-        _require_known(entries, result.seats, f"game {result.game_id}")
+        _require_known(known, result.seats, f"game {result.game_id}")
         _add_game(tallies, result)
     rows = [_unranked_row(entry, entries[entry], tallies[entry], byes.get(entry, 0))
             for entry in entries]
@@ -129,8 +130,8 @@ def standings(entries: dict[int, str], results: Iterable[GameResult],
     return _ranked(rows)
 
 
-def _require_known(entries: Mapping[int, str], ids: Iterable[int], where: str) -> None:
-    unknown = sorted(set(ids) - set(entries))
+def _require_known(known: set[int], ids: Iterable[int], where: str) -> None:
+    unknown = sorted(set(ids) - known)
     if unknown:
         raise ValueError(f"{where} names entries not in the league: {unknown}")
 
