@@ -208,7 +208,8 @@ def accept_partner(store, entry_id: int, email: str) -> Entry:
 
 def withdraw(store, league_id: int, by, entry_id: int) -> Entry:
     """Take an entry out (the organiser, or one of its players): before the season starts
-    it is gone; once it runs, its games play on and robots stand in for it at new tables."""
+    it is gone; once it runs, its games in progress play on, Swiss rounds no longer draw it,
+    and a robot plays its later tables in a round robin's fixed schedule."""
     with store.session() as s:
         league = get_league(s, league_id)
         entry = s.get(Entry, entry_id)

@@ -219,9 +219,12 @@ def _start_due(store, today: date) -> int:
         try:
             start_season(store, season.league_id, OPERATOR)
             started += 1
-        except LeagueError as e:  # too few entries: the organiser hears once a day
-            _organiser_note(store, season.league_id, f"short:{season.id}:{today}",
-                            f"Season {season.number} could not start", f"{e}.\n")
+        except LeagueError as e:  # too few entries (or another clock started it first)
+            with store.session() as s:
+                waiting = s.get(Season, season.id).status == "open"
+            if waiting:  # the organiser hears once a day
+                _organiser_note(store, season.league_id, f"short:{season.id}:{today}",
+                                f"Season {season.number} could not start", f"{e}.\n")
     return started
 
 
