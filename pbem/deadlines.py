@@ -106,7 +106,7 @@ def rebuild(store, now: datetime | None = None) -> int:
 
 def due_for(store, game_id: int, seq: int) -> dict[int, datetime]:
     """The timeout of each seat to act at `seq` (for turn mails and tables)."""
-    with store.session() as s:
+    with store.reader() as s:
         rows = s.exec(select(Deadline).where(Deadline.game_id == game_id, Deadline.seq == seq,
                                              Deadline.kind == "timeout",
                                              Deadline.state == "pending")).all()
@@ -116,7 +116,7 @@ def due_for(store, game_id: int, seq: int) -> dict[int, datetime]:
 def record(store, player_id: int) -> dict:
     """A player's record: moves made in time, reminders needed, timeouts (a reminder the
     player moved before, or whose timeout came first, does not count)."""
-    with store.session() as s:
+    with store.reader() as s:
         seats = s.exec(select(Seat).where(Seat.player_id == player_id)).all()
         moves = reminders = timeouts = 0
         for seat in seats:

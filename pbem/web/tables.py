@@ -42,7 +42,7 @@ def _prefs(player_id) -> tuple[dict, object]:
     """The player's settings and the day they joined (their vacation bank fills from it)."""
     if not player_id:
         return {}, None
-    with data.store().session() as s:
+    with data.store().reader() as s:
         player = s.get(Player, player_id)
         return dict(player.prefs or {}), player.created.date()
 
