@@ -9,7 +9,7 @@ from sqlalchemy.exc import OperationalError
 from ..config import Settings, load
 from ..signing import secret_keys
 from ..store.states import store_for
-from . import api, league_api, leagues, links, pages, tables
+from . import api, care, league_api, leagues, links, pages, tables
 
 
 def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -> Flask:
@@ -23,7 +23,7 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
                       SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
     app.before_request(_check_csrf)
     app.jinja_env.globals["csrf_token"] = csrf_token
-    for bp in (pages.bp, tables.bp, links.bp, api.bp, leagues.bp, league_api.bp):
+    for bp in (pages.bp, tables.bp, links.bp, care.bp, api.bp, leagues.bp, league_api.bp):
         app.register_blueprint(bp)
     app.register_error_handler(OperationalError, _database_away)
     return app
