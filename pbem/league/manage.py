@@ -13,6 +13,7 @@ from ..clock import DEFAULTS as CLOCK_DEFAULTS
 from ..clock import ON_TIMEOUT
 from ..config import load
 from ..engine import Rules
+from ..store.addresses import AddressError, check_address
 from ..store.games import new_token, player_for
 from ..store.models import Entry, Fixture, League, Outbox, Player, Season
 from ..web.tokens import Signer, secret_keys
@@ -275,11 +276,10 @@ def _check_entry(s, league, season, email, partner) -> None:
 
 
 def _address(email: str) -> str:
-    email = (email or "").strip().lower()
-    local, at, domain = email.partition("@")
-    if not at or not local or "." not in domain or " " in email or len(email) > 254:
-        raise LeagueError(f"{email!r} is not a mail address")
-    return email
+    try:
+        return check_address(email or "")  # the one address check (pbem.store.addresses)
+    except AddressError as e:
+        raise LeagueError(str(e)) from None
 
 
 def _entry_name(name, player, mate) -> str:
