@@ -7,6 +7,7 @@ from flask import Flask, abort, request, session
 
 from ..config import Settings, load
 from ..play import store_for
+from . import guard
 from .tokens import secret_keys
 
 
@@ -19,6 +20,7 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
                       PBEM_SETTINGS=cfg, PBEM_KEYS=keys,
                       PBEM_STORE=store or store_for(cfg.database_url),
                       SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
+    guard.install(app, secure_cookie=cfg.base_url.lower().startswith("https://"))
     app.before_request(_check_csrf)
     app.jinja_env.globals["csrf_token"] = csrf_token
     from . import api, league_api, leagues, links, pages, tables

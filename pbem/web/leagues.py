@@ -261,9 +261,7 @@ def render_organiser(lg: League, notice=None, error=None, status=200):
         latest=seasons[-1], stale=stale,
         join_url=f"{cfg.base_url}{url_for('leagues.join', join_token=lg.join_token)}",
         new_starts=starts.isoformat(), new_ends=(starts + timedelta(days=182)).isoformat())
-    # the page's address is the organiser's key: keep it out of caches and Referer headers
-    return Response(body, status, headers={"Cache-Control": "no-store",
-                                           "Referrer-Policy": "no-referrer"})
+    return body, status  # no-store and no Referer: pbem.web.guard, as for every key's page
 
 
 def _season_desk(s, sn: Season) -> dict:
