@@ -262,3 +262,63 @@ def test_the_session_cookie_is_secure_on_https(store, tmp_path, monkeypatch):
     r = app.test_client().get("/new", base_url="https://spades.example.org")
     cookie = r.headers["Set-Cookie"]
     assert "; Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+# -- `pbem serve` itself: the access log and a huge body over a real socket ------------------
+
+
+def test_pbem_serve_masks_keys_in_its_access_log_and_refuses_a_huge_body(store, db_url,
+                                                                         tmp_path):
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    from tests.test_serve import free_port, wait_for
+
+    gid = humans_game(store, preset("standard"))
+    tok = tokens(store, gid)[1]
+    port = free_port()
+    env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path), DATABASE_URL=db_url,
+               PBEM_WEB_PORT=str(port), PBEM_BASE_URL=f"http://127.0.0.1:{port}")
+    server = subprocess.Popen([sys.executable, "-m", "pbem.cli", "serve", "--no-smtp"],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    site = f"http://127.0.0.1:{port}"
+    try:
+        def up():
+            try:
+                return urllib.request.urlopen(site + "/", timeout=5).status == 200
+            except OSError:
+                return False
+        wait_for(up)
+        for path in (f"/t/{tok}", f"/api/t/{tok}", f"/g/{gid}/created?token={tok}",
+                     "/m/secretmovelink.abc", "/j/confirm/secretjoinlink"):
+            try:
+                urllib.request.urlopen(site + path, timeout=10)
+            except urllib.error.HTTPError as e:
+                assert e.code in (400, 404), path
+        # a 20 MB form announced: refused at once, before its body is read
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
+            c.sendall(b"POST /new HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-"
+                      b"urlencoded\r\nContent-Length: 20971520\r\n\r\n" + b"you=" + b"A" * 65536)
+            t0, reply = time.monotonic(), b""
+            while b"</html>" not in reply and time.monotonic() - t0 < 10:
+                part = c.recv(65536)
+                if not part:
+                    break
+                reply += part
+        head, _, body = reply.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 413") and b"Too large" in body
+        assert b"AAAA" not in body
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, log = server.communicate(timeout=20)
+    assert "GET /t/... HTTP/1.1" in log and "GET /j/confirm/... " in log, log[-2000:]
+    assert "POST /new" in log and "413" in log
+    for secret in (tok, "secretmovelink", "secretjoinlink"):
+        assert secret not in log, log[-2000:]
