@@ -332,7 +332,7 @@ def import_log(store: Store, text: str) -> int:
     a robot plays that seat. Every event becomes a move (source "import"). A hand still in
     progress keeps its deal's commitment, but its salt stays with the server that dealt it:
     that deal is never revealed here."""
-    from .gamelog import read_log, replay_log
+    from .gamelog import LogError, read_log, replay_log
     from .store.games import last_holders, new_token, player_for
 
     st = replay_log(text)
@@ -345,7 +345,10 @@ def import_log(store: Store, text: str) -> int:
         s.flush()
         for i, name in enumerate(last_holders(header["seats"], events)):
             email = name if isinstance(name, str) and "@" in name else None
-            player = player_for(s, email) if email else None
+            try:
+                player = player_for(s, email) if email else None
+            except ValueError as e:  # not a mail address (pbem.store.addresses)
+                raise LogError(f"seat {i}: {e}") from None
             s.add(Seat(game_id=game.id, seat=i, robot=player is None, token=new_token(),
                        player_id=player.id if player else None))
         s.add_all(Move(game_id=game.id, seq=ev["seq"], type=ev["type"], payload=ev,
