@@ -172,6 +172,32 @@ def test_ids_past_a_database_integer_are_404_on_every_route(store, app, client):
     assert database(store) == before
 
 
+def test_keys_that_are_not_keys_are_404_and_control_characters_400(store, app, client,
+                                                                   tmp_path):
+    """A NUL byte in a key or a form field was a 500 on PostgreSQL (it cannot store one)."""
+    gid = humans_game(store, preset("standard"))
+    keyed = [r for r in app.url_map.iter_rules() if "token" in "".join(r.arguments)]
+    assert len(keyed) >= 15
+    mail = len(sent_mail(store, tmp_path))  # the game's first turn mail
+    before = database(store)
+    for rule in keyed:
+        for key in ("%00abc", "a%0Db", "x" * 600, "%C3%BC"):
+            path = re.sub(r"<int:[a-z_]+>", str(gid), rule.rule)
+            path = re.sub(r"<[a-z_]+>", key, path)
+            for method in rule.methods - {"HEAD", "OPTIONS"}:
+                r = client.open(path, method=method, data={"csrf": csrf(client)})
+                assert r.status_code == 404, (method, path[:80], r.status_code)
+    assert database(store) == before
+    for path, form in [("/new", new_game(client, seat1="b\x00@x.test")),
+                       ("/l/new", {"csrf": csrf(client), "organiser": "boss@x.test",
+                                   "name": "Nul\x00League"}),
+                       ("/demo", {"csrf": csrf(client), "x": "\x1b[2J"})]:
+        r = client.post(path, data=form)
+        assert r.status_code == 400 and "control characters" in r.text, path
+    assert database(store) == before
+    assert len(sent_mail(store, tmp_path)) == mail
+
+
 def test_organiser_numbers_past_an_id_are_refused_not_a_500(store, client, tmp_path):
     lid = league(store, players=4)
     with store.session() as s:

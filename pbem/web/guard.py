@@ -6,9 +6,9 @@ never write a key."""
 import logging
 import re
 
-from flask import jsonify, make_response, render_template, request
+from flask import abort, jsonify, make_response, render_template, request
 from werkzeug.exceptions import HTTPException
-from werkzeug.routing import IntegerConverter
+from werkzeug.routing import BaseConverter, IntegerConverter
 
 MAX_BODY = 64 * 1024  # the largest form (a league's, with rule options) is a few KB
 MAX_ID = 2**31 - 1  # PostgreSQL's integer; a larger id names nothing (404, never a 500)
@@ -30,12 +30,32 @@ class IdConverter(IntegerConverter):
         super().__init__(map, fixed_digits, min, max, signed)
 
 
+class KeyConverter(BaseConverter):
+    """A path's key (a seat's token, a signed move link, a league's links): URL-safe
+    characters only, at most 512, so anything else is a plain 404 (a NUL byte would be a
+    500 on PostgreSQL)."""
+
+    regex = r"[A-Za-z0-9_.\-]{1,512}"
+
+
+CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def install(app, secure_cookie: bool) -> None:
     """Before any blueprint is registered (rules take their converters when added)."""
-    app.url_map.converters["int"] = IdConverter
+    app.url_map.converters.update(int=IdConverter, default=KeyConverter)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, SESSION_COOKIE_SECURE=secure_cookie)
+    app.before_request(refuse_controls)
     app.after_request(headers)
     app.register_error_handler(HTTPException, error_page)
+
+
+def refuse_controls():
+    """No one types a NUL or an escape into a form: refuse such a POST whole (the database
+    may not even store it)."""
+    if request.method == "POST" and any(CONTROLS.search(v) for v in request.form.values()):
+        abort(400, "The form held characters no one types (control characters): nothing "
+                   "was changed.")
 
 
 def holds_key() -> bool:
