@@ -277,6 +277,20 @@ def test_error_pages_speak_to_people(store, client):
         assert "Werkzeug" not in r.text and "The requested URL" not in r.text
 
 
+def test_a_failure_inside_is_the_sites_own_500_page(store, tmp_path, monkeypatch):
+    """Outside tests (TESTING off) an exception is a 500 in the site's page: no traceback,
+    no Python, nothing of the game's state."""
+    app = make_app(store, tmp_path, monkeypatch)
+    app.testing = False
+    gid = humans_game(store, preset("standard"))
+    app.config["PBEM_STORE"] = None  # every page that reads the database now fails
+    r = app.test_client().get(f"/g/{gid}")
+    assert r.status_code == 500 and "<h1>Something went wrong</h1>" in r.text
+    assert "Traceback" not in r.text and "Error" not in r.text and "<header>" in r.text
+    r = app.test_client().get(f"/api/g/{gid}")
+    assert r.status_code == 500 and r.get_json()["error"] == "Something went wrong"
+
+
 def test_the_session_cookie_is_secure_on_https(store, tmp_path, monkeypatch):
     r = make_app(store, tmp_path, monkeypatch).test_client().get("/new")
     assert BASE.startswith("http://") and "Secure" not in r.headers["Set-Cookie"]
