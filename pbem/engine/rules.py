@@ -185,8 +185,8 @@ BOUNDS = {
     "target": (50, 1000), "floor": (-1000, 0), "max_hands": (0, 100),
     "sets_to_lose": (0, 10), "bag_limit": (0, 20), "bag_penalty": (0, 1000),
     "overtrick_points": (-10, 10), "nil_points": (0, 1000), "blind_nil_points": (0, 1000),
-    "blind_nil_penalty": (0, 1000), "ten_for": (0, 1000), "blind_nil_behind": (0, 1000),
-    "blind_behind": (0, 1000), "pass_to_partner": (0, 4), "nil_exchange": (0, 4),
+    "blind_nil_penalty": (0, 1000), "ten_for": (0, 1000), "blind_nil_behind": (-1000, 1000),
+    "blind_behind": (-1000, 1000), "pass_to_partner": (0, 4), "nil_exchange": (0, 4),
     "blind_nil_exchange": (0, 4), "double_nil_exchange": (0, 4), "side_min": (0, 26),
 }
 
