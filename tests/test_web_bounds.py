@@ -191,7 +191,8 @@ def test_keys_that_are_not_keys_are_404_and_control_characters_400(store, app, c
     for path, form in [("/new", new_game(client, seat1="b\x00@x.test")),
                        ("/l/new", {"csrf": csrf(client), "organiser": "boss@x.test",
                                    "name": "Nul\x00League"}),
-                       ("/demo", {"csrf": csrf(client), "x": "\x1b[2J"})]:
+                       ("/demo", {"csrf": csrf(client), "x": "\x1b[2J"}),
+                       ("/demo", {"csrf": csrf(client), "x": ["fine", "second\x00"]})]:
         r = client.post(path, data=form)
         assert r.status_code == 400 and "control characters" in r.text, path
     assert database(store) == before

@@ -53,7 +53,8 @@ def install(app, secure_cookie: bool) -> None:
 def refuse_controls():
     """No one types a NUL or an escape into a form: refuse such a POST whole (the database
     may not even store it)."""
-    if request.method == "POST" and any(CONTROLS.search(v) for v in request.form.values()):
+    if request.method == "POST" and any(CONTROLS.search(v) for _, v
+                                        in request.form.items(multi=True)):  # every value
         abort(400, "The form held characters no one types (control characters): nothing "
                    "was changed.")
 
