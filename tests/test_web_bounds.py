@@ -12,7 +12,9 @@ import pytest
 from sqlmodel import SQLModel, select
 
 from pbem.engine import preset
-from pbem.store.models import Game, Seat
+from pbem.league import rounds
+from pbem.league.manage import OPERATOR
+from pbem.store.models import Game, League, Seat
 from pbem.store.outbox import drain, maildir_delivery
 from tests.league_helpers import league, playing_games
 from tests.web_helpers import BASE, counts, csrf, humans_game, make_app, tokens
@@ -202,8 +204,6 @@ def test_keys_that_are_not_keys_are_404_and_control_characters_400(store, app, c
 def test_organiser_numbers_past_an_id_are_refused_not_a_500(store, client, tmp_path):
     lid = league(store, players=4)
     with store.session() as s:
-        from pbem.store.models import League
-
         admin = s.get(League, lid).admin_token
     o = f"/o/{admin}"
     for path, form, words in [
@@ -219,10 +219,6 @@ def test_organiser_numbers_past_an_id_are_refused_not_a_500(store, client, tmp_p
 
 def test_a_robot_cannot_take_the_last_persons_seat_from_the_web(store, client, tmp_path):
     lid = league(store, players=4)
-    from pbem.league import rounds
-    from pbem.league.manage import OPERATOR
-    from pbem.store.models import League
-
     rounds.start_season(store, lid, OPERATOR)
     (gid,) = playing_games(store, lid)
     with store.session() as s:
