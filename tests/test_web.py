@@ -42,6 +42,7 @@ ROUTES = {
     "/t/<token>/deal/<int:seq>": "test_a_finished_deal_is_shown_with_its_salt",
     "/t/<token>/vacation": "test_deadline_record_vacation_and_extra_time_on_the_page",
     "/t/<token>/extra": "test_deadline_record_vacation_and_extra_time_on_the_page",
+    "/c/<token>": "test_the_creator_lets_the_robot_make_the_waiting_move_once",  # test_care
     # the league pages: tests/test_web_leagues.py
     "/l": "test_create_a_league_by_the_form", "/l/new": "test_create_a_league_by_the_form",
     "/l/<int:league_id>": "test_a_season_page_during_and_after_play",
