@@ -20,7 +20,7 @@ from .engine import choose, view
 from .league import seasons
 from .notify import seat_names
 from .signing import CARE, Signer, secret_keys
-from .store.games import players_of
+from .store.games import mailable, players_of
 from .store.models import Deadline, Fixture, Game, League, Move, Outbox, Player, Season, Seat
 from .store.models import now as utcnow
 
@@ -156,7 +156,7 @@ def _when(t: datetime) -> str:
 
 def _mail(store, seat, players, key, subject, text) -> None:
     player = players.get(seat.player_id)
-    if player is not None and not seat.robot:
+    if mailable(player) and not seat.robot:
         _send(store, player.email, seat.game_id, key, subject, text)
 
 

@@ -6,6 +6,7 @@ from .config import load
 from .deadlines import due_time
 from .engine import legal, view
 from .signing import Signer, secret_keys
+from .store.games import mailable
 from .store.models import now as utcnow
 
 
@@ -14,7 +15,7 @@ def mails(game, seats, players, st, events, before=None) -> list[dict]:
         return []
     cfg = load()
     names = seat_names(seats, players)
-    humans = {x.seat: x for x in seats if x.player_id and not x.robot}
+    humans = {x.seat: x for x in seats if not x.robot and mailable(players.get(x.player_id))}
     out = []
     acting = [s for s in st.to_act() if s in humans and legal(st, s)]
     for seat in acting:
@@ -54,7 +55,7 @@ def handover_mails(game, seats, players, ev, leaver) -> list[dict]:
     news = f"In game {game.id}, {names[seat]} now plays seat {seat} in place of {gone}.\n"
     out = []
     for x in seats:
-        if x.robot or x.player_id not in players:
+        if x.robot or not mailable(players.get(x.player_id)):
             continue
         text, subject = news, f"Game {game.id}: {names[seat]} takes over seat {seat}"
         if x.seat == seat:

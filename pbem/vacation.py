@@ -7,7 +7,7 @@ from sqlmodel import select
 
 from .deadlines import EXTRA
 from .notify import seat_names
-from .store.games import players_of
+from .store.games import mailable, players_of
 from .store.models import Deadline, Game, Outbox, Player, Seat
 from .store.models import now as utcnow
 
@@ -107,7 +107,7 @@ def _tell_the_table(s, game_id, st, by, hours) -> None:
     names = seat_names(seats, players)
     waiting = ", ".join(names[x] for x in st.to_act())
     for x in seats:
-        if x.player_id in players and not x.robot:
+        if mailable(players.get(x.player_id)) and not x.robot:
             s.add(Outbox(game_id=game_id, to_addr=players[x.player_id].email,
                          subject=f"Game {game_id}: {hours} more hours for move {st.seq}",
                          body_text=f"{names[by]} gave {waiting} {hours} more hours for move "

@@ -11,6 +11,12 @@ from .addresses import check_address
 from .models import Game, Move, Player, Seat
 
 ROBOT = "robot"
+DEMO_DOMAIN = "demo.test"  # the web demo's players: a page to play on, never a mail
+
+
+def mailable(player: Player | None) -> bool:
+    """May we mail this player? Not a demo's (its address is never delivered)."""
+    return player is not None and not player.email.endswith("@" + DEMO_DOMAIN)
 
 
 def new_token() -> str:
