@@ -27,6 +27,8 @@ class Settings:
     smtp_url: str = field(default_factory=lambda: os.environ.get("PBEM_SMTP_URL", ""))
     web_host: str = field(default_factory=lambda: _env("PBEM_WEB_HOST", "127.0.0.1"))
     web_port: int = field(default_factory=lambda: int(_env("PBEM_WEB_PORT", "5000")))
+    # the MTA in front of us (Postfix with OpenDMARC, say): its Authentication-Results count
+    authserv_id: str = field(default_factory=lambda: os.environ.get("PBEM_AUTHSERV_ID", ""))
 
     @property
     def maildir(self) -> Path:
