@@ -68,6 +68,11 @@ def bad(env, gid, msg, code=250, replies=1, **send) -> list:
     return mails
 
 
+def answer(mails):
+    """Our answer to the player's mail, among the mails that followed it."""
+    return next(m for m in mails if "your turn" not in m["Subject"])
+
+
 def refusal(mail, line: str, why: str, legal: str | None = None) -> str:
     """Check a refusal's reply: it quotes the line, says why, shows what is legal now."""
     body = text(mail)
@@ -88,8 +93,8 @@ def test_bid_in_the_body(env, bidding):
     assert moves_of(env.store, bidding) == [{"seq": 2, "type": "bid", "seat": 0, "bid": 3}]
     mails = env.replies()
     subjects = sorted(m["Subject"] for m in mails)
-    assert subjects == [f"Game {bidding}: done", f"Game {bidding}: your turn (move 5)"]
-    reply = next(m for m in mails if m["Subject"].endswith("done"))
+    assert subjects == [f"Game {bidding}: you bid 3", f"Game {bidding}: your turn (move 5)"]
+    reply = answer(mails)
     assert "bid 3: done" in text(reply) and reply["In-Reply-To"] == "<b1@example.org>"
     assert reply["Reply-To"] == to
     assert snapshot(env.store, bidding)["moves"] == before["moves"] + 4  # ann's + 3 robots'
@@ -108,7 +113,7 @@ def test_several_commands_apply_in_order(env, bidding):
     mine = moves_of(env.store, bidding)
     assert [m["type"] for m in mine] == ["bid", "play"]
     assert mine[0]["bid"] == 5 and mine[1]["card"] == "JH"
-    reply = next(m for m in env.replies() if m["Subject"].endswith("done"))
+    reply = answer(env.replies())
     body = text(reply)
     assert body.index("status:") < body.index("bid 5: done") < body.index("play JH: done")
 
@@ -119,7 +124,7 @@ def test_bid_then_claim_with_every_spade(env):
     assert env.send(env.mail(env.address(gid), "bid 13\nclaim\n"))[0] == 250
     mine = moves_of(env.store, gid)
     assert [m["type"] for m in mine][:2] == ["bid", "claim"]
-    body = text(next(m for m in env.replies() if m["Subject"].endswith("done")))
+    body = text(answer(env.replies()))
     assert "claim: done" in body
 
 
@@ -154,7 +159,8 @@ def test_a_bad_second_line_stops_after_the_first_applied(env, bidding):
     msg = env.mail(env.address(bidding), "bid 3\nplease deal me better cards\nstatus\n")
     assert env.send(msg)[0] == 250
     assert [m["bid"] for m in moves_of(env.store, bidding)] == [3]
-    reply = next(m for m in env.replies() if "done" in m["Subject"])
+    reply = answer(env.replies())
+    assert reply["Subject"] == f"Game {bidding}: you bid 3; not done: please deal me better cards"
     body = refusal(reply, "please deal me better cards", "", legal="reply: play JH")
     assert "bid 3: done" in body and "Nothing after that line was read" in body
     assert "status:" not in body
@@ -393,7 +399,7 @@ def test_a_move_above_the_quoted_turn_mail(env, playing, style):
     assert env.send(msg)[0] == 250
     mine = moves_of(env.store, gid, after=5)
     assert mine[0]["card"] == "7H" and all(m["type"] == "play" for m in mine)
-    reply = next(m for m in env.replies() if m["Subject"].endswith("done"))
+    reply = answer(env.replies())
     assert "not done" not in reply["Subject"] and "play 7H: done" in text(reply)
 
 

@@ -65,11 +65,12 @@ def test_wrong_charset_does_not_fail():
     assert got[0] == "bid 3" and got[1].startswith("n") and got[1].endswith("l")
 
 
-def test_html_only_stops_at_the_blockquote():
+def test_html_only_skips_the_blockquote_and_reads_below_it():
     html = ("<html><head><style>p {color: red}</style></head><body><div>bid&nbsp;4</div>"
             "<div>play <b>QH</b><br>status</div><blockquote type=cite>bid 13<br>play AS"
-            "</blockquote><div>after</div></body></html>")
-    assert lines(raw(html, ctype="text/html; charset=utf-8")) == ["bid 4", "play QH", "status"]
+            "</blockquote><div>help</div></body></html>")
+    assert lines(raw(html, ctype="text/html; charset=utf-8")) == ["bid 4", "play QH", "status",
+                                                                   "help"]
 
 
 def test_html_gmail_quote_and_attributes_without_values():
