@@ -59,7 +59,9 @@ def read(raw: bytes, envelope_from: str, own_domain: str) -> Incoming:
 
 
 def _read(msg, envelope_from, own_domain) -> Incoming:
-    sender = parseaddr(header(msg, "From"))[1].strip().lower()
+    # the address from the raw header: a display name decoded from an encoded-word may hold
+    # anything ("Ann\r\nBcc: x@evil.example"), and the address itself is never encoded
+    sender = parseaddr(" ".join(raw_header(msg, "From").split()))[1].strip().lower()
     refs = header(msg, "In-Reply-To") + " " + header(msg, "References")
     subject = header(msg, "Subject")
     inc = Incoming(message_id=message_id(header(msg, "Message-ID")), sender=sender,
@@ -76,12 +78,16 @@ def header(msg, name: str) -> str:
     try:
         value = str(msg.get(name, ""))
     except Exception:  # the header parser raises many kinds
-        raw = next((v for k, v in msg.raw_items() if k.lower() == name.lower()), "")
+        raw = raw_header(msg, name)
         try:
             value = str(make_header(decode_header(raw)))
         except Exception:
             value = str(raw)
     return " ".join(value.split())  # no CR or LF survives into a reply's header
+
+
+def raw_header(msg, name: str) -> str:
+    return str(next((v for k, v in msg.raw_items() if k.lower() == name.lower()), ""))
 
 
 def message_id(value: str) -> str:
