@@ -6,7 +6,7 @@ Sets up N active games (default 10,000; create_game + play.start, one human and 
 robots, the human's bid first, so each game waits on the human with one pending timeout),
 then times, in a fresh Store (an empty state cache, as after a restart):
 
-- rebuild: every pending Deadline row deleted, then `clock.rebuild` derives them again
+- rebuild: every pending Deadline row deleted, then `deadlines.rebuild` derives them again
   (each game's state replayed from its moves, its deadlines armed)
 - tick, none due: one `clock.tick` with N pending deadlines of which none is due (the
   median of 5)
@@ -32,11 +32,12 @@ from sqlalchemy import delete, func, update  # noqa: E402
 from sqlmodel import select  # noqa: E402
 
 from bench.scratch_db import ScratchDatabase  # noqa: E402
-from pbem import clock, play  # noqa: E402
+from pbem import clock, deadlines, play  # noqa: E402
 from pbem.engine import preset  # noqa: E402
 from pbem.store.games import create_game  # noqa: E402
 from pbem.store.models import Deadline  # noqa: E402
 from pbem.store.models import now as utcnow  # noqa: E402
+from pbem.store.states import Store  # noqa: E402
 
 
 def setup(store, games: int, reminders: bool) -> float:
@@ -61,18 +62,18 @@ def pending(store) -> int:
 
 def run(url: str, games: int, due: int, reminders: bool) -> list[tuple[str, str, str]]:
     rows = []
-    store = play.Store(url)
+    store = Store(url)
     took = setup(store, games, reminders)
     rows.append((f"set up {games:,} games (create_game + start)", f"{took:.1f} s",
                  f"{took / games * 1000:.1f} ms a game"))
 
-    store = play.Store(url)  # a restart: nothing cached
+    store = Store(url)  # a restart: nothing cached
     with store.session() as s:
         s.exec(delete(Deadline).where(Deadline.state == "pending"))
         s.commit()
     now = utcnow()
     t = time.perf_counter()
-    armed = clock.rebuild(store, now)
+    armed = deadlines.rebuild(store, now)
     took = time.perf_counter() - t
     assert armed == games, f"rebuild armed {armed} games, not {games}"
     rows.append((f"rebuild after a restart ({armed:,} games, {pending(store):,} rows)",

@@ -33,11 +33,12 @@ from sqlmodel import select  # noqa: E402
 from bench.scratch_db import ScratchDatabase  # noqa: E402
 from pbem import play  # noqa: E402
 from pbem.engine import choose, preset, view  # noqa: E402
-from pbem.league import pairing, rounds  # noqa: E402
+from pbem.league import pairing, seasons  # noqa: E402
 from pbem.league.manage import OPERATOR, create_league, join  # noqa: E402
 from pbem.league.reports import fixtures, ratings, season_standings  # noqa: E402
 from pbem.store.models import Entry, Fixture, Game, League, Season  # noqa: E402
 from pbem.store.models import now as utcnow  # noqa: E402
+from pbem.store.states import Store  # noqa: E402
 
 ONE_HAND = preset("standard").with_options(max_hands=1)
 DAY = date(2026, 12, 1)
@@ -79,7 +80,7 @@ def bench_season(store, players: int, n_rounds: int) -> None:
     for i in range(players):
         join(store, lg.id, f"b{i}@bench.test")
     t = time.perf_counter()
-    rounds.start_season(store, lg.id, OPERATOR)
+    seasons.start_season(store, lg.id, OPERATOR)
     opened = [time.perf_counter() - t]
     moves, start = 0, time.perf_counter()
     for _ in range(n_rounds):
@@ -191,7 +192,7 @@ def main() -> None:
     bench_draws()
     with ScratchDatabase(args.pg) as db:
         print(f"database: {db.kind}")
-        store = play.Store(db.url)
+        store = Store(db.url)
         bench_season(store, args.players, args.rounds)
         bench_reads(store, args.results)
 

@@ -44,9 +44,10 @@ from pbem.engine import advance, apply, choose, parse_action, preset, view  # no
 from pbem.gamelog import replay_log  # noqa: E402
 from pbem.mail.inbound import MAX_SIZE, controller  # noqa: E402
 from pbem.notify import reply_address  # noqa: E402
-from pbem.play import Store, start  # noqa: E402
+from pbem.play import start  # noqa: E402
 from pbem.store.games import create_game, export  # noqa: E402
 from pbem.store.models import Outbox, Player, Seat  # noqa: E402
+from pbem.store.states import Store  # noqa: E402
 
 DOMAIN = "pbem.localhost"
 HUMANS = ["ann@example.org", "bob@example.org", "cy@example.org", "di@example.org"]

@@ -34,6 +34,7 @@ from pbem.engine import Rules, choose, preset, replay, view  # noqa: E402
 from pbem.store import games  # noqa: E402
 from pbem.store.db import engine_for  # noqa: E402
 from pbem.store.models import Game  # noqa: E402
+from pbem.store.states import Store  # noqa: E402
 
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 LONG_EVENTS = 1000  # the long game's log is at least this long before timing starts
@@ -68,7 +69,7 @@ def one_move(store, res: play.Result, source="cli") -> play.Result:
 
 def writer(url: str, tag: str, seconds: float, target: int, ready, go, out) -> None:
     """A writer process: its own Store, its own games, human moves for `seconds`."""
-    store = play.Store(url)
+    store = Store(url)
     rules = preset("standard").with_options(target=target)
     res = new_game(store, rules, tag)
     moves = refused = played = 0
@@ -124,7 +125,7 @@ def pct(values, p: float) -> float:
 
 
 def latency(db: ScratchDatabase, seconds: float) -> dict:
-    store = play.Store(db.url)
+    store = Store(db.url)
     res = long_game(store)
     with store.session() as s:  # the engine alone, replaying this log
         log = games.events(s, res.game_id)
@@ -134,7 +135,7 @@ def latency(db: ScratchDatabase, seconds: float) -> dict:
     engine_ms = 1000 * (time.perf_counter() - t)
     cold = []
     for _ in range(COLD_RUNS):
-        fresh = play.Store(db.url)  # an empty state cache (the engine and its pool are shared)
+        fresh = Store(db.url)  # an empty state cache (the engine and its pool are shared)
         t = time.perf_counter()
         res = one_move(fresh, res)
         cold.append(time.perf_counter() - t)
@@ -199,7 +200,7 @@ def table_latency(rows) -> str:
 def profile(seconds, count=300):
     """cProfile of warm submits in a long game on SQLite."""
     with ScratchDatabase() as db:
-        store = play.Store(db.url)
+        store = Store(db.url)
         res = long_game(store)
         prof = cProfile.Profile()
         prof.enable()

@@ -47,10 +47,11 @@ from sqlmodel import func, select  # noqa: E402
 
 from pbem.engine import advance, apply, choose, preset, score_pad, view  # noqa: E402
 from pbem.gamelog import replay_log  # noqa: E402
-from pbem.play import Store, start  # noqa: E402
+from pbem.play import start  # noqa: E402
 from pbem.store.db import upgrade  # noqa: E402
 from pbem.store.games import create_game, export  # noqa: E402
 from pbem.store.models import Game, Move, Seat  # noqa: E402
+from pbem.store.states import Store  # noqa: E402
 
 HUMANS = ["ann@example.org", "bob@example.org", "cy@example.org", "di@example.org"]
 LIVE = dataclasses.replace(preset("standard"), target=10_000)

@@ -9,8 +9,9 @@ from datetime import date
 from sqlmodel import select
 
 from .config import load
+from .deadlines import due_for
 from .notify import DIGEST, seat_names
-from .store.models import Game, Outbox, Player, Seat
+from .store.models import Fixture, Game, League, Outbox, Player, Season, Seat
 
 
 def send_digests(store, today: date | None = None) -> int:
@@ -73,9 +74,6 @@ def daily_turns(player) -> bool:
 def your_moves(store, player_id: int) -> list[str]:
     """One line for each game (in any league, or none) where it is the player's move: the
     game, its league and round, when it is due, and the link to the player's table."""
-    from .clock import due_for
-    from .store.models import Fixture, League, Season
-
     base = load().base_url
     with store.session() as s:
         rows = s.exec(select(Seat, Game).join(Game).where(

@@ -1,10 +1,11 @@
 """Outbox rows for what a move changed, written in the move's own transaction: the turn
 mail to each human who must act now, and the result to everyone when the game ends."""
 
-from . import clock
+from . import compose
 from .config import load
+from .deadlines import due_time
 from .engine import legal, view
-from .mail import outbound
+from .signing import Signer, secret_keys
 from .store.models import now as utcnow
 
 
@@ -27,8 +28,8 @@ def mails(game, seats, players, st, events, before=None) -> list[dict]:
                 out.append(update_mail(cfg, game.id, x, player, st, names))
     if st.phase == "over":
         for x in humans.values():
-            v = outbound.context(view(st, x.seat), game.id, names)
-            body = outbound.render("reply.txt", done=[], error=None, v=v, names=names,
+            v = compose.context(view(st, x.seat), game.id, names)
+            body = compose.render("reply.txt", done=[], error=None, v=v, names=names,
                                    moves=[], text=_result(game.id, st, names))
             out.append(mail_row(cfg, game.id, x, players[x.player_id], f"over:{game.id}:{x.seat}",
                                 f"Game {game.id} is over", body))
@@ -73,9 +74,9 @@ def handover_mails(game, seats, players, ev, leaver) -> list[dict]:
 
 
 def update_mail(cfg, game_id, seat, player, st, names) -> dict:
-    v = outbound.context(view(st, seat.seat), game_id, names)
+    v = compose.context(view(st, seat.seat), game_id, names)
     what = "a hand was scored" if not st.tricks and st.history else "a trick was played"
-    body = outbound.render("reply.txt", done=[], error=None, v=v, names=names, moves=[],
+    body = compose.render("reply.txt", done=[], error=None, v=v, names=names, moves=[],
                            text=f"Game {game_id}: {what}. It is not your turn yet.")
     return mail_row(cfg, game_id, seat, player, f"news:{game_id}:{seat.seat}:{st.seq}",
                     f"Game {game_id}: {what}", body)
@@ -99,26 +100,24 @@ def seat_names(seats, players) -> list[str]:
 
 def turn_mail(cfg, game, seat, player, st, names) -> dict:
     game_id = game.id
-    v = outbound.context(view(st, seat.seat), game_id, names)
+    v = compose.context(view(st, seat.seat), game_id, names)
     address = reply_address(cfg, seat)
-    moves = outbound.moves(v, address, _link_maker(cfg, game_id, seat.seat, st.seq))
+    moves = compose.moves(v, address, _link_maker(cfg, game_id, seat.seat, st.seq))
     table_url = f"{cfg.base_url}/t/{seat.token}"
-    due = clock.due_time(game, player, utcnow()).strftime("%a %d %b %Y, %H:%M UTC")
-    text = outbound.render("turn.txt", v=v, names=names, moves=moves, table_url=table_url,
+    due = due_time(game, player, utcnow()).strftime("%a %d %b %Y, %H:%M UTC")
+    text = compose.render("turn.txt", v=v, names=names, moves=moves, table_url=table_url,
                            due=due)
-    html = outbound.render("turn.html", v=v, names=names, moves=moves, table_url=table_url,
+    html = compose.render("turn.html", v=v, names=names, moves=moves, table_url=table_url,
                            due=due)
     row = mail_row(cfg, game_id, seat, player, f"turn:{game_id}:{seat.seat}:{st.seq}",
                    f"Game {game_id}: your turn (move {st.seq})", text, html)
-    row["headers"]["Message-ID"] = outbound.turn_message_id(game_id, seat.seat, st.seq,
+    row["headers"]["Message-ID"] = compose.turn_message_id(game_id, seat.seat, st.seq,
                                                             cfg.mail_domain)
     return row
 
 
 def _link_maker(cfg, game_id, seat, seq):
     """A signed web link per legal move (pbem.web.links); it names game, seat, move, seq."""
-    from .web.tokens import Signer, secret_keys
-
     signer = Signer(secret_keys(cfg))
 
     def link(action) -> str:
@@ -133,7 +132,7 @@ def reply_address(cfg, seat) -> str:
 
 
 def mail_row(cfg, game_id, seat, player, key, subject, text, html=None) -> dict:
-    root = outbound.thread_root(game_id, cfg.mail_domain)
+    root = compose.thread_root(game_id, cfg.mail_domain)
     headers = {"Reply-To": reply_address(cfg, seat), "Auto-Submitted": "auto-generated",
                "In-Reply-To": root, "References": root,
                "List-Unsubscribe": f"<mailto:pbem@{cfg.mail_domain}?subject=notify%20digest>"}

@@ -6,9 +6,14 @@
 
 Each loads the game (from the state cache, catching up on any newer events), checks the move
 with the engine, then in one transaction appends the event, everything that follows from
-it without a human (robot moves, the reveal of a finished hand's salt, the next deal) and
-the outbox rows. (game, seq) and ref are unique in the database, so of two racing writers
-exactly one wins, and the same ref (a Message-ID, a link's token id) applies once.
+it without a human (robot moves, the reveal of a finished hand's salt, the next deal), and
+the reactions, in this order (`_react`): the mails (pbem.notify), the next deadlines
+(pbem.deadlines), the game's status and a league game's result (pbem.league.results). After
+the commit, a league round whose last game this was opens (pbem.league.rounds) and is dealt
+here. None of those modules imports this one.
+
+(game, seq) and ref are unique in the database, so of two racing writers exactly one wins,
+and the same ref (a Message-ID, a link's token id) applies once.
 
 A stale move (made at an older seq) is refused, unless everything that happened since was
 another seat's look or pass: those change nothing this seat could do, so the move still
@@ -18,25 +23,25 @@ means what its player meant (simultaneous passing would otherwise refuse good mo
 import logging
 import random
 import secrets
-import threading
 from dataclasses import dataclass, field
 
-from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlmodel import Session, select
+from sqlmodel import select
 
-from . import clock, notify
-from .engine import IllegalAction, Rules, State, advance, apply, choose, make_deal, view
+from . import deadlines, notify
+from .engine import IllegalAction, State, advance, apply, choose, make_deal, view
 from .engine.commitment import deal_digest
 from .engine.game import SERVER_EVENTS
+from .gamelog import read_log, replay_log
 from .league import results as league_results
-from .store.db import engine_for
+from .league import rounds as league_rounds
+from .store.games import ROBOT, last_holders, new_token, player_for, players_of
 from .store.models import DealSecret, Game, Move, Outbox, Player, Seat
 from .store.models import now as utcnow
+from .store.states import CorruptGame, Store
 
 log = logging.getLogger(__name__)
 _HARMLESS = ("look", "pass")  # another seat's look or pass leaves my move meaning the same
-CACHE_GAMES = 2_000  # game states kept in memory per Store
 _MAX_FOLLOW = 10_000  # robot moves and deals after one human move: a whole robot game at most
 
 
@@ -58,58 +63,6 @@ class Result:
     state: State
     events: list[dict] = field(default_factory=list)
     duplicate: bool = False  # this ref was applied before; nothing new was written
-
-
-class Store:
-    """One database and a cache of game states (replaying a long game on every move would
-    cost a whole replay; the cache only catches up on events it has not seen)."""
-
-    def __init__(self, url: str):
-        self.url = url
-        self.engine = engine_for(url)
-        self._states: dict[int, State] = {}
-        self._lock = threading.Lock()
-
-    def session(self) -> Session:
-        return Session(self.engine, expire_on_commit=False)
-
-    def state(self, s: Session, game: Game) -> State:
-        """The game's state as of the database now (a private copy when it had to catch up
-        inside this transaction; the cache keeps it only once the transaction commits)."""
-        with self._lock:
-            st = self._states.pop(game.id, None)
-        last = s.exec(select(func.max(Move.seq)).where(Move.game_id == game.id)).one() or 0
-        if st is None or st.seq > last:
-            st = State(Rules.from_dict(game.rules), game.first_dealer)
-        if st.seq < last:
-            rows = s.exec(select(Move.seq, Move.payload).where(
-                Move.game_id == game.id, Move.seq > st.seq).order_by(Move.seq)).all()
-            for seq, payload in rows:
-                try:
-                    advance(st, payload)
-                except IllegalAction as e:
-                    raise Refused(f"game {game.id} has a corrupt event at seq {seq}: {e}") \
-                        from None
-        return st
-
-    def keep(self, game_id: int, st: State) -> None:
-        with self._lock:
-            self._states[game_id] = st
-            while len(self._states) > CACHE_GAMES:  # dicts keep order: the oldest goes
-                self._states.pop(next(iter(self._states)))
-
-    def forget(self, game_id: int) -> None:
-        with self._lock:
-            self._states.pop(game_id, None)
-
-
-_stores: dict[str, Store] = {}
-
-
-def store_for(url: str) -> Store:
-    if url not in _stores:
-        _stores[url] = Store(url)
-    return _stores[url]
 
 
 def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
@@ -152,6 +105,8 @@ def _door(store, game_id, first, actor, source, ref) -> Result:
             store.forget(game_id)
             if "locked" not in str(e) and "deadlock" not in str(e):
                 raise
+        except CorruptGame as e:
+            raise Refused(str(e)) from None
     raise Refused("the game is too busy right now: try again")
 
 
@@ -189,20 +144,7 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
                 for i, ev in enumerate(events)]
         s.add_all(rows)
         s.flush()
-        players = {p.id: p for p in s.exec(select(Player).where(
-            Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
-        for mail in notify.mails(game, seats, players, st, events, before):
-            s.add(Outbox(**mail))
-        if events:
-            clock.arm(s, game, st, seats, players, utcnow())  # the next deadlines
-        season = None
-        if st.phase == "over" and game.status != "over":
-            game.status = "over"
-            s.add(game)
-            season = league_results.record(s, game, st)  # a league game's result, with it
-        elif events and game.status == "open":
-            game.status = "playing"
-            s.add(game)
+        season = _react(s, game, seats, st, events, before)
         s.commit()
     store.keep(game_id, st)
     if season is not None:
@@ -210,13 +152,31 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
     return Result(game_id, st.snapshot(), events)  # a copy: the cache's own changes later
 
 
-def _next_round(store, season_id: int) -> None:
-    """A league game just ended: open the next round if this one is done. The move stands
-    whatever happens here; if this fails, the clock's league tick opens the round."""
-    from .league.rounds import advance
+def _react(s, game, seats, st, events, before) -> int | None:
+    """What the move writes beside its events, in its transaction and in this order: the
+    mails, the next deadlines, the game's status and, when a league game ends, its result.
+    Returns that game's season (its round may be done), else None."""
+    players = players_of(s, seats)
+    for mail in notify.mails(game, seats, players, st, events, before):
+        s.add(Outbox(**mail))
+    if events:
+        deadlines.arm(s, game, st, seats, players, utcnow())
+    if st.phase == "over" and game.status != "over":
+        game.status = "over"
+        s.add(game)
+        return league_results.record(s, game, st)
+    if events and game.status == "open":
+        game.status = "playing"
+        s.add(game)
+    return None
 
+
+def _next_round(store, season_id: int) -> None:
+    """A league game just ended: open the next round if this one is done, and deal it. The
+    move stands whatever happens here; if this fails, the clock's league tick repairs it."""
     try:
-        advance(store, season_id)
+        for gid in league_rounds.open_next(store, season_id):
+            start(store, gid)
     except Exception:
         log.exception("season %s: the next round did not open; the clock will retry",
                       season_id)
@@ -240,8 +200,6 @@ def _move(s, st, game_id, seat, action, expect_seq) -> list[dict]:
 
 def _substitute(s, st, game, seats, seat, who) -> list[dict]:
     """The hand-over event, advanced into `st`; the seat row changed to its new player."""
-    from .store.games import ROBOT, new_token, player_for
-
     if not isinstance(seat, int) or not 0 <= seat < st.n:
         raise IllegalAction(f"there is no seat {seat} in game {game.id}")
     row = seats[seat]
@@ -258,8 +216,7 @@ def _substitute(s, st, game, seats, seat, who) -> list[dict]:
     row.robot, row.player_id, row.accepted = robot, player.id if player else None, True
     row.token = new_token()  # the old player's links and table stop working
     s.add(row)
-    players = {p.id: p for p in s.exec(select(Player).where(
-        Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
+    players = players_of(s, seats)
     for mail in notify.handover_mails(game, seats, players, ev, leaver):
         s.add(Outbox(**mail))
     return [ev]
@@ -332,9 +289,6 @@ def import_log(store: Store, text: str) -> int:
     a robot plays that seat. Every event becomes a move (source "import"). A hand still in
     progress keeps its deal's commitment, but its salt stays with the server that dealt it:
     that deal is never revealed here."""
-    from .gamelog import read_log, replay_log
-    from .store.games import last_holders, new_token, player_for
-
     st = replay_log(text)
     header, rules, events = read_log(text)
     status = "over" if st.phase == "over" else ("playing" if events else "open")

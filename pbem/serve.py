@@ -11,6 +11,7 @@ import ssl
 import threading
 from urllib.parse import unquote, urlparse
 
+from .clock import scheduler
 from .config import Settings
 from .mail.inbound import controller
 from .store.outbox import drain, maildir_delivery, message
@@ -64,8 +65,6 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
         ctl.start()
         echo(f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}, "
              f"mail for play+TOKEN@{cfg.mail_domain} and pbem@{cfg.mail_domain}")
-    from .clock import scheduler
-
     ticker = scheduler(store)
     ticker.start()
     echo("clock: deadlines checked every 30 s")

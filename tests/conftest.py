@@ -45,6 +45,6 @@ def db_url(request, tmp_path):
 
 @pytest.fixture
 def store(db_url):
-    from pbem.play import Store
+    from pbem.store.states import Store
 
     return Store(db_url)

@@ -14,9 +14,10 @@ from sqlmodel import select
 
 from pbem.engine import choose, preset, view
 from pbem.gamelog import replay_log
-from pbem.play import Store, start, submit
+from pbem.play import start, submit
 from pbem.store.games import create_game, export
 from pbem.store.models import Game
+from pbem.store.states import Store
 
 SEATS = ["ann@example.org", "bob@example.org", "cy@example.org", "di@example.org"]
 

@@ -36,8 +36,8 @@ def site(tmp_path):
     from werkzeug.serving import make_server
 
     from pbem.config import Settings
-    from pbem.play import Store
     from pbem.store.db import upgrade
+    from pbem.store.states import Store
     from pbem.web.app import create_app
 
     url = f"sqlite:///{tmp_path / 'pbem.db'}"
@@ -189,7 +189,7 @@ def test_an_organiser_starts_a_league_and_its_table_shows(chromium, site, tmp_pa
     """The league form, the organiser's page and its start button, the league's table: in a
     real browser (forms with their CSRF fields, as a person fills them)."""
     from pbem.league.manage import join
-    from pbem.play import Store
+    from pbem.store.states import Store
 
     page = chromium.new_page(viewport={"width": 1100, "height": 900})
     page.set_default_timeout(15_000)

@@ -13,12 +13,13 @@ import time_machine
 from sqlalchemy import update
 from sqlmodel import select
 
-from pbem import clock
+from pbem import clock, deadlines, vacation
 from pbem.engine import choose, preset, view
 from pbem.gamelog import replay_log
-from pbem.play import Stale, Store, start, submit
+from pbem.play import Stale, start, submit
 from pbem.store.games import create_game, export
 from pbem.store.models import Deadline, Game, Move, Outbox, Player, Seat
+from pbem.store.states import Store
 
 T0 = datetime(2026, 1, 5, 12, tzinfo=UTC)  # a Monday noon
 FRIDAY = datetime(2026, 1, 9, 12, tzinfo=UTC)
@@ -104,7 +105,7 @@ def test_a_move_arms_a_timeout_and_its_reminders(store, tc, want):
         expect = {(1, 1, "timeout", 0): T0 + want.pop("timeout") * H}
         expect.update({(1, 1, "reminder", h): T0 + at * H for h, at in want.items()})
         assert pending(store, gid) == expect
-        assert clock.due_for(store, gid, 1) == {1: expect[(1, 1, "timeout", 0)]}
+        assert deadlines.due_for(store, gid, 1) == {1: expect[(1, 1, "timeout", 0)]}
 
         t.shift(H)  # bob bids in time: his rows go, cy's come, counted from now
         move(store, gid)
@@ -211,10 +212,10 @@ def test_on_timeout_wait_no_move_but_the_players_are_told(store):
 
 
 def test_weekend_pause_48_hours_from_friday_noon_is_tuesday_noon(store):
-    assert clock.add_hours(FRIDAY, 48, True) == datetime(2026, 1, 13, 12, tzinfo=UTC)
-    assert clock.add_hours(FRIDAY, 48, False) == datetime(2026, 1, 11, 12, tzinfo=UTC)
+    assert deadlines.add_hours(FRIDAY, 48, True) == datetime(2026, 1, 13, 12, tzinfo=UTC)
+    assert deadlines.add_hours(FRIDAY, 48, False) == datetime(2026, 1, 11, 12, tzinfo=UTC)
     saturday = datetime(2026, 1, 10, 15, tzinfo=UTC)
-    assert clock.add_hours(saturday, 5, True) == datetime(2026, 1, 12, 5, tzinfo=UTC)
+    assert deadlines.add_hours(saturday, 5, True) == datetime(2026, 1, 12, 5, tzinfo=UTC)
     with time_machine.travel(FRIDAY, tick=False) as t:
         gid = new_game(store, {"move_hours": 48, "remind_hours": [24], "weekend_pause": True})
         tuesday = datetime(2026, 1, 13, 12, tzinfo=UTC)
@@ -234,7 +235,7 @@ def test_extra_time_moves_the_pending_deadlines(store):
         t.shift(4 * H)
         assert clock.tick(store) == 2  # each game's first reminder
         before, theirs = pending(store, gid), pending(store, other)
-        assert clock.extra_time(store, gid, 24) == 2
+        assert vacation.extra_time(store, gid, 24) == 2
         assert pending(store, gid) == {k: v + 24 * H for k, v in before.items()}
         assert pending(store, other) == theirs
         t.shift(3 * H)  # the old timeout has passed: only the other game's rows fire
@@ -255,50 +256,50 @@ def test_vacation_banks_days_and_stops_the_players_deadlines(store):
         bob = player_id(store, "bob@example.org")
         before = pending(store, gid), pending(store, other)
         with pytest.raises(ValueError, match="14"):
-            clock.start_vacation(store, bob, 15)
+            vacation.start_vacation(store, bob, 15)
         assert (pending(store, gid), pending(store, other)) == before
 
-        until = clock.start_vacation(store, bob, 5)
+        until = vacation.start_vacation(store, bob, 5)
         assert until == T0.date() + timedelta(days=5)
         for game, was in zip((gid, other), before, strict=True):
             assert pending(store, game) == {k: v + timedelta(days=5) for k, v in was.items()}
         with store.session() as s:
             assert s.get(Player, bob).prefs["vacation_bank"] == 9
         with pytest.raises(ValueError):
-            clock.start_vacation(store, bob, 10)
+            vacation.start_vacation(store, bob, 10)
         t.shift(7 * H)
         assert clock.tick(store) == 0  # standing still
 
         # cy is away too: the move asked of her during it is due only after it
         cy = player_id(store, "cy@example.org")
-        cy_until = clock.start_vacation(store, cy, 3)
+        cy_until = vacation.start_vacation(store, cy, 3)
         move(store, gid)
-        [due] = clock.due_for(store, gid, state(store, gid).seq).values()
+        [due] = deadlines.due_for(store, gid, state(store, gid).seq).values()
         back = datetime.combine(cy_until, datetime.min.time(), UTC)
         assert back + 6 * H <= due <= back + timedelta(days=1) + 6 * H
-        assert clock.end_vacation(store, cy, today=T0.date() + timedelta(days=1)) == 2
+        assert vacation.end_vacation(store, cy, today=T0.date() + timedelta(days=1)) == 2
         with store.session() as s:
             assert s.get(Player, cy).prefs["vacation_bank"] == 11 + 2
 
 
 def test_the_vacation_bank_refills_by_month_up_to_a_cap():
     jan = date(2026, 1, 20)
-    assert clock.bank({}, jan) == (14, "2026-01")
-    assert clock.bank({"vacation_bank": 9, "bank_month": "2026-01"}, jan) == (9, "2026-01")
-    assert clock.bank({"vacation_bank": 9, "bank_month": "2026-01"}, date(2026, 4, 1)) \
+    assert vacation.bank({}, jan) == (14, "2026-01")
+    assert vacation.bank({"vacation_bank": 9, "bank_month": "2026-01"}, jan) == (9, "2026-01")
+    assert vacation.bank({"vacation_bank": 9, "bank_month": "2026-01"}, date(2026, 4, 1)) \
         == (15, "2026-04")
-    assert clock.bank({"vacation_bank": 9, "bank_month": "2025-11"}, jan) == (13, "2026-01")
-    assert clock.bank({"vacation_bank": 25, "bank_month": "2025-01"}, jan) == (30, "2026-01")
+    assert vacation.bank({"vacation_bank": 9, "bank_month": "2025-11"}, jan) == (13, "2026-01")
+    assert vacation.bank({"vacation_bank": 25, "bank_month": "2025-01"}, jan) == (30, "2026-01")
 
 
 def test_the_bank_refilled_pays_for_a_longer_vacation_later(store):
     with time_machine.travel(T0, tick=False):
         new_game(store, FAST)
         bob = player_id(store, "bob@example.org")
-        clock.start_vacation(store, bob, 14)
+        vacation.start_vacation(store, bob, 14)
         with pytest.raises(ValueError):
-            clock.start_vacation(store, bob, 1, today=T0.date() + timedelta(days=20))
-        clock.start_vacation(store, bob, 4, today=date(2026, 3, 2))  # two months: 4 days
+            vacation.start_vacation(store, bob, 1, today=T0.date() + timedelta(days=20))
+        vacation.start_vacation(store, bob, 4, today=date(2026, 3, 2))  # two months: 4 days
         with store.session() as s:
             assert s.get(Player, bob).prefs["vacation_bank"] == 0
 
@@ -311,15 +312,15 @@ def test_the_record_counts_moves_in_time_reminders_and_timeouts(store):
         new = new_game(store, FAST)
         bob, cy = player_id(store, "bob@example.org"), player_id(store, "cy@example.org")
         zero = {"moves_on_time": 0, "reminders": 0, "timeouts": 0}
-        assert clock.record(store, bob) == zero
+        assert deadlines.record(store, bob) == zero
         t.shift(4 * H)
         clock.tick(store)  # bob is reminded once, then moves
         t.shift(H / 2)
         move(store, new)
         t.shift(7 * H)  # cy: reminded twice, then times out
         assert clock.tick(store) == 3
-        assert clock.record(store, bob) == {"moves_on_time": 1, "reminders": 1, "timeouts": 0}
-        assert clock.record(store, cy) == {"moves_on_time": 0, "reminders": 2, "timeouts": 1}
+        assert deadlines.record(store, bob) == {"moves_on_time": 1, "reminders": 1, "timeouts": 0}
+        assert deadlines.record(store, cy) == {"moves_on_time": 0, "reminders": 2, "timeouts": 1}
 
 
 # -- (8) restart -----------------------------------------------------------------------------
@@ -366,7 +367,7 @@ def test_restart_after_a_day_down_handles_each_due_row_once_in_order(store):
             assert rows(store, id=r.id)[0].state == "done"
         assert all(rows(store, id=r.id)[0].state == "pending" for r in later)
         timeouts = [r for r in due if r.kind == "timeout"]
-        acted = [r for r in timeouts if clock.time_control(game_of(store, r))["on_timeout"]
+        acted = [r for r in timeouts if deadlines.time_control(game_of(store, r))["on_timeout"]
                  != "wait"]
         assert sorted(m.ref for m in timeout_moves(store)) \
             == sorted(f"timeout:{r.id}" for r in acted)
@@ -434,7 +435,7 @@ def test_a_clock_killed_after_its_effects_redoes_none_and_finishes_the_rest(stor
         assert len(mails(store, "remind:")) == 1
         assert len(timeout_moves(store)) == 1
         assert len(mails(store, f"timeout:{timeout.id}:")) == 4, "the players were not told"
-        assert clock.record(store, player_id(store, "bob@example.org"))["timeouts"] == 1
+        assert deadlines.record(store, player_id(store, "bob@example.org"))["timeouts"] == 1
 
 
 # -- (9) two clocks at once ------------------------------------------------------------------

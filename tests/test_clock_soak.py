@@ -7,7 +7,7 @@ Each game has one human seat and three robots; the human's time control is drawn
 move_hours 24/48/72/168, reminders [24, 2] or [12], weekend pause on a third of them, and
 on_timeout robot (80%), forfeit or wait (10% each); a fifth play a single hand (max_hands=1),
 so robot timeouts also finish games. Mid-way the server "restarts" (a fresh Store, empty
-state cache) and `clock.rebuild` must find nothing to arm.
+state cache) and `deadlines.rebuild` must find nothing to arm.
 
 Size: the full stack costs about 10-20 ms per timeout (a claim, a submit with the robots'
 replies and the next deadlines, mails) and 3-7 ms per reminder, on SQLite and PostgreSQL
@@ -27,10 +27,11 @@ from datetime import UTC, datetime, timedelta
 import time_machine
 from sqlmodel import select
 
-from pbem import clock, play
+from pbem import clock, deadlines, play
 from pbem.engine import preset
 from pbem.store.games import create_game
 from pbem.store.models import Deadline, Game, Move, Outbox, Seat
+from pbem.store.states import Store
 
 SOAK_GAMES = int(os.environ.get("PBEM_SOAK_GAMES", "60"))
 DAYS = 30
@@ -96,8 +97,8 @@ def run_clock(store, games: int) -> dict:
                     break
             assert clock.tick(store) == 0, f"a second tick at {now} handled something again"
             if now == T0 + timedelta(days=DAYS // 2):  # a restart: nothing to arm again
-                store = play.Store(store.url)
-                assert clock.rebuild(store) == 0, "rebuild armed games that were armed"
+                store = Store(store.url)
+                assert deadlines.rebuild(store) == 0, "rebuild armed games that were armed"
             now += STEP
     return {"info": info, "end": end, "ticks": ticks, "handled": handled, "store": store}
 
@@ -187,7 +188,7 @@ def check(store, run: dict) -> Counter:
 
 
 def test_clock_soak(db_url, capsys):
-    store = play.Store(db_url)
+    store = Store(db_url)
     t = time.perf_counter()
     run = run_clock(store, SOAK_GAMES)
     ran = time.perf_counter() - t

@@ -28,7 +28,7 @@ WRITER = Path(__file__).resolve().parent / "crash_writer.py"
 SEATS = ["ann@example.org", "bob@example.org", "cy@example.org", "di@example.org"]
 DRAINER = """
 import sys, time
-from pbem.play import Store
+from pbem.store.states import Store
 from pbem.store.outbox import drain, maildir_delivery
 store, to_maildir = Store(sys.argv[1]), maildir_delivery(sys.argv[2], domain="pbem.test")
 def deliver(row):

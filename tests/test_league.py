@@ -11,17 +11,17 @@ import time_machine
 from sqlmodel import select
 
 from pbem.engine import preset
-from pbem.league import rounds
+from pbem.league import rounds, seasons
 from pbem.league.manage import (
     OPERATOR,
     LeagueError,
     add_season,
     create_league,
     join,
-    substitute,
     withdraw,
 )
 from pbem.league.reports import ratings, season_standings
+from pbem.league.seasons import substitute
 from pbem.store.models import Entry, League, Outbox, Player, Seat
 from tests.league_helpers import (
     ONE_HAND,
@@ -57,7 +57,7 @@ def seat_emails(store, gid) -> list[str]:
 
 def test_a_swiss_season_of_single_players_plays_itself_to_the_end(store):
     lid = league(store, players=8)
-    rounds.start_season(store, lid, organiser_id(store))
+    seasons.start_season(store, lid, organiser_id(store))
     first = fixtures(store, lid)
     assert [f.round for f in first] == [1, 1] and all(f.status == "playing" for f in first)
     for f in first:  # every seat a different entrant; the game dealt and waiting for a bid
@@ -86,7 +86,7 @@ def test_a_swiss_season_of_single_players_plays_itself_to_the_end(store):
 
 def test_a_round_robin_of_fixed_partnerships_meets_every_pair_once(store):
     lid = league(store, players=8, entry="pair", pairing="round-robin")
-    rounds.start_season(store, lid, OPERATOR)
+    seasons.start_season(store, lid, OPERATOR)
     first = fixtures(store, lid)
     for f in first:  # partners sit opposite: seats 0 and 2, 1 and 3
         assert f.seats[0] == f.seats[2] and f.seats[1] == f.seats[3] != f.seats[0]
@@ -109,7 +109,7 @@ def test_a_round_robin_of_fixed_partnerships_meets_every_pair_once(store):
 
 def test_an_odd_field_gets_byes_that_count_as_wins(store):
     lid = league(store, players=5, rules=ONE_HAND, pairing="swiss")  # tables of four
-    rounds.start_season(store, lid, OPERATOR)
+    seasons.start_season(store, lid, OPERATOR)
     play_season(store, lid)
     done = fixtures(store, lid)
     byes = Counter(f.seats[0] for f in done if f.status == "bye")
@@ -123,10 +123,10 @@ def test_an_odd_field_gets_byes_that_count_as_wins(store):
 def test_the_season_starts_on_its_day_and_needs_enough_entries(store):
     lid = league(store, players=3)  # a table needs four
     day = datetime.combine(TODAY + timedelta(days=7), datetime.min.time(), UTC)
-    assert rounds.tick(store, day - timedelta(hours=1)) == 0
+    assert seasons.tick(store, day - timedelta(hours=1)) == 0
     assert season(store, lid).status == "open"
-    rounds.tick(store, day)
-    rounds.tick(store, day + timedelta(hours=1))  # the organiser hears once a day
+    seasons.tick(store, day)
+    seasons.tick(store, day + timedelta(hours=1))  # the organiser hears once a day
     with store.session() as s:
         notes = s.exec(select(Outbox).where(Outbox.to_addr == ORGANISER,
                                             Outbox.subject.like("%could not start"))).all()
@@ -134,29 +134,29 @@ def test_the_season_starts_on_its_day_and_needs_enough_entries(store):
     assert season(store, lid).status == "open"
 
     join(store, lid, "late@league.test")
-    assert rounds.tick(store, day + timedelta(days=1)) >= 1
+    assert seasons.tick(store, day + timedelta(days=1)) >= 1
     assert season(store, lid).status == "running" and len(playing_games(store, lid)) == 1
 
 
 def test_the_clock_repairs_a_round_that_did_not_open(store, monkeypatch):
     lid = league(store, players=4, rounds=2)
-    rounds.start_season(store, lid, OPERATOR)
+    seasons.start_season(store, lid, OPERATOR)
     gid = playing_games(store, lid)[0]
 
     def crash(store_, season_id, today=None):  # the process dies before the next round
         raise RuntimeError("killed")
 
-    monkeypatch.setattr(rounds, "advance", crash)
+    monkeypatch.setattr(rounds, "open_next", crash)
     play_out(store, gid)  # the move stands, though the next round did not open
     assert state(store, gid).phase == "over" and season(store, lid).round == 1
     monkeypatch.undo()
-    assert rounds.tick(store) == 1 and season(store, lid).round == 2
-    assert rounds.tick(store) == 0  # and only once
+    assert seasons.tick(store) == 1 and season(store, lid).round == 2
+    assert seasons.tick(store) == 0  # and only once
 
 
 def test_a_withdrawn_entry_is_played_by_a_robot_in_a_round_robin(store):
     lid = league(store, players=8, entry="pair", pairing="round-robin")
-    rounds.start_season(store, lid, OPERATOR)
+    seasons.start_season(store, lid, OPERATOR)
     gone = fixtures(store, lid)[0].seats[0]
     with store.session() as s:
         who = s.get(Entry, gone).player_id
@@ -171,12 +171,12 @@ def test_a_withdrawn_entry_is_played_by_a_robot_in_a_round_robin(store):
 
 def test_a_stale_table_is_flagged_to_the_organiser_once(store):
     lid = league(store, players=4, stale_hours=48)
-    rounds.start_season(store, lid, OPERATOR)
+    seasons.start_season(store, lid, OPERATOR)
     gid = playing_games(store, lid)[0]
     now = datetime.now(UTC)
-    assert rounds.tick(store, now + timedelta(hours=47)) == 0
-    assert rounds.tick(store, now + timedelta(hours=49)) == 1
-    assert rounds.tick(store, now + timedelta(hours=50)) == 0
+    assert seasons.tick(store, now + timedelta(hours=47)) == 0
+    assert seasons.tick(store, now + timedelta(hours=49)) == 1
+    assert seasons.tick(store, now + timedelta(hours=50)) == 0
     with store.session() as s:
         note = s.exec(select(Outbox).where(Outbox.subject.like(
             f"%Game {gid} has not moved%"))).one()
@@ -187,7 +187,7 @@ def test_a_stale_table_is_flagged_to_the_organiser_once(store):
 
 def test_a_new_season_takes_the_entries_and_ratings_carry_on(store):
     lid = league(store, players=4)
-    rounds.start_season(store, lid, OPERATOR)
+    seasons.start_season(store, lid, OPERATOR)
     play_season(store, lid)
     with store.session() as s:
         after_one = ratings(s, s.get(League, lid))["players"]
@@ -196,7 +196,7 @@ def test_a_new_season_takes_the_entries_and_ratings_carry_on(store):
     with store.session() as s:
         names = sorted(e.name for e in s.exec(select(Entry).where(Entry.season_id == two.id)))
     assert names == ["p0", "p1", "p2", "p3"]
-    rounds.start_season(store, lid, OPERATOR)
+    seasons.start_season(store, lid, OPERATOR)
     play_season(store, lid, number=2)
     with store.session() as s:
         after_two = ratings(s, s.get(League, lid))["players"]
@@ -226,7 +226,7 @@ def test_joining_a_full_closed_or_wrong_league_is_refused(store):
     refused(store, join, lid, "x@league.test", partner="y@league.test",
             match="for single players")
     refused(store, join, 999, "x@league.test", match="there is no league 999")
-    rounds.start_season(store, lid, OPERATOR)
+    seasons.start_season(store, lid, OPERATOR)
     refused(store, join, lid, "late@league.test", match="not taking entries now")
 
     pairs = league(store, players=0, entry="pair")
@@ -241,13 +241,13 @@ def test_joining_a_full_closed_or_wrong_league_is_refused(store):
 def test_an_organiser_action_by_someone_else_is_refused(store):
     lid = league(store, players=4)
     stranger = player_id(store, "p1@league.test")
-    refused(store, rounds.start_season, lid, stranger, match="only the organiser of Test League")
+    refused(store, seasons.start_season, lid, stranger, match="only the organiser of Test League")
     refused(store, add_season, lid, stranger, TODAY, TODAY, match="only the organiser")
     with store.session() as s:
         other = s.exec(select(Entry).join(Player, Player.id == Entry.player_id)
                        .where(Player.email == "p2@league.test")).one().id
     refused(store, withdraw, lid, stranger, other, match="only the organiser")
-    rounds.start_season(store, lid, organiser_id(store))
+    seasons.start_season(store, lid, organiser_id(store))
     gid = playing_games(store, lid)[0]
     refused(store, substitute, lid, stranger, gid, 0, "sub@league.test",
             match="only the organiser")
@@ -258,7 +258,7 @@ def test_an_organiser_action_by_someone_else_is_refused(store):
 def test_a_substitute_already_seated_is_refused(store):
     lid = league(store, players=4)
     boss = organiser_id(store)
-    rounds.start_season(store, lid, boss)
+    seasons.start_season(store, lid, boss)
     gid = playing_games(store, lid)[0]
     emails = seat_emails(store, gid)
     refused(store, substitute, lid, boss, gid, 0, emails[1],
@@ -301,7 +301,7 @@ def test_a_time_machine_season_no_round_opens_after_the_end_day(store):
     lid = league(store, players=4, rounds=3)
     end = season(store, lid).ends
     with time_machine.travel(datetime.combine(end, datetime.min.time(), UTC), tick=False):
-        rounds.start_season(store, lid, OPERATOR)
+        seasons.start_season(store, lid, OPERATOR)
         play_out(store, playing_games(store, lid)[0])
         assert season(store, lid).round == 2  # still the last day: round two opens
     with time_machine.travel(datetime.combine(end + timedelta(days=1), datetime.min.time(),
@@ -346,11 +346,11 @@ def test_two_joins_for_the_last_place_one_wins(store):
 
 def test_two_processes_opening_the_next_round_open_it_once(store, monkeypatch):
     lid = league(store, players=4, rounds=3)
-    rounds.start_season(store, lid, OPERATOR)
-    monkeypatch.setattr(rounds, "advance", lambda *a, **k: [])  # the last move opens nothing
+    seasons.start_season(store, lid, OPERATOR)
+    monkeypatch.setattr(rounds, "open_next", lambda *a, **k: [])  # the last move opens nothing
     play_out(store, playing_games(store, lid)[0])
     monkeypatch.undo()
     sid = season(store, lid).id
-    got = race(rounds.advance, (store, sid), (store, sid), (store, sid))
+    got = race(seasons.advance, (store, sid), (store, sid), (store, sid))
     assert sorted(len(g) for g in got) == [0, 0, 1]
     assert [f.round for f in fixtures(store, lid)] == [1, 2] and season(store, lid).round == 2

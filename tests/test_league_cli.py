@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from pbem.cli import main
-from pbem.play import store_for
+from pbem.store.states import store_for
 from tests.league_helpers import play_season
 from tests.test_store_cli import fails, ok
 

@@ -18,8 +18,9 @@ from sqlmodel import select
 from pbem.cli import main
 from pbem.engine import Rules, score_pad
 from pbem.gamelog import replay_log
-from pbem.league import rounds
-from pbem.league.manage import create_league, substitute, withdraw
+from pbem.league import seasons
+from pbem.league.manage import create_league, withdraw
+from pbem.league.seasons import substitute
 from pbem.store.models import Entry, Fixture, Player, Season, Seat
 from tests.league_helpers import ONE_HAND, ORGANISER
 from tests.mail_players import DOMAIN, Table, check_secrecy, choose
@@ -38,7 +39,7 @@ def test_a_season_of_sixteen_players_by_mail(store, tmp_path, monkeypatch):
                            START + timedelta(days=90), pairing="swiss", rounds=ROUNDS)
     with Table(store, tmp_path) as table:
         join_by_mail(table, client, league.id)
-        rounds.tick(store, datetime.combine(START, datetime.min.time(), UTC))
+        seasons.tick(store, datetime.combine(START, datetime.min.time(), UTC))
         handed, seat, left = play_season(table, store, league)
         over = [m for m in table.mails.values() if m.subject == "Sixteen: season 1 is over"]
         assert {m.to for m in over} == set(PLAYERS) | {ORGANISER}

@@ -13,9 +13,10 @@ from sqlmodel import select
 
 from pbem.engine import preset
 from pbem.mail.inbound import MAX_SIZE
-from pbem.play import Store, submit
+from pbem.play import submit
 from pbem.store.db import upgrade
 from pbem.store.models import Move
+from pbem.store.states import Store
 
 # ann's hand in the crafted deal (helpers.fixed_hands): she bids first and leads trick 1
 ANN_HAND = ["AS", "TS", "6S", "2S", "JH", "7H", "3H", "QD", "8D", "4D", "KC", "9C", "5C"]

@@ -10,7 +10,7 @@ from mail_helpers import ANN, game, prefs, running, text
 from sqlmodel import select
 
 from pbem.digest import send_digests
-from pbem.league import rounds
+from pbem.league import seasons
 from pbem.league.manage import JOIN, OPERATOR, join, read_link
 from pbem.store.models import Entry, Outbox, Player, Seat
 from tests.league_helpers import league, playing_games, snapshot, state
@@ -72,7 +72,7 @@ def test_a_player_joins_leaves_and_lists_leagues_by_mail(env):
 def test_moves_lists_every_game_waiting_for_me_with_its_link(env):
     lid = league(env.store, players=3)
     join(env.store, lid, ANN)
-    rounds.start_season(env.store, lid, OPERATOR)
+    seasons.start_season(env.store, lid, OPERATOR)
     [league_game] = playing_games(env.store, lid)
     own = game(env.store)  # ann bids first in her own game too
     env.replies()

@@ -11,9 +11,10 @@ from sqlmodel import select
 
 from pbem.engine import choose, legal, preset, view
 from pbem.gamelog import replay_log
-from pbem.play import Refused, Stale, Store, start, submit
+from pbem.play import Refused, Stale, start, submit
 from pbem.store.games import create_game, export
 from pbem.store.models import Move
+from pbem.store.states import Store
 
 SEATS = ["ann@example.org", "bob@example.org", "cy@example.org", "di@example.org"]
 

@@ -13,7 +13,7 @@ import pytest
 from helpers import deal, do
 
 from pbem.engine import choose, legal, make_deal, new_game, preset, view
-from pbem.engine.state import playable_cards
+from pbem.engine.tricks import playable_cards
 
 # -- playing a hand so each side takes the tricks it should -----------------------------
 

@@ -111,8 +111,8 @@ def test_pbem_clock_fires_a_due_deadline(tmp_path):
 
     from sqlmodel import select
 
-    from pbem.play import Store
     from pbem.store.models import Deadline, Move
+    from pbem.store.states import Store
 
     env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path))
     env.pop("DATABASE_URL", None)

@@ -13,11 +13,13 @@ from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import select
 
 import pbem.play
+import pbem.store.states
 from pbem.engine import choose, preset, view
 from pbem.engine.commitment import deal_digest
-from pbem.play import Refused, Stale, Store, start, submit
+from pbem.play import Refused, Stale, start, submit
 from pbem.store.games import create_game, export
 from pbem.store.models import DealSecret, Game, Move, Outbox, Seat
+from pbem.store.states import Store
 
 HUMANS = ["ann@example.org", "bob@example.org", "cy@example.org", "di@example.org"]
 ONE_HUMAN = ["ann@example.org", "robot", "robot", "robot"]
@@ -75,7 +77,8 @@ def bid_round(store, gid) -> pbem.play.Result:
 
 @pytest.fixture
 def advances(monkeypatch):
-    """Counts the engine.advance calls play makes (the real advance still runs)."""
+    """Counts the engine.advance calls play and the state cache make (the real advance still
+    runs)."""
     calls = []
     real = pbem.play.advance
 
@@ -84,6 +87,7 @@ def advances(monkeypatch):
         return real(st, ev)
 
     monkeypatch.setattr(pbem.play, "advance", counting)
+    monkeypatch.setattr(pbem.store.states, "advance", counting)
     return calls
 
 

@@ -9,8 +9,8 @@ from sqlmodel import select
 from pbem.cli import main
 from pbem.engine import choose, view
 from pbem.gamelog import read_log, replay_log, write_log
-from pbem.play import store_for
 from pbem.store.models import Move, Player
+from pbem.store.states import store_for
 
 
 @pytest.fixture
@@ -195,8 +195,8 @@ def test_game_new_sets_the_time_control(pbem, db_url):
 
     from sqlmodel import select
 
-    from pbem.play import Store
     from pbem.store.models import Deadline, Game
+    from pbem.store.states import Store
 
     out = ok(pbem("game", "new", "--first-dealer", 3, "--seat", "ann@example.org",
                   "--seat", "robot", "--seat", "robot", "--seat", "robot", "--move-hours", 24,

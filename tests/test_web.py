@@ -12,9 +12,9 @@ from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from sqlmodel import select
 
 from pbem.engine import Rules, preset
+from pbem.signing import MAX_AGE, MOVE, Signer
 from pbem.store.games import create_game
 from pbem.store.models import Game, Move, Outbox, Seat
-from pbem.web.tokens import MAX_AGE, MOVE, Signer
 from tests.web_helpers import (
     BASE,
     counts,

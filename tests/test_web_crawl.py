@@ -16,8 +16,8 @@ import pytest
 from sqlmodel import select
 
 from pbem.engine import Rules, pretty
+from pbem.signing import Signer
 from pbem.store.models import Move, Seat
-from pbem.web.tokens import Signer
 from tests.web_helpers import BASE, counts, drive, game_state, humans_game, make_app
 
 SYMBOL = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}

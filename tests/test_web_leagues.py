@@ -19,7 +19,7 @@ import time_machine
 from sqlalchemy import func
 from sqlmodel import select
 
-from pbem.league import rounds
+from pbem.league import seasons
 from pbem.league.manage import OPERATOR, add_season, join, withdraw
 from pbem.league.reports import fixtures as report_fixtures
 from pbem.league.reports import ratings, season_standings
@@ -328,7 +328,7 @@ def test_joining_a_full_or_started_league_by_the_form_is_refused(store, client):
     assert r.status_code == 400 and "Test League is full: 4 entries" in r.text
     assert state_of(store) == before and entry_by_email(store, "late@league.test") is None
 
-    rounds.start_season(store, lid, OPERATOR)
+    seasons.start_season(store, lid, OPERATOR)
     before = state_of(store)
     r = client.get(f"/j/{lg.join_token}")
     assert r.status_code == 200 and "Season 1 has started" in r.text
@@ -520,7 +520,7 @@ def test_a_season_page_during_and_after_play(app, store, client):
     r = client.get(f"/l/{lid}")
     assert r.status_code == 200 and "taking entries" in r.text
     assert 'aria-label="League table"' not in r.text and 'name="email"' in r.text
-    rounds.start_season(store, lid, OPERATOR)
+    seasons.start_season(store, lid, OPERATOR)
     before = counts(store), state_of(store)
 
     r = _check_season_page(app, store, client, lid, 1)  # round one is playing
@@ -577,7 +577,7 @@ def _fixtures(store, lid) -> list[Fixture]:
 def test_a_pair_league_its_partnership_ratings_and_the_zip(app, store, client):
     lid = league(store, players=6, entry="pair", pairing="round-robin")
     lg = the_league(store, lid)
-    rounds.start_season(store, lid, OPERATOR)
+    seasons.start_season(store, lid, OPERATOR)
     play_season(store, lid)
     r = _check_season_page(app, store, client, lid, 1)
     assert len(rows(r.text, "pair-rating")) == 3 and len(rows(r.text, "rating")) == 6
@@ -620,7 +620,7 @@ def test_docs_describe_the_league_json(store, client):
     examples = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", part, re.S)]
     listed, one, sn = examples
     lid = league(store, players=4)
-    rounds.start_season(store, lid, OPERATOR)
+    seasons.start_season(store, lid, OPERATOR)
     live = client.get("/api/leagues").get_json()
     assert set(listed[0]) == set(live[0])
     live = client.get(f"/api/l/{lid}").get_json()

@@ -7,7 +7,8 @@ the search stays small; a node budget bounds the rare claim made far too early.
 """
 
 from .errors import IllegalAction
-from .state import NILS, playable_cards
+from .rules import NILS
+from .tricks import playable_cards
 
 BUDGET = 50_000
 

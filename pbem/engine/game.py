@@ -1,8 +1,8 @@
 """The engine's API: legal actions, apply, deal, replay (OpenSpiel-shaped)."""
 
 from .errors import IllegalAction
-from .rules import Rules
-from .state import NILS, State, advance, check
+from .rules import NILS, Rules
+from .state import State, advance, check
 
 SERVER_EVENTS = (None, "deal", "substitute")  # written by the server, never a player
 

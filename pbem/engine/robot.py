@@ -9,10 +9,9 @@ import json
 import random
 from functools import lru_cache
 
-from .rules import Rules
+from .rules import NILS, Rules
 from .tricks import table_for
 
-NILS = ("nil", "blind nil")
 _SHARE = {2: 0.9, 3: 1.3, 4: 1.0, 6: 0.7}  # sure-trick estimate scaled by table size
 
 

@@ -12,6 +12,7 @@ from functools import cached_property
 from .cards import JOKERS, SUITS, all_cards, is_card
 from .errors import RulesError
 
+NILS = ("nil", "blind nil")  # the bids that promise no trick
 NIL_FAIL_MODES = ("bags", "help", "set_partner", "nothing")  # S4, S4a, S4b, S4c
 
 

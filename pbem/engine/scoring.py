@@ -3,7 +3,7 @@
 Bags live in their own counter (RULES.md "Traps"): never read from a score's last digit.
 """
 
-NILS = ("nil", "blind nil")
+from .rules import NILS
 
 
 def score_hand(st) -> dict:

@@ -8,13 +8,12 @@ import copy
 from collections import Counter
 
 from .cards import FACES
+from .claims import claim_holds
 from .commitment import deal_digest
 from .errors import IllegalAction
-from .rules import Rules
+from .rules import NILS, Rules
 from .scoring import end_of_game, score_hand
-from .tricks import table_for
-
-NILS = ("nil", "blind nil")
+from .tricks import playable_cards, spades_closed, table_for
 
 
 class State:
@@ -215,40 +214,6 @@ class State:
             "long_suit": max(Counter(suit[c] for c in hand).values(), default=0) >= 7,
         }
         return any(tests[t] for t in self.rules.misdeal)
-
-
-def playable_cards(r, table, hand, trick, broken, done, must_lead) -> list[str]:
-    """The cards of `hand` that may go on `trick` (Y2, Y3, T2a); shared with the claim check."""
-    suit = table.suit
-    if not trick:
-        if must_lead:
-            return [must_lead]
-        cands = hand
-        if _spades_closed(r, broken, done):
-            cands = [c for c in hand if suit[c] != "S"] or hand
-    else:
-        led = suit[trick[0][1]]
-        cands = [c for c in hand if suit[c] == led]
-        if not cands:
-            cands = hand
-            if not r.first_trick_spades and not done:
-                cands = [c for c in hand if suit[c] != "S"] or hand
-        if r.must_beat:
-            cands = [c for c in cands if table.beats(c, trick)] or cands
-    if r.decks > 1:
-        return list(dict.fromkeys(cands))
-    return list(cands) if cands is hand else cands
-
-
-def _spades_closed(r, broken, done) -> bool:
-    """May a spade not be led now? (Y3 broken, Y3a any time, Y3b after three tricks, Y3c)"""
-    if not r.first_trick_spades and not done:
-        return True
-    if r.spade_lead == "any":
-        return False
-    if r.spade_lead == "after3":
-        return done < 3 and not broken
-    return not broken
 
 
 # -- events: check, then step --------------------------------------------------------
@@ -538,7 +503,7 @@ def _may_play(st: State, seat: int, card: str) -> bool:
             if suit[c] == led:
                 return False
         return True
-    if suit[card] == "S" and _spades_closed(r, st.broken, len(st.tricks)):
+    if suit[card] == "S" and spades_closed(r, st.broken, len(st.tricks)):
         return all(suit[c] == "S" for c in st.hands[seat])
     return True
 
@@ -573,7 +538,6 @@ def step_play(st: State, ev):
 
 
 def check_claim(st: State, ev):
-    from .claims import claim_holds
 
     seat = _seat_of(st, ev)
     _need(st.rules.claims, "claims are not played in this game")

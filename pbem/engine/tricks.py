@@ -50,3 +50,37 @@ class CardTable:
 @lru_cache(maxsize=64)
 def table_for(rules: Rules) -> CardTable:
     return CardTable(rules)
+
+
+def playable_cards(r, table, hand, trick, broken, done, must_lead) -> list[str]:
+    """The cards of `hand` that may go on `trick` (Y2, Y3, T2a)."""
+    suit = table.suit
+    if not trick:
+        if must_lead:
+            return [must_lead]
+        cands = hand
+        if spades_closed(r, broken, done):
+            cands = [c for c in hand if suit[c] != "S"] or hand
+    else:
+        led = suit[trick[0][1]]
+        cands = [c for c in hand if suit[c] == led]
+        if not cands:
+            cands = hand
+            if not r.first_trick_spades and not done:
+                cands = [c for c in hand if suit[c] != "S"] or hand
+        if r.must_beat:
+            cands = [c for c in cands if table.beats(c, trick)] or cands
+    if r.decks > 1:
+        return list(dict.fromkeys(cands))
+    return list(cands) if cands is hand else cands
+
+
+def spades_closed(r, broken, done) -> bool:
+    """May a spade not be led now? (Y3 broken, Y3a any time, Y3b after three tricks, Y3c)"""
+    if not r.first_trick_spades and not done:
+        return True
+    if r.spade_lead == "any":
+        return False
+    if r.spade_lead == "after3":
+        return done < 3 and not broken
+    return not broken

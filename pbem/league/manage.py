@@ -9,13 +9,13 @@ from datetime import date
 
 from sqlmodel import select
 
-from ..clock import DEFAULTS as CLOCK_DEFAULTS
-from ..clock import ON_TIMEOUT
 from ..config import load
+from ..deadlines import DEFAULTS as CLOCK_DEFAULTS
+from ..deadlines import ON_TIMEOUT
 from ..engine import Rules
+from ..signing import Signer, secret_keys
 from ..store.games import new_token, player_for
-from ..store.models import Entry, Fixture, League, Outbox, Player, Season
-from ..web.tokens import Signer, secret_keys
+from ..store.models import Entry, League, Outbox, Player, Season
 
 OPERATOR = "operator"  # the command line: may do what the organiser may
 ENTRY_KINDS = ("single", "pair")  # players with partners drawn per game; fixed partnerships
@@ -34,7 +34,7 @@ def create_league(store, organiser: str, name: str, rules: Rules, starts: date, 
                   max_entries: int | None = None, stale_hours: int = 168) -> League:
     """A league with its first season (taking entries until `starts`). The organiser is
     mailed the organiser's page and the join link to pass on."""
-    name, organiser = " ".join(name.split()), _address(organiser)
+    name, organiser = " ".join(name.split()), address(organiser)
     tc = _time_control(time_control)
     _check_format(rules, entry, pairing, rounds, max_entries, stale_hours)
     if not 0 < len(name) <= 100:
@@ -144,7 +144,7 @@ def request_join(store, league_id: int, email: str, name: str = "",
     """Check that the entry could be made, then mail `email` a link to confirm it: whoever
     asked (a web form, a mail with any From), the address's owner says yes. Returns the
     address written to."""
-    email, partner = _address(email), _address(partner) if partner else None
+    email, partner = address(email), address(partner) if partner else None
     with store.session() as s:
         league = get_league(s, league_id)
         _check_entry(s, league, _open_season(s, league), email, partner)
@@ -166,7 +166,7 @@ def join(store, league_id: int, email: str, name: str = "", partner: str | None 
     """Enter `email` (with `partner`, in a league of fixed partnerships) in the league's
     season that is taking entries. A partner is asked to say yes; until then the entry is
     pending, but holds its place."""
-    email, partner = _address(email), _address(partner) if partner else None
+    email, partner = address(email), address(partner) if partner else None
     with store.session() as s:
         league = get_league(s, league_id)
         season = _open_season(s, league, lock=True)
@@ -194,7 +194,7 @@ def accept_partner(store, entry_id: int, email: str) -> Entry:
     with store.session() as s:
         entry = s.get(Entry, entry_id)
         mate = s.get(Player, entry.partner_id) if entry and entry.partner_id else None
-        if mate is None or mate.email != _address(email):
+        if mate is None or mate.email != address(email):
             raise LeagueError("this entry does not name you as a partner")
         season = s.get(Season, entry.season_id)
         if entry.status != "pending" or season.status != "open":
@@ -229,24 +229,6 @@ def withdraw(store, league_id: int, by, entry_id: int) -> Entry:
         return entry
 
 
-def substitute(store, league_id: int, by, game_id: int, seat: int, who: str):
-    """The organiser seats `who` (an address, or robot) in place of a player mid-game."""
-    from ..play import Refused, hand_over
-
-    who = who.strip().lower() if who.strip().lower() == "robot" else _address(who)
-    with store.session() as s:
-        league = get_league(s, league_id)
-        require_organiser(league, by)
-        fixture = s.exec(select(Fixture).where(Fixture.game_id == game_id)).first()
-        season = s.get(Season, fixture.season_id) if fixture else None
-        if season is None or season.league_id != league.id:
-            raise LeagueError(f"game {game_id} is not a game of {league.name}")
-    try:
-        return hand_over(store, game_id, seat, who, source="organiser")
-    except Refused as e:
-        raise LeagueError(e.reason) from None
-
-
 def _open_season(s, league, lock: bool = False) -> Season:
     """The season taking entries (its row locked, so that two joins at once cannot both
     take the last place)."""
@@ -274,7 +256,7 @@ def _check_entry(s, league, season, email, partner) -> None:
         raise LeagueError(f"{league.name} is full: {league.max_entries} entries")
 
 
-def _address(email: str) -> str:
+def address(email: str) -> str:
     email = (email or "").strip().lower()
     local, at, domain = email.partition("@")
     if not at or not local or "." not in domain or " " in email or len(email) > 254:

@@ -1,38 +1,24 @@
-"""Seasons in motion. A season starts on its day (or when the organiser says); each round's
-tables are drawn and their games dealt; when the last game of a round ends the next round
-opens, and after the last round the season is over. No round opens after the season's end
-day. Every step is decided by the database (the season row is locked while a round opens,
-and each table is unique), so `advance` and `tick` may run any time, in any process, as
-often as they like: the clock's league tick also repairs what a crash left half done."""
+"""Rounds: a season's entries close (`begin`), and each round's tables are drawn and their
+games written, not yet dealt (`open_next`); after the last round the season is over. No round
+opens after the season's end day. The database decides every step (the season row is locked
+while a round opens, and each table is unique), so `open_next` may run any time, in any
+process, as often as it likes. Dealing the new games is the door's work: pbem.play after the
+move that ends a round, pbem.league.seasons everywhere else."""
 
 import random
 from collections import Counter
-from datetime import date, datetime, timedelta
+from datetime import date
 
 from sqlmodel import select
 
 from ..config import load
 from ..engine import Rules
 from ..store.games import ROBOT, add_game
-from ..store.models import Entry, Fixture, Game, League, Outbox, Player, Season
+from ..store.models import Entry, Fixture, League, Outbox, Player, Season
 from ..store.models import now as utcnow
-from .manage import LeagueError, get_league, mail_once, require_organiser, table_size
+from .manage import LeagueError, get_league, require_organiser, table_size
 from .pairing import Round, round_robin, seat_entries, swiss, swiss_rounds
-
-
-def start_season(store, league_id: int, by) -> Season:
-    """Close entries and open round one now (the organiser need not wait for the day)."""
-    with store.session() as s:
-        league = get_league(s, league_id)
-        require_organiser(league, by)
-        season = s.exec(select(Season).where(Season.league_id == league.id,
-                                             Season.status == "open").with_for_update()).first()
-        if season is None:
-            raise LeagueError(f"{league.name} has no season waiting to start")
-        _begin(s, league, season)
-        s.commit()
-    advance(store, season.id)
-    return season
+from .reports import season_standings
 
 
 def _begin(s, league, season) -> None:
@@ -61,9 +47,24 @@ def rounds_for(league: League, n: int) -> int:
     return league.rounds or swiss_rounds(n, k)
 
 
-def advance(store, season_id: int, today: date | None = None) -> list[int]:
+def begin(store, league_id: int, by) -> Season:
+    """Close entries (the organiser need not wait for the day): the season runs, with no
+    round open yet."""
+    with store.session() as s:
+        league = get_league(s, league_id)
+        require_organiser(league, by)
+        season = s.exec(select(Season).where(Season.league_id == league.id,
+                                             Season.status == "open").with_for_update()).first()
+        if season is None:
+            raise LeagueError(f"{league.name} has no season waiting to start")
+        _begin(s, league, season)
+        s.commit()
+    return season
+
+
+def open_next(store, season_id: int, today: date | None = None) -> list[int]:
     """If the season's round is done, open the next (or end the season); returns the new
-    round's game ids. Does nothing while a game of the round is still playing."""
+    round's game ids, not dealt yet. Does nothing while a game of the round is playing."""
     today = today or utcnow().date()
     with store.session() as s:
         season = s.exec(select(Season).where(Season.id == season_id).with_for_update()).one()
@@ -81,7 +82,6 @@ def advance(store, season_id: int, today: date | None = None) -> list[int]:
             return []
         games = _open_round(s, league, season, draw)
         s.commit()
-    start_games(store, games)
     return games
 
 
@@ -109,8 +109,6 @@ def _draw(s, league, season, r: int) -> Round | None:
     if r == 1:
         ranked = [x for x in order if x in playing]
     else:
-        from .reports import season_standings
-
         ranked = [row.entry for row in season_standings(s, season) if row.entry in playing]
     met = Counter(frozenset((a, b)) for f in fixtures if f.status != "bye"
                   for a in set(f.seats) for b in set(f.seats) if a < b)
@@ -154,15 +152,6 @@ def seat_players(seats, entries, emails, sides) -> list[str]:
     return out
 
 
-def start_games(store, game_ids) -> None:
-    """Deal each new game (and let robots act). A game left undealt by a crash is dealt by
-    the next tick."""
-    from ..play import start
-
-    for gid in game_ids:
-        start(store, gid)
-
-
 # -- mails -----------------------------------------------------------------------------------
 
 
@@ -188,77 +177,3 @@ def _season_over_mails(s, league, season) -> None:
                      f"over. The final table: {cfg.base_url}/l/{league.id}/s/{season.number}\n",
                      headers={"Auto-Submitted": "auto-generated"},
                      dedupe_key=f"season-over:{season.id}:{player.id}"))
-
-
-# -- the clock's league tick -----------------------------------------------------------------
-
-
-def tick(store, now: datetime | None = None) -> int:
-    """What is due in every league: seasons whose day has come start, rounds whose games
-    are all over open (a repair: the last move normally opens them), games left undealt are
-    dealt, and tables that have not moved for the league's `stale_hours` are flagged to
-    the organiser once. Returns how many things it did."""
-    now = now or utcnow()
-    done = _start_due(store, now.date())
-    with store.session() as s:
-        running = s.exec(select(Season.id).where(Season.status == "running")).all()
-    for season_id in running:
-        done += len(advance(store, season_id, now.date()))
-    done += _deal_undealt(store)
-    return done + _flag_stale(store, now)
-
-
-def _start_due(store, today: date) -> int:
-    from .manage import OPERATOR
-
-    with store.session() as s:
-        due = s.exec(select(Season).where(Season.status == "open",
-                                          Season.starts <= today)).all()
-    started = 0
-    for season in due:
-        try:
-            start_season(store, season.league_id, OPERATOR)
-            started += 1
-        except LeagueError as e:  # too few entries (or another clock started it first)
-            with store.session() as s:
-                waiting = s.get(Season, season.id).status == "open"
-            if waiting:  # the organiser hears once a day
-                _organiser_note(store, season.league_id, f"short:{season.id}:{today}",
-                                f"Season {season.number} could not start", f"{e}.\n")
-    return started
-
-
-def _deal_undealt(store) -> int:
-    with store.session() as s:
-        undealt = s.exec(select(Game.id).join(Fixture, Fixture.game_id == Game.id)
-                         .join(Season, Season.id == Fixture.season_id)
-                         .where(Season.status == "running", Game.status == "open")).all()
-    start_games(store, undealt)
-    return len(undealt)
-
-
-def _flag_stale(store, now: datetime) -> int:
-    from .reports import stale_tables
-
-    flagged = 0
-    with store.session() as s:
-        ids = set(s.exec(select(Season.league_id).where(Season.status == "running")).all())
-        leagues = s.exec(select(League).where(League.id.in_(ids))).all()
-    found = [(league, t) for league in leagues for t in stale_tables(store, league, now)]
-    for league, t in found:
-        quiet = (now - t["last_move"]) // timedelta(hours=1)
-        flagged += _organiser_note(
-            store, league.id, f"stale:{t['game_id']}:{t['seq']}",
-            f"Game {t['game_id']} has not moved for {quiet} hours",
-            f"Game {t['game_id']} (round {t['round']}, table {t['board']}) has waited "
-            f"{quiet} hours for {', '.join(t['waiting'])}.\nYou may give a substitute the "
-            f"seat on your organiser's page: {load().base_url}/o/{league.admin_token}\n")
-    return flagged
-
-
-def _organiser_note(store, league_id, key, subject, text) -> int:
-    """One mail to the league's organiser under `key` (never twice); 1 if it was queued."""
-    with store.session() as s:
-        league = s.get(League, league_id)
-        boss = s.get(Player, league.organiser_id)
-    return mail_once(store, boss.email, f"{league.name}: {subject}", text, key)

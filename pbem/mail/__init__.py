@@ -1,1 +1,2 @@
-"""Mail: inbound (the SMTP/LMTP handler, parsing, commands) and outbound (rendering)."""
+"""Mail: the inbound side (the SMTP/LMTP handler, reading mail, the commands). How our
+mail looks is pbem.compose; what mail a move sends is pbem.notify."""

@@ -10,6 +10,7 @@ from sqlmodel import select
 from ..engine import parse_action, pretty
 from ..play import Refused, submit
 from ..store.models import Game, Player, Seat
+from ..vacation import end_vacation, start_vacation
 
 
 class CommandError(Exception):
@@ -73,8 +74,6 @@ class Vacation(Command):
     name, help = "vacation", "vacation N days, or vacation off: your deadlines stand still"
 
     def process(self, ctx, args):
-        from ..clock import end_vacation, start_vacation
-
         words = args.lower().split()
         if words == ["off"]:
             back = end_vacation(ctx.store, ctx.player.id)

@@ -18,10 +18,10 @@ from aiosmtpd.smtp import SMTP
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import select
 
+from .. import compose
 from ..engine import legal, parse_action, view
 from ..notify import reply_address, seat_names
 from ..store.models import Game, Inbound, Outbox, Player, Seat
-from . import outbound
 from .commands import ACCOUNT_COMMANDS, SEAT_COMMANDS, Context, did, help_text, run
 from .league_commands import LEAGUE_COMMANDS
 from .reader import Incoming, Unreadable, read
@@ -93,7 +93,7 @@ class Processor:
             self.store.keep(seat.game_id, live)
             state = live.snapshot()
         ctx = Context(self.store, player, seat, inc.message_id or key,
-                      outbound.seen_seq(inc.in_reply_to, seat.game_id, seat.seat), state)
+                      compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat), state)
         lines = inc.lines or _subject_command(inc.subject)
         error = run(ctx, lines, SEAT_COMMANDS) if lines else None
         self._reply(inc, seat, player, key, ctx, lines, error)
@@ -130,9 +130,9 @@ class Processor:
         # an accepted move is echoed; the table comes with a refusal, status or help (the
         # turn mail that follows a move shows it too)
         show = error or not lines or ctx.want_help or any(d.startswith("status") for d in ctx.done)
-        v = outbound.context(view(st, seat.seat), seat.game_id, names) if show else None
-        moves = outbound.moves(v, address) if show and legal(st, seat.seat) else []
-        body = outbound.render("reply.txt", done=ctx.done, v=v, names=names, moves=moves,
+        v = compose.context(view(st, seat.seat), seat.game_id, names) if show else None
+        moves = compose.moves(v, address) if show and legal(st, seat.seat) else []
+        body = compose.render("reply.txt", done=ctx.done, v=v, names=names, moves=moves,
                                error=_error(error, lines),
                                text=_summary_text(ctx, lines, SEAT_COMMANDS))
         subject = f"Game {seat.game_id}: " + outcome(ctx, lines, error)
@@ -145,7 +145,7 @@ class Processor:
                    None, seat.game_id, reply_address(self.cfg, seat))
 
     def _send(self, key, to, subject, text, in_reply_to, game_id, reply_to):
-        root = outbound.thread_root(game_id, self.cfg.mail_domain) if game_id else None
+        root = compose.thread_root(game_id, self.cfg.mail_domain) if game_id else None
         refs = " ".join(x for x in (root, in_reply_to) if x)
         headers = {"Reply-To": reply_to, "Auto-Submitted": "auto-replied"}
         subject = " ".join(subject.split())[:250]

@@ -4,6 +4,7 @@ join, leave, leagues, and the moves digest (moves, turns)."""
 from sqlmodel import select
 
 from ..config import load
+from ..digest import your_moves
 from ..league.manage import LeagueError, request_join, withdraw
 from ..store.models import Entry, League, Season
 from .commands import Command, CommandError, set_pref
@@ -78,8 +79,6 @@ class Moves(Command):
     name, help = "moves", "list every game where it is my move, with a link for each"
 
     def process(self, ctx, args):
-        from ..digest import your_moves
-
         lines = your_moves(ctx.store, ctx.player.id)
         if not lines:
             return "moves: it is not your move in any game"

@@ -58,6 +58,12 @@ def add_game(s, rules: Rules, seats: list[str], first_dealer: int | None = None,
     return game
 
 
+def players_of(s, seats) -> dict[int, Player]:
+    """The players at these seats, by id (robots' seats have none)."""
+    ids = [x.player_id for x in seats if x.player_id]
+    return {p.id: p for p in s.exec(select(Player).where(Player.id.in_(ids))).all()}
+
+
 def seat_names(s, game_id: int) -> list[str]:
     rows = s.exec(select(Seat, Player).join(Player, isouter=True)
                   .where(Seat.game_id == game_id).order_by(Seat.seat)).all()

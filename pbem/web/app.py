@@ -6,8 +6,9 @@ from importlib.resources import files
 from flask import Flask, abort, request, session
 
 from ..config import Settings, load
-from ..play import store_for
-from .tokens import secret_keys
+from ..signing import secret_keys
+from ..store.states import store_for
+from . import api, league_api, leagues, links, pages, tables
 
 
 def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -> Flask:
@@ -21,8 +22,6 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
                       SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
     app.before_request(_check_csrf)
     app.jinja_env.globals["csrf_token"] = csrf_token
-    from . import api, league_api, leagues, links, pages, tables
-
     for bp in (pages.bp, tables.bp, links.bp, api.bp, leagues.bp, league_api.bp):
         app.register_blueprint(bp)
     return app

@@ -19,7 +19,7 @@ from flask import (
 from sqlmodel import select
 
 from ..engine import PRESETS, RulesError
-from ..league import archive, manage, reports, rounds
+from ..league import archive, manage, reports, seasons
 from ..league.manage import LeagueError
 from ..store.models import Entry, Fixture, League, Player, Season, Seat
 from ..store.models import now as utcnow
@@ -303,7 +303,7 @@ def _action(admin_token, act):
 @bp.post("/o/<admin_token>/start")
 def start(admin_token):
     def act(lg):
-        sn = rounds.start_season(data.store(), lg.id, lg.organiser_id)
+        sn = seasons.start_season(data.store(), lg.id, lg.organiser_id)
         return f"Season {sn.number} has started: {sn.rounds} rounds; round 1 is dealt."
     return _action(admin_token, act)
 
@@ -336,7 +336,7 @@ def substitute(admin_token):
         game_id, seat = _whole(f, "game", "the game"), _whole(f, "seat", "the seat")
         if game_id is None or seat is None:
             raise LeagueError("choose a game and a seat")
-        ev = manage.substitute(data.store(), lg.id, lg.organiser_id, game_id, seat,
+        ev = seasons.substitute(data.store(), lg.id, lg.organiser_id, game_id, seat,
                                f.get("who", "")).events[0]
         return f"Game {game_id}, seat {seat}: {ev['in']} plays in place of {ev['out']}."
     return _action(admin_token, act)

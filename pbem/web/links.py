@@ -6,10 +6,10 @@ from flask import Blueprint, current_app, render_template
 from sqlmodel import select
 
 from ..play import Refused, submit
+from ..signing import Signer
 from ..store.models import Seat
 from . import data
 from .tables import render_table
-from .tokens import Signer
 from .view import action_label
 
 bp = Blueprint("links", __name__)

@@ -5,8 +5,8 @@ import secrets
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from sqlmodel import select
 
-from ..clock import ON_TIMEOUT
-from ..engine import PRESETS, Rules, RulesError, preset
+from ..deadlines import ON_TIMEOUT
+from ..engine import PRESETS, Rules, RulesError, preset, score_pad
 from ..play import start
 from ..store.games import create_game, new_token, player_for
 from ..store.models import Game, Outbox, Seat
@@ -31,8 +31,6 @@ def pad(game_id):
 
 
 def pad_context(t) -> dict:
-    from ..engine import score_pad
-
     p = score_pad(t.state)
     labels = side_labels(t.state, t.names)
     return {"t": t, "pad": p, "rows": pad_rows(p), "labels": labels,

@@ -2,12 +2,13 @@
 
 from flask import Blueprint, abort, render_template, request
 
-from .. import clock
+from ..deadlines import due_for, record
 from ..engine import parse_card, pretty
 from ..engine.tricks import table_for
 from ..play import Refused, submit
 from ..store.models import Player
 from ..store.models import now as utcnow
+from ..vacation import bank, end_vacation, extra_time, start_vacation
 from . import data
 from .pages import pad_context
 from .view import move_links, seat_view
@@ -21,14 +22,14 @@ def render_table(token, seat, notice=None, error=None, status=200):
     links = move_links(t, seat.seat, v)
     pass_count = next((a["count"] for a in v["legal"] if a["type"] == "pass"), 0)
     now = utcnow()
-    due = {s: (d, _left(d - now)) for s, d in clock.due_for(data.store(), t.game.id,
+    due = {s: (d, _left(d - now)) for s, d in due_for(data.store(), t.game.id,
                                                           t.state.seq).items()}
-    mine = clock.record(data.store(), seat.player_id) if seat.player_id else None
+    mine = record(data.store(), seat.player_id) if seat.player_id else None
     prefs = _prefs(seat.player_id)
     return render_template("web/table.html", v=v, seat=seat, token=token, links=links,
                            pass_count=pass_count, notice=notice, error=error, due=due,
                            record=mine, vacation=prefs.get("vacation_until"),
-                           bank=clock.bank(prefs, now.date())[0],
+                           bank=bank(prefs, now.date())[0],
                            **pad_context(t)), status  # pad_context brings t
 
 
@@ -53,9 +54,9 @@ def vacation(token):
     days = request.form.get("days", "")
     try:
         if days == "off":
-            back = clock.end_vacation(data.store(), seat.player_id)
+            back = end_vacation(data.store(), seat.player_id)
             return render_table(token, seat, notice=f"Welcome back: {back} days returned.")
-        until = clock.start_vacation(data.store(), seat.player_id, int(days))
+        until = start_vacation(data.store(), seat.player_id, int(days))
     except ValueError as e:
         return render_table(token, seat, error=f"No vacation: {e}", status=400)
     return render_table(token, seat, notice=f"On vacation until {until.isoformat()}: your "
@@ -69,7 +70,7 @@ def extra(token):
     hours = request.form.get("hours", "")
     if hours not in ("24", "48"):
         return render_table(token, seat, error="Extra time is 24 or 48 hours.", status=400)
-    clock.extra_time(data.store(), seat.game_id, int(hours))
+    extra_time(data.store(), seat.game_id, int(hours))
     return render_table(token, seat, notice=f"The players to act have {hours} more hours.")
 
 

@@ -5,7 +5,7 @@ from flask import current_app
 from ..engine import pretty, view
 from ..engine.tricks import table_for
 from ..engine.view import sort_cards
-from .tokens import Signer
+from ..signing import Signer
 
 SUIT_NAMES = {"S": "Spades", "H": "Hearts", "C": "Clubs", "D": "Diamonds"}
 RED = {"H", "D"}

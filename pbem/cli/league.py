@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from ..cli import OPTION, _fail, _store, build_rules, time_control, time_control_options
-from .manage import (
+from ..league.archive import export_league, write_folder
+from ..league.manage import (
     ENTRY_KINDS,
     OPERATOR,
     PAIRINGS,
@@ -21,8 +21,17 @@ from .manage import (
     get_league,
     join,
     latest_season,
-    substitute,
     withdraw,
+)
+from ..league.reports import entries_of, fixtures, ratings, season_of, season_standings
+from ..league.seasons import start_season, substitute
+from .common import (
+    OPTION,
+    build_rules,
+    fail,
+    open_store,
+    time_control,
+    time_control_options,
 )
 
 DAY = click.DateTime(formats=["%Y-%m-%d"])
@@ -36,7 +45,7 @@ def _refused(fn, *args, **kw):
     try:
         return fn(*args, **kw)
     except LeagueError as e:
-        _fail(str(e), 1)
+        fail(str(e), 1)
 
 
 @click.group("league")
@@ -68,7 +77,7 @@ def league_new(name, organiser, rules_name, options, entries, pairing, rounds, m
     from ..config import load
 
     starts = _day(starts) or date.today() + timedelta(days=7)
-    league = _refused(create_league, _store(), organiser, name,
+    league = _refused(create_league, open_store(), organiser, name,
                       build_rules(rules_name, options), starts,
                       _day(ends) or starts + timedelta(days=182), entry=entries,
                       pairing=pairing, time_control=time_control(**clock_options),
@@ -86,7 +95,7 @@ def league_list():
 
     from ..store.models import League
 
-    store = _store()
+    store = open_store()
     with store.session() as s:
         for league in s.exec(select(League).order_by(League.id)).all():
             season = latest_season(s, league.id)
@@ -101,9 +110,7 @@ def league_list():
 @click.option("--json", "as_json", is_flag=True, help="Standings, fixtures and ratings as JSON.")
 def league_show(league_id, number, as_json):
     """A season's standings and fixtures, and the league's ratings."""
-    from .reports import entries_of, fixtures, ratings, season_of, season_standings
-
-    store = _store()
+    store = open_store()
     with store.session() as s:
         league = _refused(get_league, s, league_id)
         season = _refused(season_of, s, league_id, number) if number else \
@@ -151,7 +158,7 @@ def league_show(league_id, number, as_json):
 @click.option("--partner", metavar="EMAIL", help="The partner, in a league of pairs.")
 def league_join(league_id, email, name, partner):
     """Enter a player (and partner) in the season taking entries: no confirmation mail."""
-    store = _store()
+    store = open_store()
     entry = _refused(join, store, league_id, email, name, partner)
     if partner:
         _refused(accept_partner, store, entry.id, partner)
@@ -162,9 +169,7 @@ def league_join(league_id, email, name, partner):
 @click.argument("league_id", metavar="LEAGUE", type=int)
 def league_start(league_id):
     """Start the season taking entries now: entries close and round one is drawn."""
-    from .rounds import start_season
-
-    store = _store()
+    store = open_store()
     season = _refused(start_season, store, league_id, OPERATOR)
     click.echo(f"season {season.number} started: {season.rounds} rounds")
 
@@ -175,7 +180,7 @@ def league_start(league_id):
 @click.option("--ends", type=DAY, required=True)
 def league_season(league_id, starts, ends):
     """Add the next season (the last one's entries are entered again)."""
-    season = _refused(add_season, _store(), league_id, OPERATOR, _day(starts), _day(ends))
+    season = _refused(add_season, open_store(), league_id, OPERATOR, _day(starts), _day(ends))
     click.echo(f"season {season.number}: {season.starts} to {season.ends}")
 
 
@@ -184,7 +189,7 @@ def league_season(league_id, starts, ends):
 @click.argument("entry_id", metavar="ENTRY", type=int)
 def league_withdraw(league_id, entry_id):
     """Take an entry out (its number is in `pbem league show`)."""
-    entry = _refused(withdraw, _store(), league_id, OPERATOR, entry_id)
+    entry = _refused(withdraw, open_store(), league_id, OPERATOR, entry_id)
     click.echo(f"{entry.name} is out")
 
 
@@ -195,7 +200,7 @@ def league_withdraw(league_id, entry_id):
 @click.argument("who", metavar="EMAIL|robot")
 def league_substitute(league_id, game_id, seat, who):
     """WHO plays SEAT of GAME from now on (the log records the hand-over)."""
-    result = _refused(substitute, _store(), league_id, OPERATOR, game_id, seat, who)
+    result = _refused(substitute, open_store(), league_id, OPERATOR, game_id, seat, who)
     ev = result.events[0]
     click.echo(f"game {game_id} seat {seat}: {ev['in']} in place of {ev['out']} "
                f"(seq {ev['seq']})")
@@ -206,8 +211,9 @@ def league_substitute(league_id, game_id, seat, who):
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 def league_export(league_id, folder):
     """Write league.json and every game's log (games/game-NNNNNN.jsonl) into FOLDER."""
-    from .archive import export_league, write_folder
-
-    files = _refused(export_league, _store(), league_id)
+    files = _refused(export_league, open_store(), league_id)
     write_folder(files, folder)
     click.echo(f"wrote {len(files)} files to {folder}")
+
+
+COMMANDS = [league_group]

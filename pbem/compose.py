@@ -13,9 +13,9 @@ from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from ..engine import pretty
-from ..engine.tricks import table_for
-from ..engine.view import sort_cards
+from .engine import Rules, pretty
+from .engine.tricks import table_for
+from .engine.view import sort_cards
 
 _TURN_ID = re.compile(r"<turn\.(\d+)\.(\d+)\.(\d+)\.[0-9a-f]+@")
 
@@ -65,8 +65,6 @@ def context(v: dict, game_id: int, names: list[str]) -> dict:
 
 
 def table_for_view(v: dict):
-    from ..engine import Rules
-
     return table_for(Rules.from_dict(v["rules"]))
 
 

@@ -1,0 +1,23 @@
+"""The `pbem` command: one module a command group, the helpers they share in `common`.
+
+    rules    pbem rules list|show, simulate, demo      (no database)
+    game     pbem game new|list|show|export|import, move, replay, verify
+    db       pbem db upgrade
+    league   pbem league ...
+    mail     pbem smtp, outbox, digest
+    serve    pbem serve, clock
+"""
+
+import click
+
+from . import db, game, league, mail, rules, serve
+
+
+@click.group()
+def main():
+    """pbem: Spades by email."""
+
+
+for _module in (rules, game, db, league, mail, serve):
+    for _command in _module.COMMANDS:
+        main.add_command(_command)

@@ -1,0 +1,5 @@
+"""python -m pbem.cli"""
+
+from . import main
+
+main()

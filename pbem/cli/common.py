@@ -1,0 +1,155 @@
+"""What every `pbem` command group shares: failing with a message, the store (migrated on
+first use when it is a SQLite file), rule options, the clock's options, the score pad as
+text, and running until stopped."""
+
+import json
+import sys
+import threading
+
+import click
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import make_url
+
+from ..config import load
+from ..engine import RulesError, preset
+from ..store.db import alembic_config, upgrade
+from ..store.states import store_for
+
+
+def fail(message: str, code: int):
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def _option_values(options) -> dict:
+    """KEY=VALUE pairs from the command line; values are JSON if they parse (true, 7, null,
+    [..]), else words ("draw", "2H,2D")."""
+    out = {}
+    for text in options:
+        key, eq, value = text.partition("=")
+        if not eq or not key:
+            fail(f"option {text!r} is not KEY=VALUE", 2)
+        try:
+            out[key.replace("-", "_")] = json.loads(value)
+        except ValueError:
+            out[key.replace("-", "_")] = value
+    return out
+
+
+def build_rules(name: str, options):
+    """A preset with --option overrides, or exit 2 saying what is wrong."""
+    try:
+        return preset(name).with_options(**_option_values(options))
+    except RulesError as e:
+        fail(str(e), 2)
+
+
+OPTION = click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
+                      help="Override one option of the preset (repeatable).")
+
+
+# -- the game store ---------------------------------------------------------------------------
+# Every store command works on DATABASE_URL (default: a SQLite file under ./var). A SQLite
+# database is created and migrated on first use; PostgreSQL, shared by many processes, is
+# migrated only by `pbem db upgrade`, and the other commands refuse until it is current.
+
+
+def where(url: str) -> str:
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def open_store():
+    """The configured store, brought up to date first if it is a SQLite file."""
+    url = load().database_url
+    store = store_for(url)
+    head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
+    with store.engine.connect() as conn:
+        current = MigrationContext.configure(conn).get_current_revision()
+    if current != head:
+        if not url.startswith("sqlite"):
+            fail(f"the database at {where(url)} is not up to date: run `pbem db upgrade`", 1)
+        upgrade(url)
+    return store
+
+
+def time_control_options(fn):
+    """The clock's options, shared by `game new` and `league new`."""
+    options = [
+        click.option("--move-hours", type=click.IntRange(min=1), default=72, show_default=True,
+                     help="The deadline for each move, in hours (24, 48, 72, 120, 168, 336 ...)."),
+        click.option("--remind", default="24,2", show_default=True,
+                     help="Reminders, in hours before the deadline (comma separated; '' for "
+                     "none)."),
+        click.option("--weekend-pause", is_flag=True,
+                     help="Saturdays and Sundays (UTC) don't count."),
+        click.option("--on-timeout", type=click.Choice(["robot", "forfeit", "wait"]),
+                     default="robot", show_default=True, help="What the deadline does: the "
+                     "robot moves, the side forfeits, or the game waits for the organiser."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def time_control(move_hours, remind, weekend_pause, on_timeout) -> dict:
+    try:
+        hours = [int(h) for h in remind.replace(" ", "").split(",") if h]
+    except ValueError:
+        fail(f"--remind takes hours like 24,2, not {remind!r}", 2)
+    return {"move_hours": move_hours, "remind_hours": hours, "weekend_pause": weekend_pause,
+            "on_timeout": on_timeout}
+
+
+def _side_name(seats, names) -> str:
+    return "+".join(str(names[s]) for s in seats)
+
+
+def bid_text(side: dict) -> str:
+    if side.get("bid") is None:
+        return "-"  # B13: the hand was not bid
+    nils = side.get("nils", [])
+    parts = [] if nils and len(nils) == len(side["seats"]) else [str(side["bid"])]
+    if side.get("blind"):
+        parts[-1] = "blind " + parts[-1]
+    parts += [n["bid"] + ("" if n["made"] else "(x)") for n in nils]
+    return "+".join(parts)
+
+
+def pad_table(pad: dict, names) -> str:
+    """The score pad for people: one block of columns a side, one row a hand."""
+    sides = [_side_name(s["seats"], names) for s in pad["sides"]]
+    cols = ["bid", "tricks", "points", "score", "bags"]
+    width = 8
+    head = f"{'hand':>4} {'dealer':<8}" + "".join(f" | {n[:5 * width]:<{5 * width}}"
+                                                  for n in sides)
+    sub = " " * 13 + "".join(" | " + "".join(f"{c:>{width}}" for c in cols) for _ in sides)
+    lines = [head, sub]
+    for i, row in enumerate(pad["hands"], 1):
+        cells = []
+        for s in row["sides"]:
+            points = str(s["points"]) + (f"-{s['bag_penalty']}" if s.get("bag_penalty") else "")
+            vals = [bid_text(s), s["tricks"], points, s["score"], s["total_bags"]]
+            cells.append("".join(f"{str(v):>{width}}" for v in vals))
+        dealer = str(names[row["dealer"]])
+        lines.append(f"{row.get('hand', i):>4} {dealer[:8]:<8}" + "".join(f" | {c}"
+                                                                          for c in cells))
+    totals = ", ".join(f"{n} {s['score']} ({s['bags']} bags)"
+                       for n, s in zip(sides, pad["sides"], strict=True))
+    lines.append(f"totals: {totals}")
+    if pad["over"]:
+        lines.append(f"winner: {sides[pad['winner']]}")
+    else:
+        lines.append("the game is not over")
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def run_until_stopped(banner: str, stop) -> None:
+    """Say what runs, wait for Ctrl-C (or SIGINT), then stop it."""
+    click.echo(banner)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop()

@@ -1,0 +1,34 @@
+"""`pbem serve` (everything in one process) and `pbem clock` (only the clock)."""
+
+import click
+
+from ..clock import scheduler
+from ..config import load
+from .common import open_store, run_until_stopped
+
+
+@click.command("serve")
+@click.option("--lmtp", is_flag=True, help="Speak LMTP (behind Postfix) instead of SMTP.")
+@click.option("--no-smtp", is_flag=True, help="Receive no mail here.")
+@click.option("--no-web", is_flag=True, help="Serve no pages here (gunicorn does).")
+def serve_cmd(lmtp, no_smtp, no_web):
+    """Run pbem: the web on PBEM_WEB_HOST:PBEM_WEB_PORT (127.0.0.1:5000), mail in on
+    PBEM_SMTP_HOST:PBEM_SMTP_PORT (127.0.0.1:2525), and the outbox sent (to PBEM_SMTP_URL,
+    or into the Maildir under ./var)."""
+    from ..serve import run  # the web and mail servers: loaded only when serving
+
+    run(open_store(), load(), smtp=not no_smtp, lmtp=lmtp, web=not no_web, echo=click.echo)
+
+
+@click.command("clock")
+@click.option("--every", default=30.0, show_default=True, help="Seconds between ticks.")
+def clock_cmd(every):
+    """Only the clock: reminders and timeouts (beside web workers that run none). Two clocks
+    at once are safe: the database decides what fired."""
+    sched = scheduler(open_store(), every)
+    sched.start()
+    run_until_stopped(f"clock: deadlines checked every {every:g} s",
+                      lambda: sched.shutdown(wait=False))
+
+
+COMMANDS = [serve_cmd, clock_cmd]

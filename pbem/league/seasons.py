@@ -1,0 +1,121 @@
+"""Seasons in motion, through the door: a season starts on its day (or when the organiser
+says), each round's new games are dealt (pbem.play.start), an organiser seats a substitute
+(pbem.play.hand_over), and the clock's league tick does what is due in every league and
+repairs what a crash left half done (a round not opened, a game not dealt). Drawing rounds
+is pbem.league.rounds; this module only adds what moves a game."""
+
+from datetime import date, datetime, timedelta
+
+from sqlmodel import select
+
+from ..config import load
+from ..play import Refused, hand_over, start
+from ..store.models import Fixture, Game, League, Player, Season
+from ..store.models import now as utcnow
+from .manage import OPERATOR, LeagueError, address, get_league, mail_once, require_organiser
+from .reports import stale_tables
+from .rounds import begin, open_next
+
+
+def start_season(store, league_id: int, by) -> Season:
+    """Close entries and open round one now (the organiser need not wait for the day)."""
+    season = begin(store, league_id, by)
+    advance(store, season.id)
+    return season
+
+
+def advance(store, season_id: int, today: date | None = None) -> list[int]:
+    """Open the season's next round if this one is done, and deal its games; returns them."""
+    games = open_next(store, season_id, today)
+    deal(store, games)
+    return games
+
+
+def deal(store, game_ids) -> None:
+    """Deal each new game (and let robots act). A game left undealt by a crash is dealt by
+    the next tick."""
+    for gid in game_ids:
+        start(store, gid)
+
+
+def substitute(store, league_id: int, by, game_id: int, seat: int, who: str):
+    """The organiser seats `who` (an address, or robot) in place of a player mid-game."""
+    who = who.strip().lower() if who.strip().lower() == "robot" else address(who)
+    with store.session() as s:
+        league = get_league(s, league_id)
+        require_organiser(league, by)
+        fixture = s.exec(select(Fixture).where(Fixture.game_id == game_id)).first()
+        season = s.get(Season, fixture.season_id) if fixture else None
+        if season is None or season.league_id != league.id:
+            raise LeagueError(f"game {game_id} is not a game of {league.name}")
+    try:
+        return hand_over(store, game_id, seat, who, source="organiser")
+    except Refused as e:
+        raise LeagueError(e.reason) from None
+
+
+def tick(store, now: datetime | None = None) -> int:
+    """What is due in every league: seasons whose day has come start, rounds whose games
+    are all over open (a repair: the last move normally opens them), games left undealt are
+    dealt, and tables that have not moved for the league's `stale_hours` are flagged to
+    the organiser once. Returns how many things it did."""
+    now = now or utcnow()
+    done = _start_due(store, now.date())
+    with store.session() as s:
+        running = s.exec(select(Season.id).where(Season.status == "running")).all()
+    for season_id in running:
+        done += len(advance(store, season_id, now.date()))
+    done += _deal_undealt(store)
+    return done + _flag_stale(store, now)
+
+
+def _start_due(store, today: date) -> int:
+    with store.session() as s:
+        due = s.exec(select(Season).where(Season.status == "open",
+                                          Season.starts <= today)).all()
+    started = 0
+    for season in due:
+        try:
+            start_season(store, season.league_id, OPERATOR)
+            started += 1
+        except LeagueError as e:  # too few entries (or another clock started it first)
+            with store.session() as s:
+                waiting = s.get(Season, season.id).status == "open"
+            if waiting:  # the organiser hears once a day
+                _organiser_note(store, season.league_id, f"short:{season.id}:{today}",
+                                f"Season {season.number} could not start", f"{e}.\n")
+    return started
+
+
+def _deal_undealt(store) -> int:
+    with store.session() as s:
+        undealt = s.exec(select(Game.id).join(Fixture, Fixture.game_id == Game.id)
+                         .join(Season, Season.id == Fixture.season_id)
+                         .where(Season.status == "running", Game.status == "open")).all()
+    deal(store, undealt)
+    return len(undealt)
+
+
+def _flag_stale(store, now: datetime) -> int:
+    flagged = 0
+    with store.session() as s:
+        ids = set(s.exec(select(Season.league_id).where(Season.status == "running")).all())
+        leagues = s.exec(select(League).where(League.id.in_(ids))).all()
+    found = [(league, t) for league in leagues for t in stale_tables(store, league, now)]
+    for league, t in found:
+        quiet = (now - t["last_move"]) // timedelta(hours=1)
+        flagged += _organiser_note(
+            store, league.id, f"stale:{t['game_id']}:{t['seq']}",
+            f"Game {t['game_id']} has not moved for {quiet} hours",
+            f"Game {t['game_id']} (round {t['round']}, table {t['board']}) has waited "
+            f"{quiet} hours for {', '.join(t['waiting'])}.\nYou may give a substitute the "
+            f"seat on your organiser's page: {load().base_url}/o/{league.admin_token}\n")
+    return flagged
+
+
+def _organiser_note(store, league_id, key, subject, text) -> int:
+    """One mail to the league's organiser under `key` (never twice); 1 if it was queued."""
+    with store.session() as s:
+        league = s.get(League, league_id)
+        boss = s.get(Player, league.organiser_id)
+    return mail_once(store, boss.email, f"{league.name}: {subject}", text, key)

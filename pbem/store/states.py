@@ -1,0 +1,70 @@
+"""The game-state cache every reader and writer shares: replaying a long game on every move
+would cost a whole replay, so each Store keeps recent states and only catches up on the
+events it has not seen (at most CACHE_GAMES games)."""
+
+import threading
+
+from sqlalchemy import func
+from sqlmodel import Session, select
+
+from ..engine import IllegalAction, Rules, State, advance
+from .db import engine_for
+from .models import Game, Move
+
+CACHE_GAMES = 2_000  # game states kept in memory per Store
+
+
+class CorruptGame(Exception):
+    """A stored event the engine refuses: the message names the game and the seq."""
+
+
+class Store:
+    """One database and its cache of game states."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.engine = engine_for(url)
+        self._states: dict[int, State] = {}
+        self._lock = threading.Lock()
+
+    def session(self) -> Session:
+        return Session(self.engine, expire_on_commit=False)
+
+    def state(self, s: Session, game: Game) -> State:
+        """The game's state as of the database now (a private copy when it had to catch up
+        inside this transaction; the cache keeps it only once the transaction commits)."""
+        with self._lock:
+            st = self._states.pop(game.id, None)
+        last = s.exec(select(func.max(Move.seq)).where(Move.game_id == game.id)).one() or 0
+        if st is None or st.seq > last:
+            st = State(Rules.from_dict(game.rules), game.first_dealer)
+        if st.seq < last:
+            rows = s.exec(select(Move.seq, Move.payload).where(
+                Move.game_id == game.id, Move.seq > st.seq).order_by(Move.seq)).all()
+            for seq, payload in rows:
+                try:
+                    advance(st, payload)
+                except IllegalAction as e:
+                    raise CorruptGame(f"game {game.id} has a corrupt event at seq {seq}: {e}") \
+                        from None
+        return st
+
+    def keep(self, game_id: int, st: State) -> None:
+        with self._lock:
+            self._states[game_id] = st
+            while len(self._states) > CACHE_GAMES:  # dicts keep order: the oldest goes
+                self._states.pop(next(iter(self._states)))
+
+    def forget(self, game_id: int) -> None:
+        with self._lock:
+            self._states.pop(game_id, None)
+
+
+_stores: dict[str, Store] = {}
+
+
+def store_for(url: str) -> Store:
+    """The process's one Store for `url` (so every part of it shares the cache)."""
+    if url not in _stores:
+        _stores[url] = Store(url)
+    return _stores[url]
