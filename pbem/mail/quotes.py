@@ -18,12 +18,14 @@ MAX_LINES = 20  # lines read from one mail; a reply is short
 
 # the verb of an attribution line, which ends with ":" ("a écrit :" has a space before it)
 _WROTE = (r"wrote|writes|schrieb|a écrit|a ecrit|escribió|escribio|ha scritto|schreef|"
-          r"escreveu|napisał\(a\)|napisała|napisał|pisze|skrev")
+          r"escreveu|napisał\(a\)|napisała|napisał|napisana przez|pisze|skrev|"
+          r"het volgende geschreven")
 ATTRIBUTION = re.compile(rf"(?:^|\s)(?:{_WROTE})(?:\s.{{0,200}})?\s?:$", re.I)
 MUTT = re.compile(r"^\* .{1,200}\]:$")  # mutt: "* Ann <a@b> [2020-11-02 10:00]:"
 # how a wrapped attribution starts: a preposition, a weekday, or a date
 _ATTR_START = re.compile(
-    r"^(on|am|le|el|il|op|em|w dniu|den|\d|mon|tue|wed|thu|fri|sat|sun|mo|di|mi|do|fr|sa|so|"
+    r"^(on|am|le|el|il|op|em|w dniu|den|wiadomość|\d|"
+    r"mon|tue|wed|thu|fri|sat|sun|mo|di|mi|do|fr|sa|so|"
     r"lun|mar|mer|jeu|ven|sam|dim|mié|jue|vie|sáb|gio|ma|wo|za|zo|seg|ter|qua|qui|sex|pon|wt|"
     r"śr|czw|pt|sob|nie|mån|tis|ons|tor|fre|lör|sön)\b", re.I)
 
@@ -41,7 +43,8 @@ ENDS = [re.compile(p, re.I) for p in (
     r"envoyé à partir de|obtenir outlook|télécharger outlook|enviado desde|enviado de|"
     r"enviado do|enviado com|enviado a través de|obtener outlook|descargar outlook|"
     r"inviato da|inviato dal|scarica outlook|ottieni outlook|verzonden (vanaf|met|van|via)|"
-    r"outlook voor|download outlook|wysłane z|wysłano z|pobierz outlook|skickat från|"
+    r"outlook voor|verstuurd (vanaf|met|via)|download outlook|wysłane z|wysłano z|"
+    r"pobierz outlook|skickat från|"
     r"hämta outlook|skaffa outlook|baixe o outlook|obter o outlook) ",
     # our own mail, quoted without any mark: its table or its list of moves
     r"^game \d+ \([\w-]+\), hand \d+, move \d+$",
@@ -120,7 +123,7 @@ def _attribution(rows: list[str], i: int) -> int:
     if ATTRIBUTION.search(rows[i]) or MUTT.match(rows[i]):
         return 1
     # Gmail wraps a long attribution; the first row is long and starts like one
-    if len(rows[i]) < 40 or not _ATTR_START.match(rows[i]):
+    if len(rows[i]) < 20 or not _ATTR_START.match(rows[i]):
         return 0
     for n in (2, 3):
         joined = " ".join(r for r in rows[i:i + n] if r)
