@@ -1,11 +1,13 @@
 """The real-client corpus (tests/clients/*.eml, issue 13): replies as Gmail, Outlook, Apple
 Mail, iPhone, Thunderbird and mutt send them, in nine languages, each with the move it means
-(tests/clients/index.tsv). Each is sent over SMTP to the running handler, to a seat in a
-fresh game with known hands, and judged by what the game and the reply show:
+and the game's reason when it refuses that move (tests/clients/index.tsv). Each is sent
+over SMTP to the running handler, to a seat in a fresh game with known hands, and judged by
+what the game and the reply show:
 
 - understood: the meant move and nothing else was applied (or, for "nothing", nothing was
   and the reply says so; for "ignore", nothing was and there was no reply);
-- refused: the meant refusal, with its reason, and nothing applied;
+- refused: the meant move is not allowed, the reply says so with the game's reason, and
+  nothing was applied;
 - not understood: no move, where one was meant (a failure, but a safe one);
 - misread: a move that was not meant. Must never happen.
 """
@@ -31,7 +33,8 @@ VERDICTS = ("understood", "refused", "not understood", "misread")
 class Case:
     name: str
     phase: str  # bid: ann is to bid; play: ann bid 3 and is to lead
-    meaning: str  # a move ("play AH"), "refuse: REASON", "nothing" or "ignore"
+    meaning: str  # a move ("play AH"), "nothing" (no command) or "ignore" (never answered)
+    refusal: str = ""  # why the game refuses that move, if it does
 
     @property
     def client(self) -> str:
@@ -43,7 +46,7 @@ class Case:
 
 def cases() -> list[Case]:
     rows = (CORPUS / "index.tsv").read_text(encoding="utf-8").splitlines()
-    return [Case(*r.split("\t")) for r in rows if r and not r.startswith("#")]
+    return [Case(*r.rstrip("\t").split("\t")) for r in rows if r and not r.startswith("#")]
 
 
 def run(env, case: Case) -> tuple[str, str]:
@@ -70,16 +73,15 @@ def run(env, case: Case) -> tuple[str, str]:
     what = f"SMTP {code}; moves {got}; reply {subject!r}"
     if code != 250:
         return "not understood", what
-    kind, _, reason = case.meaning.partition(": ")
-    if kind in ("nothing", "ignore", "refuse"):
+    unchanged = snapshot(env.store, gid)["log"] == before["log"]
+    if case.meaning in ("nothing", "ignore") or case.refusal:
         if got:
             return "misread", what
-        unchanged = snapshot(env.store, gid)["log"] == before["log"]
-        if kind == "ignore" and not answers and unchanged:
+        if case.meaning == "ignore" and not answers and unchanged:
             return "understood", what
-        if kind == "nothing" and "nothing done" in subject and unchanged:
+        if case.meaning == "nothing" and "nothing done" in subject and unchanged:
             return "understood", what
-        if kind == "refuse" and "not done" in subject and reason in body and unchanged:
+        if case.refusal and "not done" in subject and case.refusal in body and unchanged:
             return "refused", what
         return "not understood", what + "\n" + body
     meant = parse_action(case.meaning, preset("standard"))
