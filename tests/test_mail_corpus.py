@@ -481,3 +481,52 @@ def test_lmtp_delivery(store, monkeypatch, tmp_path):
                                     wire(env.mail(env.address(gid), "bid 4")))
         assert refused == {}
         assert [m["bid"] for m in moves_of(store, gid)] == [4]
+
+
+# ---- issue 13: the subject says the outcome; refusals show cards as the mail does ---------
+
+def test_a_move_then_a_sign_off_is_done_and_says_so(env, playing):
+    gid, _ = playing
+    msg = env.mail(env.address(gid), "play JH\n\nThanks,\nAnn\n\nGet Outlook for Android")
+    assert env.send(msg)[0] == 250
+    assert moves_of(env.store, gid, after=5)[0]["card"] == "JH"
+    reply = answer(env.replies())
+    assert reply["Subject"] == f"Game {gid}: you played J♥"
+    assert "Not done" not in text(reply)
+
+
+def test_a_mail_without_a_command_says_nothing_done(env, playing):
+    gid, _ = playing
+    (reply,) = bad(env, gid, env.mail(env.address(gid), "Thanks,\nAnn\n"))
+    assert reply["Subject"] == f"Game {gid}: nothing done: no command found"
+
+
+@pytest.mark.parametrize("line, subject", [("status", "your table"), ("help", "help")])
+def test_status_and_help_subjects(env, playing, line, subject):
+    gid, _ = playing
+    (reply,) = bad(env, gid, env.mail(env.address(gid), line))
+    assert reply["Subject"] == f"Game {gid}: {subject}"
+
+
+@pytest.mark.parametrize("line, why", [
+    ("play TS", "you may not play 10♠ now"),  # spades are not broken
+    ("ten h", "10♥ is not in your hand"),
+    ("play 10♥️", "10♥ is not in your hand"),
+])
+def test_refusals_name_cards_as_the_mail_shows_them(env, playing, line, why):
+    gid, _ = playing
+    (reply,) = bad(env, gid, env.mail(env.address(gid), line))
+    body = refusal(reply, line.replace("\ufe0f", ""), why, legal="reply: play JH")
+    assert reply["Subject"] == f"Game {gid}: not done: {line.replace(chr(0xfe0f), '')}"
+    reason = body.split("\n")[3]
+    assert "TS" not in reason and "TH" not in reason, reason
+
+
+def test_a_bottom_posted_move_is_read(env, playing):
+    gid, turn = playing
+    quote = "\n".join("> " + x for x in text(turn).splitlines())
+    body = f"On Mon, 2 Nov 2020 at 10:00, Pbem <{turn['Reply-To']}> wrote:\n{quote}\n\n7h\n"
+    msg = env.mail(env.address(gid), body, In_Reply_To=turn["Message-ID"])
+    assert env.send(msg)[0] == 250
+    assert moves_of(env.store, gid, after=5)[0]["card"] == "7H"
+    assert answer(env.replies())["Subject"] == f"Game {gid}: you played 7♥"

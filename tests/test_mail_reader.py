@@ -5,7 +5,7 @@ import base64
 
 import pytest
 
-from pbem.mail.reader import MAX_LINES, command_lines, html_text, read
+from pbem.mail.reader import MAX_LINES, Unreadable, command_lines, html_text, read
 
 DOMAIN = "pbem.localhost"
 
@@ -167,3 +167,189 @@ def test_our_own_from_and_no_sender():
 def test_auto_submitted_no_is_answered():
     inc = read(raw("bid 3", headers="Auto-Submitted: no\r\n"), "ann@example.org", DOMAIN)
     assert inc.ignore is None and inc.lines == ["bid 3"]
+
+
+# ---- issue 13: HTML as a browser lays it out ----------------------------------------------
+
+def test_word_wraps_its_html_source_inside_a_line():
+    html = ("<html><head><style>p.MsoNormal {margin:0cm}</style><!--[if gte mso 9]><xml>\n"
+            "<o:shapedefaults v:ext=\"edit\" />\n</xml><![endif]--></head><body><div "
+            "class=WordSection1><p class=MsoNormal><span style='font-size:11.0pt'>play\nAH"
+            "<o:p></o:p></span></p><p class=MsoNormal><o:p>&nbsp;</o:p></p>\n<p class=MsoNormal>"
+            "<span\nlang=EN-US>bid\n   4</span><o:p></o:p></p></div></body></html>")
+    assert lines(raw(html, ctype="text/html; charset=utf-8")) == ["play AH", "bid 4"]
+
+
+def test_html_lines_break_only_at_blocks_and_br():
+    html = "<div>play <b>Q</b><i>H</i></div>\n\n<span>bid</span>\n<span>4</span><br>help<p>x</p>"
+    assert html_text(html).splitlines() == ["play QH", "bid 4", "help", "x"]
+
+
+def test_html_pre_keeps_its_lines_and_cells_keep_apart():
+    assert html_text("<pre>bid 4\nplay QH</pre><table><tr><td>a</td><td>b</td></tr></table>"
+                     ).splitlines() == ["bid 4", "play QH", "a b"]
+
+
+def test_html_quoted_lines_are_marked_and_reading_goes_on_below():
+    html = ('<div class="moz-cite-prefix">On 02/11/2020 10:00, Pbem wrote:<br></div>'
+            '<blockquote type="cite"><pre>Legal now:\n  reply: play JH</pre></blockquote>'
+            "<p>play\n      8h<br></p><pre class=moz-signature>-- \nAnn</pre>")
+    assert html_text(html).splitlines()[1:3] == ["> Legal now:", ">   reply: play JH"]
+    assert command_lines(html_text(html)) == ["play 8h"]
+
+
+# ---- issue 13: read around the quote, in nine languages ----------------------------------
+
+QUOTE = ("> Game 1 (standard), hand 1, move 5\n>\n"
+         "> It is your turn. Reply to this mail with one of:\n>   J♥     reply: play JH")
+
+ATTRIBUTIONS = [
+    "On Mon, 2 Nov 2020 at 10:00, Pbem <play+abc@pbem.localhost> wrote:",
+    "Am Mo., 2. Nov. 2020 um 10:00 Uhr schrieb Pbem <play+abc@pbem.localhost>:",
+    "Le lun. 2 nov. 2020 à 10:00, Pbem <play+abc@pbem.localhost> a écrit :",
+    "El lun, 2 nov 2020 a las 10:00, Pbem (<play+abc@pbem.localhost>) escribió:",
+    "Il giorno lun 2 nov 2020 alle ore 10:00 Pbem <play+abc@pbem.localhost> ha scritto:",
+    "Op ma 2 nov. 2020 om 10:00 schreef Pbem <play+abc@pbem.localhost>:",
+    "Em seg., 2 de nov. de 2020 às 10:00, Pbem <play+abc@pbem.localhost> escreveu:",
+    "pon., 2 lis 2020 o 10:00 Pbem <play+abc@pbem.localhost> napisał(a):",
+    "W dniu 2.11.2020 o 10:00, Pbem pisze:",
+    "Den mån 2 nov. 2020 kl 10:00 skrev Pbem <play+abc@pbem.localhost>:",
+    "2 nov. 2020 kl. 10:00 skrev Pbem <play+abc@pbem.localhost>:",
+    "Op 2 nov. 2020 om 10:00 heeft Pbem <play+abc@pbem.localhost> het volgende geschreven:",
+    "* Pbem <play+abc@pbem.localhost> [2020-11-02 10:00 +0000]:",
+    "Pbem <play+abc@pbem.localhost> writes:",
+]
+
+
+@pytest.mark.parametrize("attribution", ATTRIBUTIONS)
+def test_bottom_posted_under_an_attribution_in_any_language(attribution):
+    text = f"{attribution}\n{QUOTE}\n\nplay 7H\n\n-- \nAnn\n"
+    assert command_lines(text) == ["play 7H"]
+
+
+@pytest.mark.parametrize("attribution", ATTRIBUTIONS[:-2])  # mutt's and Usenet's: never wrapped
+def test_top_posted_above_an_attribution_wrapped_by_gmail(attribution):
+    head, _, tail = attribution.rpartition(" ")
+    assert command_lines(f"bid 4\n\n{head}\n{tail}\n\n{QUOTE}\n") == ["bid 4"]
+
+
+@pytest.mark.parametrize("attribution", ATTRIBUTIONS[:4])
+def test_an_attribution_followed_by_an_unquoted_mail_ends_the_reading(attribution):
+    assert command_lines(f"bid 4\n{attribution}\nbid 13\nplay AS\n") == ["bid 4"]
+
+
+def test_interleaved_replies_are_read_between_the_quotes():
+    text = f"> Your hand:\n>   ♥  J♥ 7♥\nbid 3\n> Legal now:\n{QUOTE}\nplay 7H\n> web link\n"
+    assert command_lines(text) == ["bid 3", "play 7H"]
+
+
+@pytest.mark.parametrize("block", [
+    "From: Pbem <play+abc@pbem.localhost>\nSent: Monday",
+    "Von: Pbem <play+abc@pbem.localhost>\nGesendet: Montag",
+    "De : Pbem <play+abc@pbem.localhost>\nEnvoyé : lundi",
+    "De: Pbem <play+abc@pbem.localhost>\nEnviado el: lunes",
+    "Da: Pbem <play+abc@pbem.localhost>\nInviato: lunedì",
+    "Van: Pbem <play+abc@pbem.localhost>\nVerzonden: maandag",
+    "De: Pbem <play+abc@pbem.localhost>\nEnviada em: segunda-feira",
+    "Od: Pbem <play+abc@pbem.localhost>\nWysłano: poniedziałek",
+    "Från: Pbem <play+abc@pbem.localhost>\nSkickat: den 2 november",
+    "*From:* Pbem <play+abc@pbem.localhost>",
+    "-----Ursprüngliche Nachricht-----",
+    "-------- Message d'origine --------",
+    "----- Mensaje original -----",
+    "-------- Original-Nachricht --------",
+    "Begin forwarded message:",
+])
+def test_outlook_header_blocks_end_the_reading(block):
+    assert command_lines(f"bid 4\n\n{block}\nbid 13\n> play AS\nplay 2S") == ["bid 4"]
+
+
+@pytest.mark.parametrize("signoff", [
+    "Thanks,", "Thanks!", "thanks a lot", "Cheers – Ann's move", "Cheers - Ann", "Best,",
+    "Kind regards,", "Thanks Bob", "Viele Grüße", "LG Ann", "Cordialement,", "Bises",
+    "Saludos,", "Un saludo", "Grazie!", "Ciao,", "Met vriendelijke groet,", "Groetjes",
+    "Abraços,", "Obrigado!", "Pozdrawiam", "Dzięki!", "Mvh", "Vänliga hälsningar,",
+    "Get Outlook for Android<https://aka.ms/ghei36>", "Get Outlook for iOS",
+    "Sent from my iPhone", "Sent from Mail for Windows", "Von meinem iPhone gesendet",
+    "Envoyé de mon iPhone", "Enviado desde mi iPhone", "Inviato da iPhone",
+    "Verstuurd vanaf mijn iPhone", "Enviado do meu iPhone", "Wysłane z iPhone'a",
+    "Skickat från min iPhone",
+])
+def test_sign_offs_and_footers_end_the_reading_quietly(signoff):
+    assert command_lines(f"play 8♥\n{signoff}\nAnn Example\n+44 20 7946 0000\nbid 13") == [
+        "play 8♥"]
+
+
+def test_greetings_before_the_first_command_are_skipped():
+    assert command_lines("Hi,\nHallo zusammen!\nbid 4\n") == ["bid 4"]
+    assert command_lines("bid 4\nHi,\n") == ["bid 4", "Hi,"]  # after a command: a line
+
+
+def test_a_name_after_the_commands_is_a_signature_but_a_card_is_not():
+    assert command_lines("play QH\nAnn\n") == ["play QH"]
+    assert command_lines("bid 3\nJean-Luc B.\n") == ["bid 3"]
+    assert command_lines("bid 3\nQueen Hearts\n") == ["bid 3", "Queen Hearts"]
+    assert command_lines("bid 3\nplease deal again\n") == ["bid 3", "please deal again"]
+    assert command_lines("Ann\n") == ["Ann"]  # alone it is what the player wrote
+
+
+def test_our_own_mail_quoted_without_marks_ends_the_reading():
+    text = "play JH\n\nGame 1 (standard), hand 1, move 5\n\nYour hand:\n  ♥  J♥ 7♥\n"
+    assert command_lines(text) == ["play JH"]
+    text = "play JH\nIt is your turn. Reply to this mail with one of:\n  J♥ reply: play JH"
+    assert command_lines(text) == ["play JH"]
+
+
+def test_emoji_selectors_and_invisible_characters_are_removed():
+    assert command_lines("8♥\ufe0f\n\u200bplay 5♣\ufe0f\u00a0\n") == ["8♥", "play 5♣"]
+
+
+# ---- issue 13: headers the parser refuses, automatic replies, unreadable mail -------------
+
+def test_cr_lf_in_a_display_name_is_read_from_the_raw_header():
+    data = raw("bid 3").replace(b"Ann <Ann@Example.org>",
+                                b"=?utf-8?q?Ann=0D=0ABcc=3A_x=40evil.example?= <ann@example.org>")
+    inc = read(data, "ann@example.org", DOMAIN)
+    assert (inc.sender, inc.lines) == ("ann@example.org", ["bid 3"])
+
+
+def test_a_long_message_id_is_kept_as_a_hash():
+    long = "<" + "x" * 500 + "@example.org>"
+    inc = read(raw("bid 3").replace(b"<m1@example.org>", long.encode()), "a@b", DOMAIN)
+    other = read(raw("bid 3").replace(b"<m1@example.org>", long.replace("x@", "y@").encode()),
+                 "a@b", DOMAIN)
+    assert inc.message_id.startswith("sha256:") and len(inc.message_id) < 100
+    assert inc.message_id != other.message_id
+
+
+def test_mime_nested_too_deep_is_unreadable():
+    parts = "".join(f'Content-Type: multipart/mixed; boundary="b{i}"\r\n\r\n--b{i}\r\n'
+                    for i in range(3000))
+    data = f"From: ann@example.org\r\nMIME-Version: 1.0\r\n{parts}\r\n\r\nbid 3\r\n".encode()
+    with pytest.raises(Unreadable, match="nested too deeply"):
+        read(data, "ann@example.org", DOMAIN)
+
+
+@pytest.mark.parametrize("headers,why", [
+    ("Subject: Out of Office: Game 1\r\n", "auto-reply"),
+    ("Subject: Automatic reply: Game 1\r\n", "auto-reply"),
+    ("Subject: AUTO: Ann is away\r\n", "auto-reply"),
+    ("Subject: Abwesenheitsnotiz: Game 1\r\n", "auto-reply"),
+    ("Subject: Réponse automatique : Game 1\r\n", "auto-reply"),
+    ("Subject: Autosvar: Game 1\r\n", "auto-reply"),
+    ("Subject: Undeliverable: Game 1\r\n", "auto-reply"),
+    ("Precedence: auto_reply\r\n", "auto-reply"),
+    ("X-Auto-Response-Suppress: All\r\n", "auto-reply"),
+    ("X-Autorespond: yes\r\n", "auto-reply"),
+    ("X-Failed-Recipients: bob@example.org\r\n", "bounce"),
+])
+def test_automatic_replies_without_auto_submitted(headers, why):
+    data = raw("bid 3", headers=headers)
+    if headers.startswith("Subject:"):
+        data = data.replace(b"Subject: Re: your turn\r\n", b"")
+    assert read(data, "ann@example.org", DOMAIN).ignore == why
+
+
+def test_a_subject_that_merely_mentions_an_absence_is_answered():
+    data = raw("bid 3").replace(b"Re: your turn", b"Re: Game 1: out of office next week, bid 3")
+    assert read(data, "ann@example.org", DOMAIN).ignore is None
