@@ -283,6 +283,7 @@ def test_sign_offs_and_footers_end_the_reading_quietly(signoff):
 def test_greetings_before_the_first_command_are_skipped():
     assert command_lines("Hi,\nHallo zusammen!\nbid 4\n") == ["bid 4"]
     assert command_lines("bid 4\nHi,\n") == ["bid 4", "Hi,"]  # after a command: a line
+    assert command_lines("Hi all, bid 4\n") == ["Hi all, bid 4"]  # not skipped: refused
 
 
 def test_a_name_after_the_commands_is_a_signature_but_a_card_is_not():

@@ -202,7 +202,7 @@ def _summary_text(ctx, lines, commands) -> str:
     if not lines:
         return "I found no command in your mail. You can write:\n" + help_text(commands)
     if ctx.want_help:
-        return "You can write (one per line, before the quoted text):\n" + help_text(commands)
+        return "You can write (one a line, above or below the quoted text):\n" + help_text(commands)
     return ""
 
 

@@ -108,7 +108,7 @@ def command_lines(text: str) -> list[str]:
             break  # the old mail follows, unquoted
         if any(p.match(line) for p in ENDS) or SIGNOFF.match(line):
             break
-        if not out and GREETING.match(line):
+        if not out and GREETING.match(line) and not _game_words(line):
             i += 1
             continue
         out.append(line)
@@ -132,6 +132,9 @@ def _attribution(rows: list[str], i: int) -> int:
     return 0
 
 
+def _game_words(line: str) -> bool:
+    return bool(_GAME_WORDS.intersection(re.split(r"[\W\d]+", line.lower())))
+
+
 def _is_name(line: str) -> bool:
-    words = line.lower().replace(".", " ").split()
-    return bool(_NAME.match(line)) and not _GAME_WORDS.intersection(words)
+    return bool(_NAME.match(line)) and not _game_words(line)
