@@ -141,6 +141,7 @@ def test_a_message_id_longer_than_any_column(env):
     mails = env.replies()
     assert any(m["Subject"] == f"Game {gid}: your table" for m in mails), [
         m["Subject"] for m in mails]
+    assert all(str(m["In-Reply-To"]).startswith("<") for m in mails)  # never the hash
 
 
 def test_a_long_subject_is_answered(env):

@@ -354,3 +354,13 @@ def test_automatic_replies_without_auto_submitted(headers, why):
 def test_a_subject_that_merely_mentions_an_absence_is_answered():
     data = raw("bid 3").replace(b"Re: your turn", b"Re: Game 1: out of office next week, bid 3")
     assert read(data, "ann@example.org", DOMAIN).ignore is None
+
+
+def test_our_answer_quoted_without_marks_ends_the_reading():
+    assert command_lines("bid 4\n\nDone:\n  bid 3: done\n") == ["bid 4"]
+    assert command_lines("bid 4\nNot done: your line\n  > play KS\n") == ["bid 4"]
+
+
+def test_an_address_longer_than_any_is_no_sender():
+    data = raw("bid 3").replace(b"Ann@Example.org", b"a" * 250 + b"@example.org")
+    assert read(data, "ann@example.org", DOMAIN).ignore == "no sender"

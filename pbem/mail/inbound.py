@@ -145,6 +145,8 @@ class Processor:
                    None, seat.game_id, reply_address(self.cfg, seat))
 
     def _send(self, key, to, subject, text, in_reply_to, game_id, reply_to):
+        if in_reply_to and not in_reply_to.startswith("<"):
+            in_reply_to = None  # a Message-ID too long to keep is kept as a hash, not an id
         root = compose.thread_root(game_id, self.cfg.mail_domain) if game_id else None
         refs = " ".join(x for x in (root, in_reply_to) if x)
         headers = {"Reply-To": reply_to, "Auto-Submitted": "auto-replied"}

@@ -46,9 +46,11 @@ ENDS = [re.compile(p, re.I) for p in (
     r"outlook voor|verstuurd (vanaf|met|via)|download outlook|wysłane z|wysłano z|"
     r"pobierz outlook|skickat från|"
     r"hämta outlook|skaffa outlook|baixe o outlook|obter o outlook) ",
-    # our own mail, quoted without any mark: its table or its list of moves
+    # our own mail, quoted without any mark: a turn mail's table or list of moves, or the
+    # first line of an answer
     r"^game \d+ \([\w-]+\), hand \d+, move \d+$",
     r"^it is your turn\. reply to this mail",
+    r"^(done:|not done: your line)$",
 )]
 
 _SIGNOFF = (

@@ -62,6 +62,8 @@ def _read(msg, envelope_from, own_domain) -> Incoming:
     # the address from the raw header: a display name decoded from an encoded-word may hold
     # anything ("Ann\r\nBcc: x@evil.example"), and the address itself is never encoded
     sender = parseaddr(" ".join(raw_header(msg, "From").split()))[1].strip().lower()
+    if len(sender) > 254:  # no address is longer (RFC 5321); nor is our column
+        sender = ""
     refs = header(msg, "In-Reply-To") + " " + header(msg, "References")
     subject = header(msg, "Subject")
     inc = Incoming(message_id=message_id(header(msg, "Message-ID")), sender=sender,
