@@ -5,7 +5,7 @@ import base64
 
 import pytest
 
-from pbem.mail.reader import MAX_LINES, Unreadable, command_lines, html_text, read
+from pbem.mail.reader import MAX_LINES, Unreadable, command_lines, html_text, read, unflow
 
 DOMAIN = "pbem.localhost"
 
@@ -364,3 +364,13 @@ def test_our_answer_quoted_without_marks_ends_the_reading():
 def test_an_address_longer_than_any_is_no_sender():
     data = raw("bid 3").replace(b"Ann@Example.org", b"a" * 250 + b"@example.org")
     assert read(data, "ann@example.org", DOMAIN).ignore == "no sender"
+
+
+def test_format_flowed_lines_are_joined_within_their_quote_depth():
+    body = ("On 02/11/2020 10:00, Pbem Spades <play+abcdefghijklmnop@pbem.localhost> \r\n"
+            "wrote:\r\n> It is your turn. Reply to this \r\n> mail with one of:\r\n"
+            ">   J\u2665 reply: play JH\r\n\r\nplay \r\n 7H\r\n-- \r\nAnn\r\n")
+    data = raw(body, ctype="text/plain; charset=utf-8; format=flowed", cte="8bit")
+    assert lines(data) == ["play 7H"]
+    assert unflow("a \r\nb\r\n>> c \r\n>> d\r\n> e") == "a b\n>> c d\n> e"
+    assert unflow("pl \r\nay", delsp=True) == "play"

@@ -141,4 +141,25 @@ def body_text(msg) -> str:
         content = (part.get_payload(decode=True) or b"").decode("utf-8", errors="replace")
     if part.get_content_subtype() == "html":
         return html_text(content)
+    if str(part.get_param("format", "")).lower() == "flowed":
+        return unflow(content, str(part.get_param("delsp", "")).lower() == "yes")
     return content
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """RFC 3676 format=flowed: a line ending in a space goes on in the next line of the same
+    quote depth (Thunderbird and Apple Mail wrap long lines so, attributions too)."""
+    rows: list[list] = []  # [depth, text, goes on]
+    for line in text.replace("\r\n", "\n").split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        body = line[depth:]
+        body = body[1:] if body.startswith(" ") else body  # space-stuffing
+        soft = body.endswith(" ") and body != "-- "
+        if soft and delsp:
+            body = body[:-1]
+        if rows and rows[-1][2] and rows[-1][0] == depth:
+            rows[-1][1] += body
+            rows[-1][2] = soft
+        else:
+            rows.append([depth, body, soft])
+    return "\n".join(f"{'>' * d} {t}" if d else t for d, t, _ in rows)
