@@ -4,6 +4,8 @@ and signature that end the commands, and the mail that is never answered (RFC 38
 import base64
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as hs
 
 from pbem.mail.reader import MAX_LINES, Unreadable, command_lines, html_text, read, unflow
 
@@ -374,3 +376,35 @@ def test_format_flowed_lines_are_joined_within_their_quote_depth():
     assert lines(data) == ["play 7H"]
     assert unflow("a \r\nb\r\n>> c \r\n>> d\r\n> e") == "a b\n>> c d\n> e"
     assert unflow("pl \r\nay", delsp=True) == "play"
+
+
+# ---- property: however a reply is laid out around a command, only the command is read -----
+
+COMMANDS = ["bid 4", "I bid 4", "bid four", "nil", "play QH", "Q♥\ufe0f", "ten d", "10h",
+            "play the queen of hearts", "status"]
+GREETINGS = ["", "Hi,", "Hello all!", "Hallo zusammen,", "Bonjour,", "Hola,", "Ciao,", "Hej,"]
+CLOSINGS = ["", "Thanks,\nAnn", "Cheers – Ann's move", "Viele Grüße\nAnn", "Cordialement,",
+            "Saludos,\nAnn", "Met vriendelijke groet,\nAnn B.", "Abraços,", "Pozdrawiam",
+            "Mvh\nAnn", "-- \nAnn Example\n+44 20 7946 0000", "Sent from my iPhone",
+            "Get Outlook for Android", "Ann"]
+
+
+@given(cmd=hs.sampled_from(COMMANDS), greeting=hs.sampled_from(GREETINGS),
+       closing=hs.sampled_from(CLOSINGS), attribution=hs.sampled_from(ATTRIBUTIONS),
+       bottom=hs.booleans(), wrap=hs.booleans(), crlf=hs.booleans(), html=hs.booleans())
+def test_only_the_command_is_read_however_the_reply_is_laid_out(
+        cmd, greeting, closing, attribution, bottom, wrap, crlf, html):
+    head = attribution
+    if wrap and not bottom and attribution[0] not in "*P":
+        head = attribution.replace(" <", "\n<", 1) if " <" in attribution else attribution
+    parts = [greeting, cmd, closing]
+    mine = "\n\n".join(p for p in parts if p)
+    text = (f"{head}\n{QUOTE}\n\n{mine}\n" if bottom else f"{mine}\n\n{head}\n\n{QUOTE}\n")
+    if html:  # as a browser-laid-out HTML mail: the quote in a blockquote, the rest in divs
+        quote = "<br>".join(x[2:] for x in QUOTE.splitlines())
+        ours = "".join(f"<div>{x or '<br>'}</div>" for x in mine.splitlines())
+        text = html_text(f"<div>{head}</div><blockquote type=cite>{quote}</blockquote>{ours}"
+                         if bottom else f"{ours}<div>{head}</div><blockquote>{quote}</blockquote>")
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    assert command_lines(text) == [cmd.replace("\ufe0f", "")]

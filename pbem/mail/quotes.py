@@ -108,11 +108,12 @@ def command_lines(text: str) -> list[str]:
                 i += n
                 continue  # a quoted block follows: read on below it
             break  # the old mail follows, unquoted
-        if any(p.match(line) for p in ENDS) or SIGNOFF.match(line):
-            break
+        # "Ciao," and "Hej," greet and take leave: before any command, a greeting
         if not out and GREETING.match(line) and not _game_words(line):
             i += 1
             continue
+        if any(p.match(line) for p in ENDS) or SIGNOFF.match(line):
+            break
         out.append(line)
         i += 1
     if len(out) > 1 and _is_name(out[-1]):
