@@ -408,3 +408,21 @@ def test_only_the_command_is_read_however_the_reply_is_laid_out(
     if crlf:
         text = text.replace("\n", "\r\n")
     assert command_lines(text) == [cmd.replace("\ufe0f", "")]
+
+
+@pytest.mark.parametrize("attribution", [
+    "Le mar. 3 févr. 2026 à 09:12, Bob Brown <bob@example.net>\na écrit:",
+    "El mar, 3 feb 2026 a las 09:12, Bob Brown <bob@example.net>\nescribió:",
+    "Il mar 3 feb 2026 alle 09:12, Bob Brown <bob@example.net>\nha scritto:",
+    "Am Di., 3. Feb. 2026 um 09:12 Uhr schrieb Bob Brown <\nbob@example.net>:",
+    "Am Di., 3. Feb. 2026 um 09:12 Uhr\nschrieb Bob Brown <\nbob@example.net>:",
+    "Den tis 3 feb. 2026 09:12Bob Brown <bob@example.net> skrev:",
+    "On Tue, Feb 3, 2026 at 9:12 AM\nBob Brown <bob@example.net> wrote:",
+    "Op di 3 feb. 2026 om 09:12 schreef Bob Brown <bob@example.net\n>:",
+    "W dniu wt., 3.02.2026 o 09:12 Bob Brown <bob@example.net>\nnapisał(a):",
+    "Em ter., 3 de fev. de 2026 às 09:12, Bob Brown <\nbob@example.net> escreveu:",
+])
+def test_attributions_wrapped_anywhere_over_two_or_three_lines(attribution):
+    quote = "\n\n> bid 13\n> play AS\n"
+    assert command_lines(f"play QH\n\n{attribution}{quote}") == ["play QH"]
+    assert command_lines(f"{attribution}{quote}\nplay QH\n") == ["play QH"]
