@@ -426,3 +426,8 @@ def test_attributions_wrapped_anywhere_over_two_or_three_lines(attribution):
     quote = "\n\n> bid 13\n> play AS\n"
     assert command_lines(f"play QH\n\n{attribution}{quote}") == ["play QH"]
     assert command_lines(f"{attribution}{quote}\nplay QH\n") == ["play QH"]
+
+
+def test_a_long_move_above_an_attribution_is_not_taken_for_its_first_half():
+    text = "so I'll play the queen of hearts\nOn Mon, 2 Nov 2020 at 10:00, Pbem <p@x> wrote:\n> x"
+    assert command_lines(text) == ["so I'll play the queen of hearts"]

@@ -29,7 +29,7 @@ _NUMBERS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen".split())}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBERS) + r")$")
 # what people put before a move: "I bid 4", "I'll play QH", "please pass 3C 4D 9H"
-_FILLER = re.compile(r"^((i|i'll|i will|i'd|i would|i shall|let me|let's|please|ok|okay|"
+_FILLER = re.compile(r"^((i|i'll|i will|i'd|i would|i shall|let me|let's|please|ok|okay|so|"
                      r"and|then|now)\s+)+")
 _VERB_COLON = re.compile(r"^(bid|play|pass|give)\s*[:=-]\s*")
 _INVISIBLE = dict.fromkeys(map(ord, "\ufe0e\ufe0f\u200b\u200c\u200d\u2060\ufeff"))

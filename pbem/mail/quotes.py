@@ -14,6 +14,8 @@ Languages: English, German, French, Spanish, Italian, Dutch, Portuguese, Polish,
 
 import re
 
+from ..engine import parse_action
+
 MAX_LINES = 20  # lines read from one mail; a reply is short
 
 # the verb of an attribution line, which ends with ":" ("a écrit :" has a space before it)
@@ -125,14 +127,22 @@ def _attribution(rows: list[str], i: int) -> int:
     """How many rows (1 to 3) the attribution line at row i spans, or 0."""
     if ATTRIBUTION.search(rows[i]) or MUTT.match(rows[i]):
         return 1
-    # Gmail wraps a long attribution; the first row is long and starts like one
-    if len(rows[i]) < 20 or not _ATTR_START.match(rows[i]):
+    # Gmail wraps a long attribution; the first row is long and starts like one, and is
+    # not a move ("so I'll play the queen of hearts" above "On ... wrote:" is read)
+    if len(rows[i]) < 20 or not _ATTR_START.match(rows[i]) or _is_move(rows[i]):
         return 0
     for n in (2, 3):
-        joined = " ".join(r for r in rows[i:i + n] if r)
-        if ATTRIBUTION.search(joined):
+        if all(rows[i:i + n]) and ATTRIBUTION.search(" ".join(rows[i:i + n])):
             return n
     return 0
+
+
+def _is_move(line: str) -> bool:
+    try:
+        parse_action(line)
+    except ValueError:
+        return False
+    return True
 
 
 def _game_words(line: str) -> bool:
