@@ -48,6 +48,7 @@ ENDS = [re.compile(p, re.I) for p in (
     r"outlook voor|verstuurd (vanaf|met|via)|download outlook|wysłane z|wysłano z|"
     r"pobierz outlook|skickat från|"
     r"hämta outlook|skaffa outlook|baixe o outlook|obter o outlook) ",
+    r"^.{0,40}\boutlook\b.{0,40}\b(android|ios)\b",  # "Pobierz aplikację Outlook dla ..."
     # our own mail, quoted without any mark: a turn mail's table or list of moves, or the
     # first line of an answer
     r"^game \d+ \([\w-]+\), hand \d+, move \d+$",
