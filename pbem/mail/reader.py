@@ -1,9 +1,10 @@
 """Reading an inbound mail: who sent it, whether to answer at all, and its command lines.
 
-MIME is parsed by the standard library (policy.default): text/plain is preferred, HTML is
-laid out as text (mail.html), any charset and transfer encoding is decoded. What the player
-wrote is told from what they quoted by mail.quotes. A header the parser cannot read is read
-from its raw text; a mail the parser cannot read at all raises Unreadable.
+MIME is parsed by the standard library (policy.default): text/plain is preferred (unwrapped
+if format=flowed), HTML is laid out as text (mail.html_text), any charset and transfer
+encoding is decoded. What the player wrote is told from what they quoted by mail.quotes.
+A header the parser cannot read is read from its raw text; a mail the parser cannot read
+at all raises Unreadable.
 """
 
 import hashlib
@@ -14,7 +15,7 @@ from email.header import decode_header, make_header
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
 
-from .html import html_text
+from .html_text import html_text
 from .quotes import MAX_LINES, command_lines
 
 __all__ = ["MAX_LINES", "Incoming", "Unreadable", "command_lines", "html_text", "read"]
