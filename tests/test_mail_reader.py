@@ -431,3 +431,17 @@ def test_attributions_wrapped_anywhere_over_two_or_three_lines(attribution):
 def test_a_long_move_above_an_attribution_is_not_taken_for_its_first_half():
     text = "so I'll play the queen of hearts\nOn Mon, 2 Nov 2020 at 10:00, Pbem <p@x> wrote:\n> x"
     assert command_lines(text) == ["so I'll play the queen of hearts"]
+
+
+def test_a_card_on_the_last_line_is_a_command_not_a_signature():
+    assert command_lines("bid 3\nQH\n") == ["bid 3", "QH"]
+    assert command_lines("bid 3\nAS") == ["bid 3", "AS"]
+
+
+@pytest.mark.parametrize("line, signoff", [
+    ("Thanks partner!", True), ("cheers mate", True), ("thank you so much partner", True),
+    ("Thanks Bob", True), ("best play QH", False), ("later play QH", False),
+])
+def test_what_a_sign_off_is(line, signoff):
+    assert command_lines(f"bid 4\n{line}\nstatus") == (["bid 4"] if signoff else
+                                                        ["bid 4", line, "status"])

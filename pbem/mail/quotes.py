@@ -70,8 +70,9 @@ _SIGNOFF = (
 # a sign-off alone, or followed by a name ("Thanks Bob"), or by a dash, comma or colon and
 # anything at all ("Cheers – Ann's move")
 SIGNOFF = re.compile(
-    rf"^({_SIGNOFF})(\s+(a lot|so much|again|all|everyone))?[\s,.!:;)]*"
-    r"(\s*[-–—,:;].*|\s+[A-ZÀ-Ý][\w.'’-]*(\s+[A-ZÀ-Ý][\w.'’-]*)?[\s,.!]*)?$", re.I)
+    rf"^({_SIGNOFF})(\s+(a lot|so much|again|all|everyone|you|you all|partner|mate|guys|"
+    r"team|folks|both))*[\s,.!:;)]*"
+    r"(\s*[-–—,:;].*|\s+(?-i:[A-ZÀ-Ý])[\w.'’-]*(\s+(?-i:[A-ZÀ-Ý])[\w.'’-]*)?[\s,.!]*)?$", re.I)
 GREETING = re.compile(
     r"^(hi|hello|hey|dear|hallo|liebe|lieber|moin|servus|bonjour|salut|coucou|hola|"
     r"buenas|buenos días|ciao|salve|buongiorno|hoi|goedemorgen|goedemiddag|olá|ola|oi|"
@@ -151,4 +152,4 @@ def _game_words(line: str) -> bool:
 
 
 def _is_name(line: str) -> bool:
-    return bool(_NAME.match(line)) and not _game_words(line)
+    return bool(_NAME.match(line)) and not _game_words(line) and not _is_move(line)
