@@ -228,3 +228,27 @@ def test_out_of_office_without_auto_submitted_is_never_answered(env, subject, he
                    **header)
     assert env.send(msg)[0] == 250
     assert snapshot(env.store, gid) == before and env.replies() == []
+
+
+def test_headers_of_any_length_folded_over_many_lines(env):
+    gid, _ = crafted(env.store)
+    to = env.address(gid)
+    name = "\r\n ".join(["Ann" * 20] * 200)
+    subject = "\r\n ".join(["word" * 20] * 300)
+    refs = "\r\n ".join(f"<r{i}@example.org>" for i in range(3000))
+    raw = (f'From: "{name}" <{ANN}>\r\nTo: {to}\r\nSubject: {subject}\r\n'
+           f"References: {refs}\r\nMessage-ID: <folded@example.org>\r\n\r\nbid 3\r\n").encode()
+    assert len(raw) > 50_000
+    assert env.send(raw, mail_from=ANN, rcpt=to)[0] == 250
+    assert bids(env.store, gid) == [3]
+    keys_fit(env.store)
+
+
+def test_a_header_line_over_the_smtp_limit_is_refused_by_smtp_itself(env):
+    gid, _ = crafted(env.store)
+    to = env.address(gid)
+    raw = (f"From: {ANN}\r\nTo: {to}\r\nMessage-ID: <{'x' * 3000}@example.org>\r\n\r\n"
+           "bid 3\r\n").encode()
+    code, reply = env.send(raw, mail_from=ANN, rcpt=to)
+    assert code == 500 and reply.startswith("Line too long"), reply  # RFC 5321 4.5.3.1.6
+    assert bids(env.store, gid) == []
