@@ -18,10 +18,12 @@ from .deadlines import time_control
 from .engine import choose, view
 from .league import seasons
 from .notify import seat_names
-from .store.models import Deadline, Game, Move, Outbox, Player, Seat
+from .store.games import players_of
+from .store.models import Deadline, Game, Move, Outbox, Seat
 from .store.models import now as utcnow
 
 LEASE = timedelta(minutes=5)  # a claimed row whose clock died is claimed again after this
+OVERTAKEN = "overtaken"  # a reminder whose timeout came first (the clock was down)
 
 
 def tick(store, now: datetime | None = None, limit: int = 500) -> int:
@@ -65,8 +67,7 @@ def _fire(store, row, now) -> str:
         st = store.state(s, game)
         store.keep(game.id, st)
         seats = s.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat)).all()
-        players = {p.id: p for p in s.exec(select(Player).where(
-            Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
+        players = players_of(s, seats)
         # a clock that died after submitting this timeout's move: only the mails are left
         applied = row.kind == "timeout" and s.exec(select(Move.id).where(
             Move.ref == f"timeout:{row.id}")).first() is not None
@@ -76,9 +77,10 @@ def _fire(store, row, now) -> str:
     who = names[row.seat]
     if row.kind == "reminder":
         timeout = row.due + timedelta(hours=row.hours_before)
-        left = f"in {row.hours_before} hours" if timeout > now else "now (the clock was down)"
+        if timeout <= now:  # the clock was down: the timeout, due too, says all there is
+            return OVERTAKEN
         _mail(store, seats[row.seat], players, f"remind:{row.id}",
-              f"Game {game.id}: your move is due {left}",
+              f"Game {game.id}: your move is due in {_left(timeout - now)}",
               f"A reminder: it is your move in game {game.id}, due by {_when(timeout)}.\n")
         return "reminded"
     how = time_control(game)["on_timeout"]
@@ -104,6 +106,15 @@ def _fire(store, row, now) -> str:
     _mail(store, seats[row.seat], players, f"timeout:{row.id}:{row.seat}",
           f"Game {game.id}: your time ran out", text + "\n")
     return f"timeout: {how}"
+
+
+def _left(delta: timedelta) -> str:
+    """The time left, as a person says it: "3 hours", "1 hour", "40 minutes"."""
+    hours = round(delta / timedelta(hours=1))
+    if hours >= 1:
+        return f"{hours} hour{'s' if hours != 1 else ''}"
+    minutes = max(1, round(delta / timedelta(minutes=1)))
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
 
 
 def _when(t: datetime) -> str:

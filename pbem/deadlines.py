@@ -3,14 +3,13 @@ the move's own transaction (`arm`), and derived again from the database at any t
 (`rebuild`), so they never depend on a process that was running. The ticker that fires
 them is pbem.clock; vacations that move them are pbem.vacation."""
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, update
 from sqlmodel import select
 
 from .store.models import Deadline, Game, Move, Player, Seat
 from .store.models import now as utcnow
-from .vacation import vacation_end
 
 DEFAULTS = {
     "move_hours": 72,  # the deadline for each move (e.g. 24, 48, 72, 120, 168, 336; or hours)
@@ -19,6 +18,7 @@ DEFAULTS = {
     "on_timeout": "robot",  # robot: the robot moves; forfeit: the side loses; wait: the organiser
 }
 ON_TIMEOUT = ("robot", "forfeit", "wait")
+EXTRA = "extra"  # a row that records who gave more time at which move (never fires)
 
 def time_control(game: Game) -> dict:
     tc = dict(DEFAULTS, **(game.time_control or {}))
@@ -41,6 +41,13 @@ def add_hours(start: datetime, hours: float, weekend_pause: bool) -> datetime:
         step = min(left, midnight - t)
         t, left = t + step, left - step
     return t
+
+
+def vacation_end(player: Player | None) -> datetime | None:
+    until = (player.prefs or {}).get("vacation_until") if player else None
+    if not until:
+        return None
+    return datetime.fromisoformat(until).replace(tzinfo=UTC) + timedelta(days=1)
 
 
 def due_time(game: Game, player: Player | None, now: datetime) -> datetime:
@@ -81,7 +88,7 @@ def rebuild(store, now: datetime | None = None) -> int:
         last = {g: q for g, q in s.exec(select(Move.game_id, func.max(Move.seq))
                                         .group_by(Move.game_id)).all()}
         have = {(g, q) for g, q in s.exec(select(Deadline.game_id, Deadline.seq)
-                                          .distinct()).all()}
+                                          .where(Deadline.kind != EXTRA).distinct()).all()}
     for game in games:
         if (game.id, last.get(game.id)) in have:
             continue  # armed at its current move already: no replay needed
@@ -99,7 +106,7 @@ def rebuild(store, now: datetime | None = None) -> int:
 
 def due_for(store, game_id: int, seq: int) -> dict[int, datetime]:
     """The timeout of each seat to act at `seq` (for turn mails and tables)."""
-    with store.session() as s:
+    with store.reader() as s:
         rows = s.exec(select(Deadline).where(Deadline.game_id == game_id, Deadline.seq == seq,
                                              Deadline.kind == "timeout",
                                              Deadline.state == "pending")).all()
@@ -107,8 +114,9 @@ def due_for(store, game_id: int, seq: int) -> dict[int, datetime]:
 
 
 def record(store, player_id: int) -> dict:
-    """A player's record: moves made in time, reminders needed, timeouts."""
-    with store.session() as s:
+    """A player's record: moves made in time, reminders needed, timeouts (a reminder the
+    player moved before, or whose timeout came first, does not count)."""
+    with store.reader() as s:
         seats = s.exec(select(Seat).where(Seat.player_id == player_id)).all()
         moves = reminders = timeouts = 0
         for seat in seats:
@@ -117,7 +125,8 @@ def record(store, player_id: int) -> dict:
                 Move.source.in_(["mail", "web", "cli"]))).all())
             done = s.exec(select(Deadline.kind).where(
                 Deadline.game_id == seat.game_id, Deadline.seat == seat.seat,
-                Deadline.state == "done", Deadline.result != "moved on")).all()
+                Deadline.state == "done",
+                Deadline.result.not_in(["moved on", "overtaken"]))).all()
             reminders += done.count("reminder")
             timeouts += done.count("timeout")
     return {"moves_on_time": moves, "reminders": reminders, "timeouts": timeouts}

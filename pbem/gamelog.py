@@ -37,6 +37,20 @@ def export(rules: Rules, events, seats=None, first_dealer: int = 0) -> str:
     return write_log(make_header(rules, seats, first_dealer), events)
 
 
+def finished_hands(events: list[dict]) -> list[dict]:
+    """The events before the hand in play: all of them unless the last deal is still
+    unrevealed, else those before that deal (its cards, and every event after it, stay
+    hidden). What may be shown of a running game."""
+    deals = [i for i, ev in enumerate(events) if ev.get("type") == "deal"]
+    if not deals:
+        return list(events)
+    last = events[deals[-1]]
+    if any(ev.get("type") == "reveal" and ev.get("deal") == last.get("seq")
+           for ev in events[deals[-1]:]):
+        return list(events)
+    return list(events[:deals[-1]])
+
+
 def read_log(lines) -> tuple[dict, Rules, list]:
     """Parse a log (text, or an iterable of lines) into (header, rules, events). Checks the
     header and that each event is a JSON object; whether the events are legal is replay's

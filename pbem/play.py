@@ -68,10 +68,34 @@ class Result:
 def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
            source: str = "cli", ref: str | None = None) -> Result:
     """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not."""
+    checked = _check_claim(store, game_id, seat, action)
+
     def first(s, st, game, seats):
+        if checked is not None and checked != st.seq:  # never search inside the write
+            raise Stale("the game moved on while your claim was checked: here is the table "
+                        "as it is now", st.snapshot())
         return _move(s, st, game_id, seat, action, expect_seq)
 
     return _door(store, game_id, first, seat, source, ref)
+
+
+def _check_claim(store, game_id, seat, action) -> int | None:
+    """A claim's search can take a second: it runs here, in a read that holds no lock, and
+    the engine keeps its answer for the write. Returns the seq it was checked at."""
+    if not isinstance(action, dict) or action.get("type") != "claim":
+        return None
+    with store.reader() as s:
+        game = s.get(Game, game_id)
+        if game is None:
+            return None
+        st = store.state(s, game)
+    try:
+        apply(st, seat, action)
+    except IllegalAction:
+        pass  # the door refuses it the same way, from the engine's answer
+    finally:
+        store.keep(game_id, st)
+    return st.seq
 
 
 def start(store: Store, game_id: int) -> Result:

@@ -6,6 +6,7 @@ Outbound mail goes through the SMTP relay in PBEM_SMTP_URL (smtp://user:pass@hos
 STARTTLS, or smtps://...:465), else into the Maildir under ./var (the default).
 """
 
+import logging
 import smtplib
 import ssl
 import threading
@@ -15,6 +16,9 @@ from .clock import scheduler
 from .config import Settings
 from .mail.inbound import controller
 from .store.outbox import drain, maildir_delivery, message
+
+log = logging.getLogger(__name__)
+MAX_WAIT = 60.0  # seconds between tries while the database is away
 
 
 def smtp_delivery(url: str, domain: str):
@@ -46,6 +50,21 @@ def delivery(cfg: Settings):
     return maildir_delivery(cfg.maildir, cfg.mail_domain)
 
 
+def send_until(stop: threading.Event, store, deliver, every: float) -> None:
+    """Send the outbox every `every` seconds until `stop`. A lost database (or any other
+    failure) never ends the loop: it is logged, and tried again after a longer wait, up to
+    a minute, until it answers again."""
+    wait = every
+    while not stop.is_set():
+        try:
+            drain(store, deliver)
+            wait = every
+        except Exception:
+            log.exception("the outbox could not be sent; trying again in %.0f s", wait * 2)
+            wait = min(MAX_WAIT, wait * 2)
+        stop.wait(wait)
+
+
 def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool = True,
         every: float = 2.0, stop: threading.Event | None = None, echo=print) -> None:
     """Serve until `stop` is set (or Ctrl-C): the web pages, receiving mail, and sending
@@ -72,9 +91,7 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
     echo("outbound mail: " + ("relay " + urlparse(cfg.smtp_url).hostname if cfg.smtp_url
                               else f"Maildir {cfg.maildir}"))
     try:
-        while not stop.is_set():
-            drain(store, deliver)
-            stop.wait(every)
+        send_until(stop, store, deliver, every)
     except KeyboardInterrupt:
         pass
     finally:

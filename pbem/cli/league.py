@@ -211,7 +211,7 @@ def league_substitute(league_id, game_id, seat, who):
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 def league_export(league_id, folder):
     """Write league.json and every game's log (games/game-NNNNNN.jsonl) into FOLDER."""
-    files = _refused(export_league, open_store(), league_id)
+    files = _refused(export_league, open_store(), league_id, whole=True)
     write_folder(files, folder)
     click.echo(f"wrote {len(files)} files to {folder}")
 

@@ -6,11 +6,16 @@ Cards with no other live card between them are interchangeable, and positions re
 the search stays small; a node budget bounds the rare claim made far too early.
 """
 
+import threading
+
 from .errors import IllegalAction
 from .rules import NILS
 from .tricks import playable_cards
 
 BUDGET = 50_000
+KNOWN = 512  # positions whose answer is kept: the server checks a claim before its write
+_known: dict[tuple, bool | None] = {}  # position -> holds (None: too early to tell)
+_lock = threading.Lock()
 
 
 class _TooDeep(Exception):
@@ -18,6 +23,27 @@ class _TooDeep(Exception):
 
 
 def claim_holds(st, seat: int) -> bool:
+    """The answer for this position, searched once (the same claim is checked outside the
+    write transaction and again as it is applied: the second is free)."""
+    key = (st.rules, seat, tuple(map(tuple, st.hands)), tuple(map(tuple, st.trick)), st.turn,
+           st.broken, len(st.tricks), st.must_lead, tuple(st.bids))
+    with _lock:
+        known = _known.get(key, ...)
+    if known is ...:
+        try:
+            known = _search(st, seat)
+        except _TooDeep:
+            known = None
+        with _lock:
+            _known[key] = known
+            while len(_known) > KNOWN:
+                _known.pop(next(iter(_known)))
+    if known is None:
+        raise IllegalAction("too early to check that claim: play a few more tricks")
+    return known
+
+
+def _search(st, seat: int) -> bool:
     side = st.sides[st.side_of[seat]]
     # beside a nil bidder only the claimer may take the tricks; else anyone of the side
     winners = {seat} if any(st.bids[s] in NILS for s in side) else set(side)
@@ -26,12 +52,9 @@ def claim_holds(st, seat: int) -> bool:
     if any(_sweeps_with_top_trumps(st, s) for s in winners):
         return True
     search = _Search(st, set(side), winners)
-    try:
-        hands = tuple(tuple(h) for h in st.hands)
-        return search.holds(hands, tuple(st.trick), st.turn, st.broken, len(st.tricks),
-                            st.must_lead)
-    except _TooDeep:
-        raise IllegalAction("too early to check that claim: play a few more tricks") from None
+    hands = tuple(tuple(h) for h in st.hands)
+    return search.holds(hands, tuple(st.trick), st.turn, st.broken, len(st.tricks),
+                        st.must_lead)
 
 
 def _foe_holds_top_trump(st, ours) -> bool:

@@ -23,8 +23,9 @@ def log_name(game_id: int) -> str:
     return f"games/game-{game_id:06d}.jsonl"
 
 
-def export_league(store, league_id: int) -> dict[str, str]:
-    """{path: text} for every file of the export."""
+def export_league(store, league_id: int, whole: bool = False) -> dict[str, str]:
+    """{path: text} for every file of the export. A running game's log stops at its last
+    finished hand unless `whole` (the server's operator: pbem league export)."""
     with store.session() as s:
         league = get_league(s, league_id)
         emails = dict(s.exec(select(Player.id, Player.email)).all())
@@ -36,7 +37,7 @@ def export_league(store, league_id: int) -> dict[str, str]:
                   "ratings": ratings(s, league),
                   "rating_order": [f.game_id for f in rated_fixtures(s, league)]}
     games = [t["game"] for season in record["seasons"] for t in season["tables"]]
-    files = {log_name(gid): export(store, gid) for gid in games}
+    files = {log_name(gid): export(store, gid, whole) for gid in games}
     files["league.json"] = json.dumps(record, indent=2, default=str) + "\n"
     return files
 

@@ -7,6 +7,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
+READ_ONLY = "pbem_read_only"  # the execution option of a reading engine (Store.reader)
+
 
 def make_engine(url: str) -> Engine:
     if url.startswith("postgresql://"):
@@ -24,7 +26,8 @@ def make_engine(url: str) -> Engine:
 def _sqlite_immediate(engine: Engine) -> None:
     """A deferred BEGIN that reads and then writes fails at once with "database is locked"
     when another process wrote meanwhile; BEGIN IMMEDIATE takes the write lock up front
-    and waits its turn (SQLAlchemy's SQLite notes, "Serializable isolation")."""
+    and waits its turn (SQLAlchemy's SQLite notes, "Serializable isolation"). A transaction
+    that only reads begins deferred: in WAL mode it reads beside the writer, never waits."""
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn, _record):
@@ -37,7 +40,9 @@ def _sqlite_immediate(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(conn):
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # a read (Store.reader) must not queue behind every writer: a plain BEGIN
+        read = conn.get_execution_options().get(READ_ONLY)
+        conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
 
 
 @lru_cache(maxsize=8)

@@ -6,7 +6,7 @@ import secrets
 from sqlmodel import select
 
 from ..engine import Rules
-from ..gamelog import write_log
+from ..gamelog import finished_hands, write_log
 from .models import Game, Move, Player, Seat
 
 ROBOT = "robot"
@@ -75,8 +75,11 @@ def events(s, game_id: int) -> list[dict]:
     return list(rows.all())
 
 
-def export(store, game_id: int) -> str:
-    """The game's log in the contract format (DESIGN.md "Game log format")."""
+def export(store, game_id: int, whole: bool = True) -> str:
+    """The game's log in the contract format (DESIGN.md "Game log format"). Whole for the
+    server's operator; with `whole=False` (every download a player or an organiser can
+    reach) a running game stops at its last finished hand: the hand in play holds every
+    seat's cards."""
     with store.session() as s:
         game = s.get(Game, game_id)
         if game is None:
@@ -85,6 +88,8 @@ def export(store, game_id: int) -> str:
         header = {"format": "pbem/1", "rules": game.rules,
                   "seats": first_holders(seat_names(s, game_id), log),
                   "first_dealer": game.first_dealer}
+        if not whole and game.status != "over":
+            log = finished_hands(log)
         return write_log(header, log)
 
 

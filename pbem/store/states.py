@@ -8,7 +8,7 @@ from sqlalchemy import func
 from sqlmodel import Session, select
 
 from ..engine import IllegalAction, Rules, State, advance
-from .db import engine_for
+from .db import READ_ONLY, engine_for
 from .models import Game, Move
 
 CACHE_GAMES = 2_000  # game states kept in memory per Store
@@ -24,11 +24,17 @@ class Store:
     def __init__(self, url: str):
         self.url = url
         self.engine = engine_for(url)
+        self._read_engine = self.engine.execution_options(**{READ_ONLY: True})
         self._states: dict[int, State] = {}
         self._lock = threading.Lock()
 
     def session(self) -> Session:
+        """A transaction that may write (on SQLite it takes the write lock at once)."""
         return Session(self.engine, expire_on_commit=False)
+
+    def reader(self) -> Session:
+        """A transaction that only reads: it never takes or waits for the write lock."""
+        return Session(self._read_engine, expire_on_commit=False)
 
     def state(self, s: Session, game: Game) -> State:
         """The game's state as of the database now (a private copy when it had to catch up

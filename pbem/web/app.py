@@ -4,6 +4,7 @@ import secrets
 from importlib.resources import files
 
 from flask import Flask, abort, request, session
+from sqlalchemy.exc import OperationalError
 
 from ..config import Settings, load
 from ..signing import secret_keys
@@ -24,7 +25,19 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     app.jinja_env.globals["csrf_token"] = csrf_token
     for bp in (pages.bp, tables.bp, links.bp, api.bp, leagues.bp, league_api.bp):
         app.register_blueprint(bp)
+    app.register_error_handler(OperationalError, _database_away)
     return app
+
+
+def _database_away(_e):
+    """The database does not answer (a restart, a lost connection): say so, and when to
+    come back, rather than fail; the next request tries again."""
+    text = "The game store is not answering right now. Try again in a minute."
+    if request.path.startswith("/api/"):
+        return {"error": text}, 503, {"Retry-After": "60"}
+    page = (f"<!doctype html><title>Try again soon</title><h1>Try again soon</h1>"
+            f"<p>{text}</p>")
+    return page, 503, {"Retry-After": "60", "Content-Type": "text/html; charset=utf-8"}
 
 
 def csrf_token() -> str:

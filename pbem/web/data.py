@@ -6,7 +6,8 @@ from flask import abort, current_app
 from sqlmodel import select
 
 from ..notify import seat_names
-from ..store.models import Game, Move, Player, Seat
+from ..store.games import players_of
+from ..store.models import Game, Move, Seat
 
 
 @dataclass
@@ -23,20 +24,19 @@ def store():
 
 def load(game_id: int) -> Table:
     st_ = store()
-    with st_.session() as s:
+    with st_.reader() as s:
         game = s.get(Game, game_id)
         if game is None:
             abort(404)
         seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
-        players = {p.id: p for p in s.exec(select(Player).where(
-            Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
+        players = players_of(s, seats)
         live = st_.state(s, game)
         st_.keep(game_id, live)
     return Table(game, seats, seat_names(seats, players), live.snapshot())
 
 
 def seat_for(token: str) -> Seat:
-    with store().session() as s:
+    with store().reader() as s:
         seat = s.exec(select(Seat).where(Seat.token == token.lower())).first()
     if seat is None:
         abort(404)
@@ -44,12 +44,12 @@ def seat_for(token: str) -> Seat:
 
 
 def public_games(limit: int = 50) -> list[Game]:
-    with store().session() as s:
+    with store().reader() as s:
         return s.exec(select(Game).where(Game.public).order_by(Game.id.desc()).limit(limit)).all()
 
 
 def event(game_id: int, seq: int) -> dict:
-    with store().session() as s:
+    with store().reader() as s:
         payload = s.exec(select(Move.payload).where(Move.game_id == game_id,
                                                     Move.seq == seq)).first()
     if payload is None:
@@ -60,7 +60,7 @@ def event(game_id: int, seq: int) -> dict:
 def handed_over(game_id: int, seat: int, since: int) -> bool:
     """Has someone else taken `seat` over after move `since`? (Then a link mailed to the
     player who left must not show them the seat's cards.)"""
-    with store().session() as s:
+    with store().reader() as s:
         rows = s.exec(select(Move.payload).where(Move.game_id == game_id, Move.seq > since,
                                                  Move.type == "substitute")).all()
     return any(p.get("seat") == seat for p in rows)

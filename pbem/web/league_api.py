@@ -21,7 +21,7 @@ def _season(sn) -> dict:
 
 @bp.get("/leagues")
 def leagues():
-    with data.store().session() as s:
+    with data.store().reader() as s:
         out = []
         for lg in s.exec(select(League).order_by(League.id)).all():
             sn = manage.latest_season(s, lg.id)
@@ -33,7 +33,7 @@ def leagues():
 
 @bp.get("/l/<int:league_id>")
 def league(league_id):
-    with data.store().session() as s:
+    with data.store().reader() as s:
         try:
             lg = manage.get_league(s, league_id)
         except LeagueError:
@@ -47,7 +47,7 @@ def league(league_id):
 
 @bp.get("/l/<int:league_id>/s/<int:number>")
 def season(league_id, number):
-    with data.store().session() as s:
+    with data.store().reader() as s:
         try:
             lg = manage.get_league(s, league_id)
             sn = reports.season_of(s, lg.id, number)

@@ -56,7 +56,7 @@ def _league(s, league_id) -> League:
 
 
 def _by(column, token: str) -> League:
-    with data.store().session() as s:
+    with data.store().reader() as s:
         league = s.exec(select(League).where(column == token.lower())).first()
     if league is None:
         abort(404)
@@ -68,7 +68,7 @@ def _by(column, token: str) -> League:
 
 @bp.get("/l")
 def leagues():
-    with data.store().session() as s:
+    with data.store().reader() as s:
         rows = [{"league": lg, "format": describe(lg), "season": manage.latest_season(s, lg.id)}
                 for lg in s.exec(select(League).order_by(League.id)).all()]
     return render_template("web/leagues.html", rows=rows, season_text=season_text)
@@ -85,7 +85,7 @@ def season(league_id, number):
 
 
 def season_context(league_id: int, number: int | None) -> dict:
-    with data.store().session() as s:
+    with data.store().reader() as s:
         lg = _league(s, league_id)
         try:
             sn = manage.latest_season(s, lg.id) if number is None else \

@@ -25,11 +25,11 @@ def render_table(token, seat, notice=None, error=None, status=200):
     due = {s: (d, _left(d - now)) for s, d in due_for(data.store(), t.game.id,
                                                           t.state.seq).items()}
     mine = record(data.store(), seat.player_id) if seat.player_id else None
-    prefs = _prefs(seat.player_id)
+    prefs, joined = _prefs(seat.player_id)
     return render_template("web/table.html", v=v, seat=seat, token=token, links=links,
                            pass_count=pass_count, notice=notice, error=error, due=due,
                            record=mine, vacation=prefs.get("vacation_until"),
-                           bank=bank(prefs, now.date())[0],
+                           bank=bank(prefs, now.date(), joined)[0],
                            **pad_context(t)), status  # pad_context brings t
 
 
@@ -38,11 +38,13 @@ def _left(delta) -> str:
     return f"{hours // 24} days {hours % 24} hours" if hours >= 24 else f"{hours} hours"
 
 
-def _prefs(player_id) -> dict:
+def _prefs(player_id) -> tuple[dict, object]:
+    """The player's settings and the day they joined (their vacation bank fills from it)."""
     if not player_id:
-        return {}
-    with data.store().session() as s:
-        return dict(s.get(Player, player_id).prefs or {})
+        return {}, None
+    with data.store().reader() as s:
+        player = s.get(Player, player_id)
+        return dict(player.prefs or {}), player.created.date()
 
 
 @bp.post("/t/<token>/vacation")
@@ -56,11 +58,17 @@ def vacation(token):
         if days == "off":
             back = end_vacation(data.store(), seat.player_id)
             return render_table(token, seat, notice=f"Welcome back: {back} days returned.")
-        until = start_vacation(data.store(), seat.player_id, int(days))
+        until = start_vacation(data.store(), seat.player_id, _whole(days))
     except ValueError as e:
         return render_table(token, seat, error=f"No vacation: {e}", status=400)
     return render_table(token, seat, notice=f"On vacation until {until.isoformat()}: your "
                         "deadlines stand still.")
+
+
+def _whole(text: str) -> int:
+    if not text.isdigit():  # "-30", "2.5", "1e3": not a number of days
+        raise ValueError("a vacation is a whole number of days, at least 1")
+    return int(text)
 
 
 @bp.post("/t/<token>/extra")
@@ -70,7 +78,10 @@ def extra(token):
     hours = request.form.get("hours", "")
     if hours not in ("24", "48"):
         return render_table(token, seat, error="Extra time is 24 or 48 hours.", status=400)
-    extra_time(data.store(), seat.game_id, int(hours))
+    try:
+        extra_time(data.store(), seat.game_id, int(hours), by=seat.seat)
+    except ValueError as e:
+        return render_table(token, seat, error=f"No extra time: {e}.", status=400)
     return render_table(token, seat, notice=f"The players to act have {hours} more hours.")
 
 
