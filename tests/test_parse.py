@@ -110,6 +110,9 @@ def test_bad_cards(text):
     ("", "empty command"),
     ("  ", "empty command"),
     ("double nil", "bid nil"),
+    ("Thanks for the game!", "not a move or a command: 'thanks for the game'"),
+    ("asdf qwerty", "not a move or a command"),
+    ("bid lots", "not a bid: 'bid lots'"),
 ])
 def test_bad_actions(text, words):
     with pytest.raises(ValueError) as err:

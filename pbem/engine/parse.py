@@ -33,6 +33,10 @@ _FILLER = re.compile(r"^((i|i'll|i will|i'd|i would|i shall|let me|let's|please|
                      r"and|then|now)\s+)+")
 _VERB_COLON = re.compile(r"^(bid|play|pass|give)\s*[:=-]\s*")
 _INVISIBLE = dict.fromkeys(map(ord, "\ufe0e\ufe0f\u200b\u200c\u200d\u2060\ufeff"))
+# a word that names a rank or a suit: a line with none is no card at all
+_CARDISH = re.compile(r"\d|[♠♥♦♣♤♡♢♧❤]|\b([2-9tjqka1][shdc]|[shdc]|ace|king|queen|jack|ten|"
+                      r"nine|eight|seven|six|five|four|three|two|deuce|trey|joker|spades?|"
+                      r"hearts?|diamonds?|clubs?|big|little|small|bj|lj|[tjqka])\b")
 
 
 def parse_action(text: str, rules=None) -> dict:
@@ -79,6 +83,8 @@ def _parse(text: str) -> dict:
             return {"type": "pass", "cards": _cards(raw[len(verb):])}
     if t.startswith("play "):
         raw = raw[5:]
+    elif len(t.split()) > 1 and not _CARDISH.search(t):
+        raise ValueError(f"not a move or a command: {raw!r}")  # "thanks for the game"
     return {"type": "play", "card": parse_card(raw)}
 
 
