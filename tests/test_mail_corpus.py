@@ -117,6 +117,7 @@ def test_several_commands_apply_in_order(env, bidding):
     reply = answer(env.replies())
     body = text(reply)
     assert body.index("status:") < body.index("bid 5: done") < body.index("play JH: done")
+    assert reply["Subject"] == f"Game {bidding}: you bid 5 and played J♥"
 
 
 def test_bid_then_claim_with_every_spade(env):
