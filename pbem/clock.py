@@ -14,15 +14,19 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from . import play
+from .config import load
 from .deadlines import time_control
 from .engine import choose, view
 from .league import seasons
 from .notify import seat_names
+from .signing import CARE, Signer, secret_keys
 from .store.games import players_of
-from .store.models import Deadline, Game, Move, Outbox, Seat
+from .store.models import Deadline, Fixture, Game, League, Move, Outbox, Player, Season, Seat
 from .store.models import now as utcnow
 
 LEASE = timedelta(minutes=5)  # a claimed row whose clock died is claimed again after this
+CARE_ACTIONS = (("Let the robot make this move", "robot"), ("Give them 24 more hours", 24),
+                ("Give them 72 more hours", 72))
 OVERTAKEN = "overtaken"  # a reminder whose timeout came first (the clock was down)
 
 
@@ -105,7 +109,36 @@ def _fire(store, row, now) -> str:
                   f"Game {game.id}: {who} ran out of time", text + "\n")
     _mail(store, seats[row.seat], players, f"timeout:{row.id}:{row.seat}",
           f"Game {game.id}: your time ran out", text + "\n")
+    if how == "wait":
+        _ask_the_carer(store, game, row, who)
     return f"timeout: {how}"
+
+
+def _ask_the_carer(store, game, row, who) -> None:
+    """A table that waits: whoever looks after it (the league's organiser, else the game's
+    creator) gets one-use links to let the robot make this move or give more time. A game
+    the operator made has no carer: `pbem move` is theirs."""
+    with store.reader() as s:
+        carer = carer_of(s, game)
+    if carer is None:
+        return
+    cfg = load()
+    sign = Signer(secret_keys(cfg), CARE)
+    what = {"g": game.id, "s": row.seat, "q": row.seq}
+    links = "\n".join(f"{text}: {cfg.base_url}/c/{sign.dumps(dict(what, a=act))}"
+                      for text, act in CARE_ACTIONS)
+    _send(store, carer.email, game.id, f"care:{row.id}", f"Game {game.id} waits for {who}",
+          f"{who} did not make move {row.seq} of game {game.id} in time, and the game waits "
+          f"for you. Each link works once:\n\n{links}\n")
+
+
+def carer_of(s, game) -> Player | None:
+    """Who looks after a game: its league's organiser, else whoever created it."""
+    league = s.exec(select(League).join(Season, Season.league_id == League.id)
+                    .join(Fixture, Fixture.season_id == Season.id)
+                    .where(Fixture.game_id == game.id)).first()
+    boss = league.organiser_id if league else game.created_by
+    return s.get(Player, boss) if boss else None
 
 
 def _left(delta: timedelta) -> str:
@@ -123,13 +156,15 @@ def _when(t: datetime) -> str:
 
 def _mail(store, seat, players, key, subject, text) -> None:
     player = players.get(seat.player_id)
-    if player is None or seat.robot:
-        return
+    if player is not None and not seat.robot:
+        _send(store, player.email, seat.game_id, key, subject, text)
+
+
+def _send(store, to, game_id, key, subject, text) -> None:
     try:
         with store.session() as s:
-            s.add(Outbox(game_id=seat.game_id, to_addr=player.email, subject=subject,
-                         body_text=text, headers={"Auto-Submitted": "auto-generated"},
-                         dedupe_key=key))
+            s.add(Outbox(game_id=game_id, to_addr=to, subject=subject, body_text=text,
+                         headers={"Auto-Submitted": "auto-generated"}, dedupe_key=key))
             s.commit()
     except IntegrityError:
         pass  # sent before: a redo after a crash

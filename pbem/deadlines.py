@@ -77,6 +77,19 @@ def arm(s, game: Game, st, seats, players, now: datetime) -> None:
                                hours_before=h, due=when))
 
 
+def rearm(s, game: Game, seat: int, seq: int, hours: int, now: datetime) -> Deadline:
+    """A new timeout for a seat whose game waits (its `wait` timeout fired): `hours` from
+    now, in the caller's transaction. The first timeout stays on the seat's record; the new
+    one counts the times given (in hours_before, which only reminders use otherwise)."""
+    given = s.exec(select(func.max(Deadline.hours_before)).where(
+        Deadline.game_id == game.id, Deadline.seat == seat, Deadline.seq == seq,
+        Deadline.kind == "timeout")).one() or 0
+    row = Deadline(game_id=game.id, seat=seat, seq=seq, kind="timeout", hours_before=given + 1,
+                   due=add_hours(now, hours, time_control(game)["weekend_pause"]))
+    s.add(row)
+    return row
+
+
 def rebuild(store, now: datetime | None = None) -> int:
     """Derive every playing game's deadlines again from its state and time control (after
     a restore, or a change of time control). Rows already armed at a game's current seq

@@ -32,7 +32,7 @@ from . import deadlines, notify
 from .engine import IllegalAction, State, advance, apply, choose, make_deal, view
 from .engine.commitment import deal_digest
 from .engine.game import SERVER_EVENTS
-from .gamelog import read_log, replay_log
+from .gamelog import LogError, read_log, replay_log
 from .league import results as league_results
 from .league import rounds as league_rounds
 from .store.games import ROBOT, last_holders, new_token, player_for, players_of
@@ -323,7 +323,10 @@ def import_log(store: Store, text: str) -> int:
         s.flush()
         for i, name in enumerate(last_holders(header["seats"], events)):
             email = name if isinstance(name, str) and "@" in name else None
-            player = player_for(s, email) if email else None
+            try:
+                player = player_for(s, email) if email else None
+            except ValueError as e:  # not a mail address (pbem.store.addresses)
+                raise LogError(f"seat {i}: {e}") from None
             s.add(Seat(game_id=game.id, seat=i, robot=player is None, token=new_token(),
                        player_id=player.id if player else None))
         s.add_all(Move(game_id=game.id, seq=ev["seq"], type=ev["type"], payload=ev,

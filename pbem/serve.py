@@ -75,7 +75,9 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
         from werkzeug.serving import make_server
 
         from .web.app import create_app
+        from .web.guard import mask_access_log
 
+        mask_access_log()  # the access log never writes a seat's or an organiser's key
         site = make_server(cfg.web_host, cfg.web_port, create_app(cfg, store), threaded=True)
         threading.Thread(target=site.serve_forever, daemon=True).start()
         echo(f"web on http://{cfg.web_host}:{cfg.web_port}/ (links use {cfg.base_url})")

@@ -1,5 +1,6 @@
-"""Signed move links (itsdangerous): a salt per purpose, and a list of secrets so keys can
-rotate (the newest signs, every one still verifies)."""
+"""Signed links (itsdangerous): moves, league joins and partners, and the care of a stuck
+table; a salt per purpose, and a list of secrets so keys can rotate (the newest signs, every
+one still verifies)."""
 
 import secrets as _secrets
 from pathlib import Path
@@ -7,6 +8,7 @@ from pathlib import Path
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 MOVE = "pbem.move"
+CARE = "pbem.care"  # a stuck table: the organiser lets the robot move, or gives more time
 MAX_AGE = 14 * 24 * 3600  # a move link lives as long as the longest deadline
 
 

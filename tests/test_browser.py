@@ -52,6 +52,15 @@ def site(tmp_path):
     thread.join(5)
 
 
+def csp_watch(page) -> list[str]:
+    """What the browser blocked under the site's Content-Security-Policy (it says so on the
+    console): nothing may be, or the strict policy broke a page."""
+    blocked = []
+    page.on("console", lambda m: blocked.append(m.text)
+            if "Content Security Policy" in m.text else None)
+    return blocked
+
+
 def shot(page, tmp_path, name: str) -> None:
     path = tmp_path / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
@@ -81,6 +90,7 @@ def pick_move(page):
 
 def test_a_whole_hand_by_clicking(chromium, site, tmp_path):
     page = chromium.new_page(viewport={"width": 1100, "height": 900})
+    blocked = csp_watch(page)
     page.set_default_timeout(15_000)
     page.goto(site + "/")
     shot(page, tmp_path, "desktop-0-index")
@@ -132,6 +142,7 @@ def test_a_whole_hand_by_clicking(chromium, site, tmp_path):
     for label_score in (cells[5], cells[10]):
         assert any(t.endswith(f": {label_score}") for t in chart_text), (chart_text, cells)
     shot(page, tmp_path, "desktop-3-scored")
+    assert blocked == []
     page.close()
 
 
@@ -139,6 +150,7 @@ def test_phone_viewport_and_keyboard(chromium, site, tmp_path):
     context = chromium.new_context(viewport={"width": 375, "height": 740}, is_mobile=True,
                                    has_touch=True, device_scale_factor=2)
     page = context.new_page()
+    blocked = csp_watch(page)
     page.set_default_timeout(15_000)
     open_demo(page, site)
     shot(page, tmp_path, "phone-1-table")
@@ -182,6 +194,7 @@ def test_phone_viewport_and_keyboard(chromium, site, tmp_path):
     assert int(seq_after) > int(seq_before)
     assert page.evaluate("document.scrollingElement.scrollWidth") <= width
     shot(page, tmp_path, "phone-2-after-enter")
+    assert blocked == []
     context.close()
 
 
@@ -192,6 +205,7 @@ def test_an_organiser_starts_a_league_and_its_table_shows(chromium, site, tmp_pa
     from pbem.store.states import Store
 
     page = chromium.new_page(viewport={"width": 1100, "height": 900})
+    blocked = csp_watch(page)
     page.set_default_timeout(15_000)
     page.goto(site + "/l/new")
     page.fill('input[name="organiser"]', "boss@x.test")
@@ -220,4 +234,5 @@ def test_an_organiser_starts_a_league_and_its_table_shows(chromium, site, tmp_pa
     assert sorted(names) == [f"Player {i}" for i in range(4)]
     assert page.locator("tr.fixture").count() == 1 and "@" not in page.inner_text("main")
     shot(page, tmp_path, "league-2-table")
+    assert blocked == []
     page.close()

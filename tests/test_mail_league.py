@@ -123,6 +123,9 @@ def test_bad_league_commands_are_answered_and_change_nothing(env):
              ("join nine", "'nine' is not a league number"),
              (f"join {lid}", "Test League is full: 4 entries"),
              (f"join {lid} with bob@x.test", "Test League is for single players"),
+             (f"join {lid} with bob@[10.0.0.1]", "'bob@[10.0.0.1]' is not a mail address"),
+             (f"join {lid} with {'b' * 250}@x.test",
+              f"'{'b' * 80}...' is not a mail address: over 254 characters"),
              ("leave", "'?' is not a league number"), ("turns sometimes", "write: turns daily")]
     for line, why in cases:
         env.send(env.mail(account(env), line))

@@ -221,3 +221,34 @@ def test_unknown_preset_is_refused():
         preset("hearts")
     with pytest.raises(RulesError, match="unknown preset"):
         Rules.from_dict({"preset": "hearts"})
+
+
+# -- ranges (issue 12): numbers a real table plays, and no more -----------------------------
+
+
+@pytest.mark.parametrize("options, named", [
+    (dict(target=30000), "'target' runs from 50 to 1000"), (dict(target=0), "'target'"),
+    (dict(floor=-5000), "'floor'"), (dict(floor=10), "'floor'"),
+    (dict(max_hands=101), "'max_hands'"), (dict(sets_to_lose=-1), "'sets_to_lose'"),
+    (dict(bag_limit=21), "'bag_limit'"), (dict(bag_penalty=1001), "'bag_penalty'"),
+    (dict(overtrick_points=-11), "'overtrick_points'"), (dict(nil_points=10**9), "'nil_points'"),
+    (dict(blind_nil_points=-1), "'blind_nil_points'"), (dict(ten_for=2000), "'ten_for'"),
+    (dict(pass_to_partner=5), "'pass_to_partner'"), (dict(double_nil=(1, 2, 1001)), "double_nil"),
+    (dict(remove=("2H", "2H")), "'remove' names something twice"),
+    (dict(misdeal=("no_faces", "no_faces")), "'misdeal' names something twice"),
+])
+def test_number_options_stay_within_their_ranges(options, named):
+    with pytest.raises(RulesError, match=named):
+        preset("standard").with_options(**options)
+    with pytest.raises(RulesError, match=named):  # a stored or imported ruleset too
+        Rules.from_dict({"preset": "standard", **options})
+
+
+def test_every_preset_and_the_ends_of_each_range_are_allowed():
+    from pbem.engine.rules import BOUNDS
+
+    for name in PRESETS:
+        preset(name)
+    for key, (lo, hi) in BOUNDS.items():
+        for value in (lo, hi if key != "side_min" else 4):  # side_min: up to the tricks too
+            assert getattr(preset("standard").with_options(**{key: value}), key) == value

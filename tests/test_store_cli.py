@@ -211,3 +211,25 @@ def test_game_new_sets_the_time_control(pbem, db_url):
     [reminder] = [r for r in rows if r.kind == "reminder"]
     assert timeout.due - reminder.due == timedelta(hours=6)
     assert pbem("game", "new", "--seat", "robot", "--remind", "soon").exit_code == 2
+
+
+def test_addresses_that_are_not_addresses_are_refused_and_nothing_is_stored(pbem, db_url):
+    """Issue 12: the one address check holds for the command line too (new games, imports)."""
+    from sqlmodel import select
+
+    from pbem.store.models import Game
+    from pbem.store.states import Store
+
+    good = ["--seat", "robot", "--seat", "robot", "--seat", "robot"]
+    for bad, why in [("ann@example.org\r\nBcc: x@example.org", "U+000A"),
+                     ("a" * 300 + "@example.org", "over 254 characters"),
+                     ("ann example@example.org", "SPACE"), ("ann", "an @-sign")]:
+        result = pbem("game", "new", "--seat", bad, *good)
+        assert result.exit_code == 2 and "is not a mail address" in result.stderr, result.output
+        assert why in result.stderr
+    log = json.dumps({"format": "pbem/1", "rules": {"preset": "standard"},
+                      "seats": ["ann@example.org", "bob @example.org", "cy", "di"],
+                      "first_dealer": 0}) + "\n"
+    fails(pbem("game", "import", "-", input=log), "seat 1: 'bob @example.org' is not a mail")
+    with Store(db_url).session() as s:
+        assert s.exec(select(Game)).all() == [] and s.exec(select(Player)).all() == []

@@ -448,7 +448,7 @@ def test_passing_cards_from_the_table_form(store, client):
 def test_a_finished_deal_is_shown_with_its_salt(store, client):
     from pbem.engine.commitment import deal_digest
 
-    gid = humans_game(store, preset("standard").with_options(target=10_000))
+    gid = humans_game(store, preset("standard").with_options(target=1000))
     tok = tokens(store, gid)[0]
     first = game_state(store, gid).deal_record["seq"]
     assert client.get(f"/t/{tok}/deal/{first}").status_code == 404  # the hand is in play

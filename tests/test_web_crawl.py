@@ -18,6 +18,7 @@ from sqlmodel import select
 from pbem.engine import Rules, pretty
 from pbem.signing import Signer
 from pbem.store.models import Move, Seat
+from tests.test_web_bounds import check_headers
 from tests.web_helpers import BASE, counts, drive, game_state, humans_game, make_app
 
 SYMBOL = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
@@ -137,7 +138,11 @@ class Crawler:
             path = todo.pop(0)
             r = client.get(path)
             assert r.status_code in (200, 404), (path, r.status_code)
+            check_headers(path, r)
             if r.status_code != 200:
+                continue
+            if r.mimetype not in ("text/html", "application/json"):
+                shown[path] = set()  # the organiser's export (its own test reads the zip)
                 continue
             who = self.visitor(path, me)
             if who is not None and who[1] is not None:
@@ -258,3 +263,26 @@ def test_the_checker_sees_a_leak(store, tmp_path, monkeypatch):
     # no false alarms from digests, tokens or words
     quiet = "<p>AS 10 as Ace ♠ 2c3d</p><code>a7c0ffee2d5h</code><a href='/t/abc2sqhd'>x</a>"
     assert html_cards(quiet, keys) == [("AS", "text 'AS'")]  # a bare code is a card: precise
+
+
+def test_league_pages_carry_the_headers_and_no_card(store, tmp_path, monkeypatch):
+    """The league pages, crawled from the public list and from the organiser's and the join
+    link's pages: every page with its headers, no card on any of them, no GET changes."""
+    from pbem.league import seasons
+    from pbem.league.manage import OPERATOR
+    from pbem.store.models import League
+    from tests.league_helpers import league
+
+    app = make_app(store, tmp_path, monkeypatch)
+    lid = league(store, players=4)
+    seasons.start_season(store, lid, OPERATOR)
+    with store.session() as s:
+        lg = s.get(League, lid)
+    before = counts(store)
+    shown = Crawler(app, store).crawl(["/l", "/api/leagues", f"/api/l/{lid}",
+                                       f"/api/l/{lid}/s/1", f"/o/{lg.admin_token}",
+                                       f"/j/{lg.join_token}"], None)
+    assert {f"/l/{lid}", f"/l/{lid}/s/1", f"/o/{lg.admin_token}",
+            f"/o/{lg.admin_token}/export.zip", f"/j/{lg.join_token}"} <= set(shown)
+    assert any(p.startswith("/g/") for p in shown)  # the season's game, its public pad
+    assert counts(store) == before

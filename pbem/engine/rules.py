@@ -180,6 +180,16 @@ _CHOICES = {
     "nil_fail": NIL_FAIL_MODES,
 }
 MISDEAL_TESTS = ("no_spades", "one_spade", "no_faces", "long_suit")
+# The range of each number option (docs/rules.md, "Ranges"): games that real tables play,
+# and no more. A target of 1000 keeps even a game of four robots to a few hundred moves.
+BOUNDS = {
+    "target": (50, 1000), "floor": (-1000, 0), "max_hands": (0, 100),
+    "sets_to_lose": (0, 10), "bag_limit": (0, 20), "bag_penalty": (0, 1000),
+    "overtrick_points": (-10, 10), "nil_points": (0, 1000), "blind_nil_points": (0, 1000),
+    "blind_nil_penalty": (0, 1000), "ten_for": (0, 1000), "blind_nil_behind": (-1000, 1000),
+    "blind_behind": (-1000, 1000), "pass_to_partner": (0, 4), "nil_exchange": (0, 4),
+    "blind_nil_exchange": (0, 4), "double_nil_exchange": (0, 4), "side_min": (0, 26),
+}
 
 
 def _check(r: Rules) -> None:
@@ -191,6 +201,15 @@ def _check(r: Rules) -> None:
     for key, choices in _CHOICES.items():
         if getattr(r, key) not in choices:
             bad(f"option {key!r} must be one of {', '.join(choices)}, not {getattr(r, key)!r}")
+    for key, (lo, hi) in BOUNDS.items():
+        value = getattr(r, key)
+        if value is not None and not lo <= value <= hi:
+            bad(f"option {key!r} runs from {lo} to {hi}, not {value}")
+    if r.double_nil is not None and not all(-1000 <= v <= 1000 for v in r.double_nil):
+        bad("option 'double_nil' takes three numbers from -1000 to 1000")
+    for key in ("remove", "misdeal"):
+        if len(set(getattr(r, key))) != len(getattr(r, key)):
+            bad(f"option {key!r} names something twice")
     if r.players not in (2, 3, 4, 6):
         bad("players must be 2, 3, 4 or 6")
     if r.decks not in (1, 2):
@@ -257,10 +276,6 @@ def _check(r: Rules) -> None:
         bad("nyc scoring (S9) goes with side bidding")
     if r.bags_in_score and r.overtrick_points:
         bad("bags_in_score counts bags in the units digit: set overtrick_points=0 (S3)")
-    if r.target <= 0:
-        bad("target must be above zero")
-    if r.bag_limit < 0 or r.max_hands < 0 or r.sets_to_lose < 0:
-        bad("bag_limit, max_hands and sets_to_lose cannot be negative")
     assert set(SUITS) == {"S", "H", "D", "C"}
 
 

@@ -14,6 +14,7 @@ from ..deadlines import DEFAULTS as CLOCK_DEFAULTS
 from ..deadlines import ON_TIMEOUT
 from ..engine import Rules
 from ..signing import Signer, secret_keys
+from ..store.addresses import AddressError, check_address
 from ..store.games import new_token, player_for
 from ..store.models import Entry, League, Outbox, Player, Season
 
@@ -257,11 +258,10 @@ def _check_entry(s, league, season, email, partner) -> None:
 
 
 def address(email: str) -> str:
-    email = (email or "").strip().lower()
-    local, at, domain = email.partition("@")
-    if not at or not local or "." not in domain or " " in email or len(email) > 254:
-        raise LeagueError(f"{email!r} is not a mail address")
-    return email
+    try:
+        return check_address(email or "")  # the one address check (pbem.store.addresses)
+    except AddressError as e:
+        raise LeagueError(str(e)) from None
 
 
 def _entry_name(name, player, mate) -> str:

@@ -7,6 +7,7 @@ from sqlmodel import select
 
 from ..engine import Rules
 from ..gamelog import finished_hands, write_log
+from .addresses import check_address
 from .models import Game, Move, Player, Seat
 
 ROBOT = "robot"
@@ -18,7 +19,9 @@ def new_token() -> str:
 
 
 def player_for(s, email: str, name: str = "") -> Player:
-    email = email.strip().lower()
+    """The player with this address, made if new; AddressError (a ValueError) for anything
+    that is not a mail address, so nothing we store or mail escapes the one check."""
+    email = check_address(email)
     found = s.exec(select(Player).where(Player.email == email)).first()
     if found:
         return found

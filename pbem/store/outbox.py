@@ -11,12 +11,13 @@ Maildir delivery is idempotent: the file's name comes from the row's dedupe key.
 import hashlib
 import os
 import secrets
+from collections import Counter
 from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import formatdate
 from pathlib import Path
 
-from sqlalchemy import update
+from sqlalchemy import func, update
 from sqlmodel import select
 
 from ..config import load
@@ -25,6 +26,7 @@ from .models import now as utcnow
 
 LEASE = timedelta(minutes=10)  # a claimed row is retried after this if its drainer died
 MAX_BACKOFF = timedelta(hours=1)
+DAILY_CAP = 500  # mails to one address in a day (UTC): far above any real player's
 
 
 def key_name(dedupe_key: str) -> str:
@@ -78,17 +80,28 @@ def backoff(attempts: int) -> timedelta:
     return min(timedelta(minutes=1) * 2 ** max(attempts - 1, 0), MAX_BACKOFF)
 
 
-def drain(store, deliver=None, now=None, limit: int = 100, lease: timedelta = LEASE) -> int:
-    """Deliver up to `limit` due, unsent rows; the number delivered (and marked sent)."""
+def drain(store, deliver=None, now=None, limit: int = 100, lease: timedelta = LEASE,
+          daily_cap: int = DAILY_CAP) -> int:
+    """Deliver up to `limit` due, unsent rows; the number delivered (and marked sent). An
+    address that had `daily_cap` mails since midnight (UTC) gets the rest the next day."""
     deliver = deliver or maildir_delivery()
     now = now or utcnow()
-    with store.session() as s:
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    with store.reader() as s:
         rows = s.exec(select(Outbox).where(Outbox.sent_at.is_(None), Outbox.next_attempt <= now)
                       .order_by(Outbox.next_attempt, Outbox.id).limit(limit)).all()
+        today = Counter(dict(s.exec(
+            select(Outbox.to_addr, func.count()).where(
+                Outbox.to_addr.in_({r.to_addr for r in rows}), Outbox.sent_at >= midnight)
+            .group_by(Outbox.to_addr)).all()))
     sent = 0
     for row in rows:
+        if today[row.to_addr] >= daily_cap:  # a flood or a loop: tomorrow, never dropped
+            _set(store, row.id, now, next_attempt=midnight + timedelta(days=1))
+            continue
         if not _set(store, row.id, now, attempts=Outbox.attempts + 1, next_attempt=now + lease):
             continue  # another drainer claimed it, or sent it, first
+        today[row.to_addr] += 1
         try:
             deliver(row)
         except Exception as e:

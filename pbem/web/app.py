@@ -4,12 +4,11 @@ import secrets
 from importlib.resources import files
 
 from flask import Flask, abort, request, session
-from sqlalchemy.exc import OperationalError
 
 from ..config import Settings, load
 from ..signing import secret_keys
 from ..store.states import store_for
-from . import api, league_api, leagues, links, pages, tables
+from . import api, care, guard, league_api, leagues, links, pages, tables
 
 
 def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -> Flask:
@@ -21,23 +20,12 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
                       PBEM_SETTINGS=cfg, PBEM_KEYS=keys,
                       PBEM_STORE=store or store_for(cfg.database_url),
                       SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
+    guard.install(app, secure_cookie=cfg.base_url.lower().startswith("https://"))
     app.before_request(_check_csrf)
     app.jinja_env.globals["csrf_token"] = csrf_token
-    for bp in (pages.bp, tables.bp, links.bp, api.bp, leagues.bp, league_api.bp):
+    for bp in (pages.bp, tables.bp, links.bp, care.bp, api.bp, leagues.bp, league_api.bp):
         app.register_blueprint(bp)
-    app.register_error_handler(OperationalError, _database_away)
     return app
-
-
-def _database_away(_e):
-    """The database does not answer (a restart, a lost connection): say so, and when to
-    come back, rather than fail; the next request tries again."""
-    text = "The game store is not answering right now. Try again in a minute."
-    if request.path.startswith("/api/"):
-        return {"error": text}, 503, {"Retry-After": "60"}
-    page = (f"<!doctype html><title>Try again soon</title><h1>Try again soon</h1>"
-            f"<p>{text}</p>")
-    return page, 503, {"Retry-After": "60", "Content-Type": "text/html; charset=utf-8"}
 
 
 def csrf_token() -> str:

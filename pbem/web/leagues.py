@@ -24,6 +24,7 @@ from ..league.manage import LeagueError
 from ..store.models import Entry, Fixture, League, Player, Season, Seat
 from ..store.models import now as utcnow
 from . import data
+from .guard import MAX_ID
 from .pages import read_rules, time_control
 
 bp = Blueprint("leagues", __name__)
@@ -31,6 +32,7 @@ bp = Blueprint("leagues", __name__)
 ENTRIES = {"single": "single players, partners drawn for each game",
            "pair": "fixed partnerships"}
 PAIRINGS = {"round-robin": "round robin", "swiss": "Swiss"}
+MAX_ENTRIES = 1000  # entries in one season (a round robin of 1000 is already years of play)
 TIE_BREAKS = ("Ordered by points (a win or a bye is a point), then points difference, then "
               "points for, then fewer bags; entries equal on all four share a rank.")
 
@@ -124,7 +126,7 @@ def _read_new_league(form) -> dict:
             "rules": read_rules(form), "entry": form.get("entry", "single"),
             "pairing": form.get("pairing", "round-robin"),
             "rounds": _whole(form, "rounds", "rounds"),
-            "max_entries": _whole(form, "max_entries", "most entries"),
+            "max_entries": _whole(form, "max_entries", "most entries", most=MAX_ENTRIES),
             "starts": _day(form, "starts", "the first season's first day"),
             "ends": _day(form, "ends", "the first season's last day"),
             "time_control": time_control(form),
@@ -132,12 +134,16 @@ def _read_new_league(form) -> dict:
                                   default=168)}
 
 
-def _whole(form, key, what, default=None) -> int | None:
+def _whole(form, key, what, default=None, most: int = MAX_ID) -> int | None:
+    """A whole number from the form, at most `most` (by default what an id column holds,
+    so a huge one is a clear refusal, not a database error)."""
     text = form.get(key, "").strip()
     if not text:
         return default
-    if not text.isdigit():
-        raise LeagueError(f"{what}: a whole number, not {text!r}")
+    if not text.isascii() or not text.isdigit():
+        raise LeagueError(f"{what}: a whole number, not {text[:20]!r}")
+    if len(text) > 10 or int(text) > most:
+        raise LeagueError(f"{what}: a whole number up to {most}")
     return int(text)
 
 
@@ -261,9 +267,7 @@ def render_organiser(lg: League, notice=None, error=None, status=200):
         latest=seasons[-1], stale=stale,
         join_url=f"{cfg.base_url}{url_for('leagues.join', join_token=lg.join_token)}",
         new_starts=starts.isoformat(), new_ends=(starts + timedelta(days=182)).isoformat())
-    # the page's address is the organiser's key: keep it out of caches and Referer headers
-    return Response(body, status, headers={"Cache-Control": "no-store",
-                                           "Referrer-Policy": "no-referrer"})
+    return body, status  # no-store and no Referer: pbem.web.guard, as for every key's page
 
 
 def _season_desk(s, sn: Season) -> dict:
@@ -336,10 +340,22 @@ def substitute(admin_token):
         game_id, seat = _whole(f, "game", "the game"), _whole(f, "seat", "the seat")
         if game_id is None or seat is None:
             raise LeagueError("choose a game and a seat")
+        if f.get("who", "").strip().lower() == "robot" and _last_person(game_id, seat):
+            raise LeagueError("a robot cannot take the last person's seat from the web: the "
+                              "robots would play the whole game inside one request (the "
+                              "command line can: pbem league substitute)")
         ev = seasons.substitute(data.store(), lg.id, lg.organiser_id, game_id, seat,
                                f.get("who", "")).events[0]
         return f"Game {game_id}, seat {seat}: {ev['in']} plays in place of {ev['out']}."
     return _action(admin_token, act)
+
+
+def _last_person(game_id: int, seat: int) -> bool:
+    """Is `seat` the only one of the game not played by a robot?"""
+    with data.store().session() as s:
+        people = s.exec(select(Seat.seat).where(Seat.game_id == game_id,
+                                                Seat.robot == False)).all()  # noqa: E712
+    return list(people) == [seat]
 
 
 @bp.get("/o/<admin_token>/export.zip")

@@ -8,7 +8,8 @@ from sqlmodel import select
 from ..deadlines import ON_TIMEOUT
 from ..engine import PRESETS, Rules, RulesError, preset, score_pad
 from ..play import start
-from ..store.games import create_game, new_token, player_for
+from ..store.addresses import AddressError, check_address
+from ..store.games import ROBOT, create_game, new_token, player_for
 from ..store.models import Game, Outbox, Seat
 from . import data
 from .chart import score_svg
@@ -41,7 +42,7 @@ def pad_context(t) -> dict:
 def demo():
     """One click: a game against three robots, and straight to its table."""
     st_ = data.store()
-    email = f"demo-{secrets.token_hex(6)}@demo.invalid"
+    email = f"demo-{secrets.token_hex(6)}@demo.test"  # .test: never delivered (RFC 2606)
     gid = create_game(st_, preset("standard"), [email, "robot", "robot", "robot"])
     with st_.session() as s:
         you = player_for(s, email)
@@ -71,15 +72,30 @@ def new_game():
 
 
 def _read_new_game(form):
+    """(rules, seats, creator), every address checked. The creator sits at the table: a game
+    from the web always has a person in it, so robots never play a whole game inside a
+    request (a decline turns only an invitee's seat into a robot's)."""
     rules = read_rules(form)
-    seats = [form.get(f"seat{i}", "").strip() for i in range(rules.players)]
-    creator = form.get("you", "").strip().lower()
-    if "@" not in creator:
-        raise ValueError("give your own email address: the game's link comes to it")
-    for i, who in enumerate(seats):
-        if who.lower() != "robot" and "@" not in who:
-            raise ValueError(f"seat {i}: an email address, or the word robot")
+    try:
+        creator = check_address(form.get("you", ""))
+    except AddressError as e:
+        raise ValueError(f"give your own email address, the game's link comes to it: {e}") \
+            from None
+    seats = [_seat_entry(form, i) for i in range(rules.players)]
+    if creator not in seats:
+        raise ValueError("take a seat yourself: put your own address in one of the seats "
+                         "(a game of robots only is for `pbem demo`, not the web)")
     return rules, seats, creator
+
+
+def _seat_entry(form, i: int) -> str:
+    who = form.get(f"seat{i}", "").strip()
+    if who.lower() == ROBOT:
+        return ROBOT
+    try:
+        return check_address(who)
+    except AddressError as e:
+        raise ValueError(f"seat {i}: an email address, or the word robot. {e}") from None
 
 
 def read_rules(form) -> Rules:
@@ -114,7 +130,7 @@ def _create_invited(rules, seats, creator, public, time_control) -> int:
         game.created_by = player_for(s, creator).id
         s.add(game)
         for seat in s.exec(select(Seat).where(Seat.game_id == gid)).all():
-            email = seats[seat.seat].lower()
+            email = seats[seat.seat]
             if seat.robot or email == creator:
                 continue
             seat.accepted = False

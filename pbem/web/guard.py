@@ -1,0 +1,140 @@
+"""What every request is held to and every response carries (issue 12, "Open to the
+internet"): a size limit, ids a database column can hold, strict headers, no caching or
+Referer for pages whose address is a key, error pages for people, and access logs that
+never write a key."""
+
+import logging
+import re
+
+from flask import abort, jsonify, make_response, render_template, request
+from sqlalchemy.exc import OperationalError
+from werkzeug.exceptions import HTTPException
+from werkzeug.routing import BaseConverter, IntegerConverter
+
+MAX_BODY = 64 * 1024  # the largest form (a league's, with rule options) is a few KB
+MAX_ID = 2**31 - 1  # PostgreSQL's integer; a larger id names nothing (404, never a 500)
+CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
+       "form-action 'self'; frame-ancestors 'none'")  # the pages use no script at all
+# paths whose next segment is a key: a seat, a move link, an invitation, an organiser,
+# a league's join link or a mailed confirmation
+SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|i|o|j/confirm|j/partner|j)/)([^/\s?#\"]+)")
+SECRET_QUERY = re.compile(r"([?&]token=)([^&\s#\"]+)")
+
+
+class IdConverter(IntegerConverter):
+    """`<int:...>` for this site: at most ten digits and at most MAX_ID, so a huge id
+    matches no route (404) instead of overflowing the database's integer (a 500)."""
+
+    regex = r"\d{1,10}"
+
+    def __init__(self, map, fixed_digits=0, min=None, max=MAX_ID, signed=False):
+        super().__init__(map, fixed_digits, min, max, signed)
+
+
+class KeyConverter(BaseConverter):
+    """A path's key (a seat's token, a signed move link, a league's links): URL-safe
+    characters only, at most 512, so anything else is a plain 404 (a NUL byte would be a
+    500 on PostgreSQL)."""
+
+    regex = r"[A-Za-z0-9_.\-]{1,512}"
+
+
+CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def install(app, secure_cookie: bool) -> None:
+    """Before any blueprint is registered (rules take their converters when added)."""
+    app.url_map.converters.update(int=IdConverter, default=KeyConverter)
+    app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, SESSION_COOKIE_SECURE=secure_cookie)
+    app.before_request(refuse_controls)
+    app.after_request(headers)
+    app.register_error_handler(HTTPException, error_page)
+    app.register_error_handler(OperationalError, database_away)
+
+
+def refuse_controls():
+    """No one types a NUL or an escape into a form: refuse such a POST whole (the database
+    may not even store it)."""
+    if request.method == "POST" and any(CONTROLS.search(v) for _, v
+                                        in request.form.items(multi=True)):  # every value
+        abort(400, "The form held characters no one types (control characters): nothing "
+                   "was changed.")
+
+
+def holds_key() -> bool:
+    """Does this request's address carry a key (so it must not be cached or leak)?"""
+    args = request.view_args or {}
+    return (any("token" in k for k in args) or "token" in request.args
+            or bool(SECRET_PATH.match(request.path)))
+
+
+def headers(response):
+    h = response.headers
+    h["Content-Security-Policy"] = CSP
+    h["X-Content-Type-Options"] = "nosniff"
+    h["Referrer-Policy"] = "no-referrer"  # no page needs to tell another where it came from
+    if holds_key():
+        h["Cache-Control"] = "no-store"
+    return response
+
+
+TEXTS = {
+    400: ("That did not work", "The request was not understood, and nothing was changed."),
+    404: ("Not found", "There is no such page. The link may be mistyped or out of date, or "
+                       "the game is private."),
+    405: ("Not here", "This address does not take that kind of request: use the buttons on "
+                      "the page."),
+    413: ("Too large", f"That was more than this site takes ({MAX_BODY // 1024} KB): nothing "
+                       "was read or saved. Shorten it and try again."),
+    500: ("Something went wrong", "Something went wrong on our side and nothing was changed. "
+                                  "Please try again in a while."),
+}
+
+
+def error_page(e: HTTPException):
+    """An error in the site's own page (or JSON under /api/), never Werkzeug's bare one.
+    Our own abort(400, "why") keeps its words; Werkzeug's stock texts are replaced."""
+    title, text = TEXTS.get(e.code, (e.name, "That did not work."))
+    if e.description and e.description != type(e).description:
+        text = e.description
+    if request.path.startswith("/api/"):
+        body = jsonify(error=title, message=text, status=e.code)
+    else:
+        body = render_template("web/message.html", title=title, text=text)
+    response = make_response(body, e.code or 500)
+    for key, value in e.get_headers():
+        if key.lower() == "allow":  # a 405 says what the address does take
+            response.headers[key] = value
+    return response
+
+
+def database_away(_e: OperationalError):
+    """The database does not answer (a restart, a lost connection): say so and when to
+    come back, rather than fail; the next request tries again."""
+    title, text = "Try again soon", "The game store is not answering: try again in a minute."
+    if request.path.startswith("/api/"):
+        body = jsonify(error=title, message=text, status=503)
+    else:
+        body = render_template("web/message.html", title=title, text=text)
+    response = make_response(body, 503)
+    response.headers["Retry-After"] = "60"
+    return response
+
+
+def mask(text: str) -> str:
+    """`text` with every key in a path or a ?token= replaced by "..."."""
+    return SECRET_QUERY.sub(r"\1...", SECRET_PATH.sub(r"\1...", text))
+
+
+class MaskKeys(logging.Filter):
+    """For werkzeug's access log: the line as written, with the keys masked."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = mask(record.getMessage()), ()
+        return True
+
+
+def mask_access_log() -> None:
+    log = logging.getLogger("werkzeug")
+    if not any(isinstance(f, MaskKeys) for f in log.filters):
+        log.addFilter(MaskKeys())

@@ -1,0 +1,403 @@
+"""Issue 12, "Open to the internet": each attack found against `pbem serve`, sent again. A
+refused request gets a clear page (the form again, or the site's own error page) and leaves
+the database and the Maildir as they were; ids past what a column holds are 404, never a
+500; pages carry strict headers, and those whose address is a key are neither cached nor
+sent on as a Referer."""
+
+import html
+import mailbox
+import re
+
+import pytest
+from sqlmodel import SQLModel, select
+
+from pbem.engine import preset
+from pbem.league import seasons
+from pbem.league.manage import OPERATOR
+from pbem.store.models import Game, League, Seat
+from pbem.store.outbox import drain, maildir_delivery
+from tests.league_helpers import league, playing_games
+from tests.web_helpers import BASE, counts, csrf, humans_game, make_app, tokens
+
+# the issue's policy, word for word: the pages use no script
+CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
+       "form-action 'self'; frame-ancestors 'none'")
+MAX_ID = 2**31 - 1  # PostgreSQL's integer
+PHISH = "your account is suspended. log in at http://evil.example/login @x.test"
+
+
+@pytest.fixture
+def app(store, tmp_path, monkeypatch):
+    return make_app(store, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def database(store) -> dict:
+    """Every row of every table: what a refused request must leave exactly as it was."""
+    with store.session() as s:
+        return {t.name: sorted(map(repr, s.connection().execute(t.select()).all()))
+                for t in SQLModel.metadata.sorted_tables}
+
+
+def sent_mail(store, tmp_path) -> list:
+    """Send the outbox as `pbem serve` does (into a Maildir): the messages that went out."""
+    box = tmp_path / "mail"
+    drain(store, maildir_delivery(box, "pbem.test"))
+    return list(mailbox.Maildir(str(box), create=False))
+
+
+def new_game(client, **change) -> dict:
+    """A good /new form (the creator in seat 0), with `change`."""
+    form = {"csrf": csrf(client), "you": "a@x.test", "preset": "standard", "public": "on",
+            "seat0": "a@x.test", "seat1": "robot", "seat2": "b@x.test", "seat3": "robot"}
+    return dict(form, **change)
+
+
+def refused_form(client, store, tmp_path, path, form, words):
+    """POST `form`: a 400 showing the form again with why, and nothing stored or mailed."""
+    mail = len(sent_mail(store, tmp_path))  # what earlier steps queued has gone out
+    before = database(store)
+    r = client.post(path, data=form)
+    assert r.status_code == 400, (form, r.text[-600:])
+    assert 'class="error"' in r.text and "<form" in r.text
+    assert words in html.unescape(r.text), (words, r.text[-600:])
+    assert database(store) == before
+    assert len(sent_mail(store, tmp_path)) == mail
+    return r
+
+
+# -- spam and phishing from our address ------------------------------------------------------
+
+
+def test_new_game_mails_only_checked_addresses(store, client, tmp_path):
+    six = {f"seat{i}": f"p{i}@x.test" for i in range(6)}
+    refused_form(client, store, tmp_path, "/new",
+                 new_game(client, preset="six-handed", you=PHISH, **six),
+                 "your own email address")
+    bad_seats = {"b@x.test\r\nBcc: victim@x.test": "U+000A",  # left the game open for ever
+                 "b" * 300 + "@x.test": "over 254 characters",  # a 500 on PostgreSQL
+                 "Bob <b@x.test>": "display name", "b@x.test c@x.test": "SPACE",
+                 "b@[127.0.0.1]": "bracketed", '"b c"@x.test': "Quoting"}
+    for seat, why in bad_seats.items():
+        r = refused_form(client, store, tmp_path, "/new", new_game(client, seat2=seat), why)
+        assert "seat 2" in html.unescape(r.text)
+        assert 'value="a@x.test"' in r.text  # the form keeps what was typed
+    # the good form goes through: the invitation goes to the address as checked
+    assert sent_mail(store, tmp_path) == []
+    r = client.post("/new", data=new_game(client, seat2="  Bee@X.Test "))
+    assert r.status_code == 302
+    assert [m["To"] for m in sent_mail(store, tmp_path)] == ["bee@x.test"]
+
+
+def test_the_creator_takes_a_seat_so_robots_never_play_a_game_in_a_request(store, client,
+                                                                           tmp_path):
+    robots = {f"seat{i}": "robot" for i in range(4)}
+    for options in ("target=30000", ""):  # the attack, and a game of robots at all
+        refused_form(client, store, tmp_path, "/new", new_game(client, options=options,
+                                                               **robots),
+                     "runs from 50 to 1000" if options else "take a seat yourself")
+    refused_form(client, store, tmp_path, "/new", new_game(client, seat0="robot"),
+                 "take a seat yourself")
+    # every invitee says no: robots take their seats, the creator's stays, the game waits
+    r = client.post("/new", data=new_game(client, seat0="a@x.test", seat1="b@x.test",
+                                          seat2="c@x.test", seat3="d@x.test"))
+    gid = int(r.headers["Location"].split("/")[2])
+    for tok in tokens(store, gid)[1:]:
+        assert client.post(f"/i/{tok}", data={"csrf": csrf(client),
+                                              "answer": "no"}).status_code == 200
+    with store.session() as s:
+        assert s.get(Game, gid).status == "playing"
+        assert [x.robot for x in s.exec(select(Seat).where(Seat.game_id == gid)
+                                        .order_by(Seat.seat))] == [False, True, True, True]
+    assert counts(store, gid)[0] < 60  # at most a deal and the robots' bids before seat 0's
+
+
+@pytest.mark.parametrize("options, words", [
+    ("target=30000", "runs from 50 to 1000"), ("target=10", "runs from 50 to 1000"),
+    ("floor=-99999", "'floor' runs from -1000 to 0"), ("max_hands=100000", "'max_hands'"),
+    ("nil_points=1000000", "'nil_points'"), ("bag_penalty=-5", "'bag_penalty'"),
+    ("double_nil=1,2,999999", "'double_nil'"), ("remove=2H,2H", "names something twice"),
+    ("target=" + "9" * 5000, "whole number"),
+])
+def test_options_out_of_range_are_refused_on_every_form(store, client, tmp_path, options,
+                                                        words):
+    refused_form(client, store, tmp_path, "/new", new_game(client, options=options), words)
+    league_form = {"csrf": csrf(client), "organiser": "boss@x.test", "name": "L",
+                   "preset": "standard", "options": options, "entry": "single",
+                   "pairing": "round-robin", "starts": "2030-01-01", "ends": "2030-06-01",
+                   "move_hours": "72", "on_timeout": "robot"}
+    refused_form(client, store, tmp_path, "/l/new", league_form, words)
+
+
+# -- bounds on every request -----------------------------------------------------------------
+
+
+def test_a_huge_form_gets_413_and_is_neither_read_nor_echoed(store, client, tmp_path):
+    before = database(store)
+    junk = "A" * (20 * 1024 * 1024)
+    for path in ("/new", "/demo", "/l/new", "/t/x/move"):
+        r = client.post(path, data={"csrf": csrf(client), "you": junk})
+        assert r.status_code == 413, path
+        assert "Too large" in r.text and "pbem" in r.text and len(r.data) < 10_000
+        assert "AAAAAAAAAA" not in r.text
+    assert client.post("/new", data={"options": "x" * 60_000}).status_code == 400
+    assert database(store) == before and sent_mail(store, tmp_path) == []
+
+
+def _id_routes(app) -> list[tuple[str, set]]:
+    """Every route with an id in it, as a path to format with {big} (a key in the same path
+    stays a plain word)."""
+    out = []
+    for rule in app.url_map.iter_rules():
+        if "<int:" in rule.rule:
+            path = re.sub(r"<int:[a-z_]+>", "{big}", rule.rule)
+            out.append((re.sub(r"<[a-z_]+>", "abcdefghijklmnop", path), rule.methods))
+    return out
+
+
+def test_ids_past_a_database_integer_are_404_on_every_route(store, app, client):
+    humans_game(store, preset("standard"))
+    routes = _id_routes(app)
+    assert len(routes) >= 6  # /g/, /api/g/, /l/, /api/l/, seasons, a deal
+    before = database(store)
+    for big in (MAX_ID + 1, 2**63, 10**30, "9" * 5000):
+        for path, methods in routes:
+            url = path.format(big=big)
+            for method in methods - {"HEAD", "OPTIONS"}:
+                r = client.open(url, method=method, data={"csrf": csrf(client)})
+                assert r.status_code == 404, (method, url[:80], r.status_code)
+    assert client.get(f"/g/{MAX_ID}").status_code == 404  # the largest id: a plain miss
+    assert database(store) == before
+
+
+def test_keys_that_are_not_keys_are_404_and_control_characters_400(store, app, client,
+                                                                   tmp_path):
+    """A NUL byte in a key or a form field was a 500 on PostgreSQL (it cannot store one)."""
+    gid = humans_game(store, preset("standard"))
+    keyed = [r for r in app.url_map.iter_rules() if "token" in "".join(r.arguments)]
+    assert len(keyed) >= 15
+    mail = len(sent_mail(store, tmp_path))  # the game's first turn mail
+    before = database(store)
+    for rule in keyed:
+        for key in ("%00abc", "a%0Db", "x" * 600, "%C3%BC"):
+            path = re.sub(r"<int:[a-z_]+>", str(gid), rule.rule)
+            path = re.sub(r"<[a-z_]+>", key, path)
+            for method in rule.methods - {"HEAD", "OPTIONS"}:
+                r = client.open(path, method=method, data={"csrf": csrf(client)})
+                assert r.status_code == 404, (method, path[:80], r.status_code)
+    assert database(store) == before
+    for path, form in [("/new", new_game(client, seat1="b\x00@x.test")),
+                       ("/l/new", {"csrf": csrf(client), "organiser": "boss@x.test",
+                                   "name": "Nul\x00League"}),
+                       ("/demo", {"csrf": csrf(client), "x": "\x1b[2J"}),
+                       ("/demo", {"csrf": csrf(client), "x": ["fine", "second\x00"]})]:
+        r = client.post(path, data=form)
+        assert r.status_code == 400 and "control characters" in r.text, path
+    assert database(store) == before
+    assert len(sent_mail(store, tmp_path)) == mail
+
+
+def test_organiser_numbers_past_an_id_are_refused_not_a_500(store, client, tmp_path):
+    lid = league(store, players=4)
+    with store.session() as s:
+        admin = s.get(League, lid).admin_token
+    o = f"/o/{admin}"
+    for path, form, words in [
+            (f"{o}/withdraw", {"entry": str(MAX_ID + 1)}, "a whole number up to"),
+            (f"{o}/withdraw", {"entry": "9" * 30}, "a whole number up to"),
+            (f"{o}/substitute", {"game": str(2**63), "seat": "0", "who": "robot"},
+             "a whole number up to"),
+            (f"{o}/substitute", {"game": "1", "seat": "99999999999", "who": "robot"},
+             "a whole number up to")]:
+        r = refused_form(client, store, tmp_path, path, dict(form, csrf=csrf(client)), words)
+        assert "Not done" in r.text
+
+
+def test_a_robot_cannot_take_the_last_persons_seat_from_the_web(store, client, tmp_path):
+    lid = league(store, players=4)
+    seasons.start_season(store, lid, OPERATOR)
+    (gid,) = playing_games(store, lid)
+    with store.session() as s:
+        admin = s.get(League, lid).admin_token
+    o = f"/o/{admin}"
+    for seat in (0, 1, 2):
+        r = client.post(f"{o}/substitute", data={"csrf": csrf(client), "game": str(gid),
+                                                 "seat": str(seat), "who": "robot"})
+        assert r.status_code == 200, r.text[-400:]
+    before = counts(store, gid)
+    refused_form(client, store, tmp_path, f"{o}/substitute",
+                 {"csrf": csrf(client), "game": str(gid), "seat": "3", "who": "robot"},
+                 "cannot take the last person's seat")
+    assert counts(store, gid) == before
+
+
+# -- headers, cookies and error pages --------------------------------------------------------
+
+
+def check_headers(path: str, r) -> None:
+    """What every response carries, and no-store on every page whose address is a key."""
+    h = r.headers
+    assert h.get("Content-Security-Policy") == CSP, path
+    assert h.get("X-Content-Type-Options") == "nosniff", path
+    assert h.get("Referrer-Policy") == "no-referrer", path
+    secret = re.match(r"/(api/)?(t|m|i|o|j)/", path) or "token=" in path
+    assert (h.get("Cache-Control") == "no-store") == bool(secret), (path, h.get("Cache-Control"))
+
+
+def test_headers_on_pages_errors_and_keys(store, client):
+    gid = humans_game(store, preset("standard"))
+    tok = tokens(store, gid)[0]
+    for path in ("/", f"/g/{gid}", "/api/games", "/new", "/l", f"/t/{tok}", f"/api/t/{tok}",
+                 f"/t/{tok}/deal/1", "/t/nosuch", "/m/forged", "/i/nosuch", "/o/nosuch",
+                 "/j/nosuch", "/j/confirm/forged", f"/g/{gid}/created?token={tok}",
+                 "/nowhere", "/api/nowhere"):
+        check_headers(path, client.get(path))
+    check_headers("/demo", client.get("/demo"))  # a 405
+
+
+def test_error_pages_speak_to_people(store, client):
+    r = client.get("/demo")  # a form's address, opened as a link
+    assert r.status_code == 405 and "POST" in r.headers["Allow"]
+    assert "<h1>Not here</h1>" in r.text and "Spades by email" in r.text
+    r = client.get("/no/such/page")
+    assert r.status_code == 404 and "<h1>Not found</h1>" in r.text and "<header>" in r.text
+    r = client.post("/new", data={"you": "a@x.test"})  # no CSRF
+    assert r.status_code == 400 and "This form has expired" in r.text and "<header>" in r.text
+    r = client.get("/api/g/999")
+    assert r.status_code == 404 and r.get_json() == {
+        "error": "Not found", "status": 404, "message": r.get_json()["message"]}
+    for r in (client.get("/nowhere"), client.get("/demo"), client.get("/api/nowhere")):
+        assert "Werkzeug" not in r.text and "The requested URL" not in r.text
+
+
+def test_a_failure_inside_is_the_sites_own_500_page(store, tmp_path, monkeypatch):
+    """Outside tests (TESTING off) an exception is a 500 in the site's page: no traceback,
+    no Python, nothing of the game's state."""
+    app = make_app(store, tmp_path, monkeypatch)
+    app.testing = False
+    gid = humans_game(store, preset("standard"))
+    app.config["PBEM_STORE"] = None  # every page that reads the database now fails
+    r = app.test_client().get(f"/g/{gid}")
+    assert r.status_code == 500 and "<h1>Something went wrong</h1>" in r.text
+    assert "Traceback" not in r.text and "Error" not in r.text and "<header>" in r.text
+    r = app.test_client().get(f"/api/g/{gid}")
+    assert r.status_code == 500 and r.get_json()["error"] == "Something went wrong"
+
+
+def test_the_session_cookie_is_secure_on_https(store, tmp_path, monkeypatch):
+    r = make_app(store, tmp_path, monkeypatch).test_client().get("/new")
+    assert BASE.startswith("http://") and "Secure" not in r.headers["Set-Cookie"]
+    monkeypatch.setenv("PBEM_BASE_URL", "https://spades.example.org")
+    from pbem.config import load
+    from pbem.web.app import create_app
+
+    app = create_app(load(), store, testing=True)
+    r = app.test_client().get("/new", base_url="https://spades.example.org")
+    cookie = r.headers["Set-Cookie"]
+    assert "; Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+# -- `pbem serve` itself: the access log and a huge body over a real socket ------------------
+
+
+def test_pbem_serve_masks_keys_in_its_access_log_and_refuses_a_huge_body(store, db_url,
+                                                                         tmp_path):
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    from tests.test_serve import free_port, wait_for
+
+    gid = humans_game(store, preset("standard"))
+    tok = tokens(store, gid)[1]
+    port = free_port()
+    env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path), DATABASE_URL=db_url,
+               PBEM_WEB_PORT=str(port), PBEM_BASE_URL=f"http://127.0.0.1:{port}")
+    server = subprocess.Popen([sys.executable, "-m", "pbem.cli", "serve", "--no-smtp"],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    site = f"http://127.0.0.1:{port}"
+    try:
+        def up():
+            try:
+                return urllib.request.urlopen(site + "/", timeout=5).status == 200
+            except OSError:
+                return False
+        wait_for(up)
+        for path in (f"/t/{tok}", f"/api/t/{tok}", f"/g/{gid}/created?token={tok}",
+                     "/m/secretmovelink.abc", "/j/confirm/secretjoinlink"):
+            try:
+                urllib.request.urlopen(site + path, timeout=10)
+            except urllib.error.HTTPError as e:
+                assert e.code in (400, 404), path
+        # a 20 MB form announced: refused at once, before its body is read
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
+            c.sendall(b"POST /new HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-"
+                      b"urlencoded\r\nContent-Length: 20971520\r\n\r\n" + b"you=" + b"A" * 65536)
+            t0, reply = time.monotonic(), b""
+            while b"</html>" not in reply and time.monotonic() - t0 < 10:
+                part = c.recv(65536)
+                if not part:
+                    break
+                reply += part
+        head, _, body = reply.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 413") and b"Too large" in body
+        assert b"AAAA" not in body
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, log = server.communicate(timeout=20)
+    assert "GET /t/... HTTP/1.1" in log and "GET /j/confirm/... " in log, log[-2000:]
+    assert "POST /new" in log and "413" in log
+    for secret in (tok, "secretmovelink", "secretjoinlink"):
+        assert secret not in log, log[-2000:]
+
+
+def test_gunicorn_with_the_masked_logger_writes_no_key(store, db_url, tmp_path):
+    """README's larger site: gunicorn on wsgi.py, access log on, with pbem's logger class."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+    from pathlib import Path
+
+    from tests.test_serve import free_port, wait_for
+
+    gid = humans_game(store, preset("standard"))
+    tok = tokens(store, gid)[2]
+    port = free_port()
+    env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path), DATABASE_URL=db_url,
+               PBEM_BASE_URL=f"http://127.0.0.1:{port}")
+    fmt = '%(h)s "%(r)s" %(s)s U=%(U)s q=%(q)s ref=%(f)s'
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-w", "1", "-b", f"127.0.0.1:{port}",
+         "--logger-class", "pbem.web.gunicorn_log.MaskedLogger", "--access-logfile", "-",
+         "--access-logformat", fmt, "wsgi:app"],
+        cwd=Path(__file__).resolve().parent.parent, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    site = f"http://127.0.0.1:{port}"
+    try:
+        def up():
+            try:
+                return urllib.request.urlopen(site + "/", timeout=5).status == 200
+            except OSError:
+                return False
+        wait_for(up)
+        for path in (f"/t/{tok}", f"/g/{gid}/created?token={tok}&x=1"):
+            req = urllib.request.Request(site + path, headers={"Referer": f"{site}/t/{tok}"})
+            urllib.request.urlopen(req, timeout=10)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        log, _ = server.communicate(timeout=20)
+    assert '"GET /t/... HTTP/1.1" 200 U=/t/...' in log, log[-1500:]
+    assert f"q=token=...&x=1 ref={site}/t/..." in log, log[-1500:]
+    assert tok not in log
