@@ -445,3 +445,13 @@ def test_a_card_on_the_last_line_is_a_command_not_a_signature():
 def test_what_a_sign_off_is(line, signoff):
     assert command_lines(f"bid 4\n{line}\nstatus") == (["bid 4"] if signoff else
                                                         ["bid 4", line, "status"])
+
+
+@pytest.mark.parametrize("line", ["-" * 990 + "x", "thanks you all " * 66 + "§",
+                                  "wrote : " * 120 + "x", "On " + "10:00 " * 160 + "x"])
+def test_long_hostile_lines_are_read_in_linear_time(line):
+    import time
+
+    start = time.perf_counter()
+    command_lines((line + "\n") * 40)
+    assert time.perf_counter() - start < 2  # a backtracking pattern took 20 s here

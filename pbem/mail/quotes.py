@@ -33,7 +33,7 @@ _ATTR_START = re.compile(
 
 ENDS = [re.compile(p, re.I) for p in (
     r"^\*?(from|von|de|da|van|från|od|fra)\s?:\*?\s*\S",  # Outlook's quoted header block
-    r"^-{2,}.{3,60}?-{2,}$",  # -----Original Message-----, ---- Mensaje original ----
+    r"^-{2,20}\s*[^-\s].{1,60}?-{2,20}$",  # -----Original Message-----, ---- Mensaje original ----
     r"^_{10,}$",  # Outlook's rule above the quoted mail
     r"^--\s*$",  # the signature delimiter
     r"^(begin forwarded message|anfang der weitergeleiteten nachricht|début du message "
@@ -70,7 +70,7 @@ _SIGNOFF = (
 # a sign-off alone, or followed by a name ("Thanks Bob"), or by a dash, comma or colon and
 # anything at all ("Cheers – Ann's move")
 SIGNOFF = re.compile(
-    rf"^({_SIGNOFF})(\s+(a lot|so much|again|all|everyone|you|you all|partner|mate|guys|"
+    rf"^({_SIGNOFF})(\s+(a lot|so much|again|all|everyone|you|partner|mate|guys|"
     r"team|folks|both))*[\s,.!:;)]*"
     r"(\s*[-–—,:;].*|\s+(?-i:[A-ZÀ-Ý])[\w.'’-]*(\s+(?-i:[A-ZÀ-Ý])[\w.'’-]*)?[\s,.!]*)?$", re.I)
 GREETING = re.compile(
