@@ -218,7 +218,7 @@ def test_an_lmtp_mail_nobody_can_read_is_refused_for_each_recipient(lmtp):
     ("Autosvar: Game 1", {}),
     ("Re: Game 1: your turn", {"X_Autoreply": "yes"}),
     ("Re: Game 1: your turn", {"Precedence": "auto_reply"}),
-    ("Re: Game 1: your turn", {"X_Auto_Response_Suppress": "All"}),
+    ("Automatic reply: Game 1: your turn", {"X_Auto_Response_Suppress": "All"}),
     ("Re: Game 1: your turn", {"X_Autorespond": "yes"}),
 ])
 def test_out_of_office_without_auto_submitted_is_never_answered(env, subject, header):
@@ -252,3 +252,11 @@ def test_a_header_line_over_the_smtp_limit_is_refused_by_smtp_itself(env):
     code, reply = env.send(raw, mail_from=ANN, rcpt=to)
     assert code == 500 and reply.startswith("Line too long"), reply  # RFC 5321 4.5.3.1.6
     assert bids(env.store, gid) == []
+
+
+def test_an_ordinary_exchange_mail_with_x_auto_response_suppress_is_read(env):
+    # Exchange sets it on plain mail to ask others not to auto-reply: it is no auto-reply
+    gid, _ = crafted(env.store)
+    msg = env.mail(env.address(gid), "bid 3", X_Auto_Response_Suppress="All")
+    assert env.send(msg)[0] == 250
+    assert bids(env.store, gid) == [3]

@@ -342,7 +342,7 @@ def test_mime_nested_too_deep_is_unreadable():
     ("Subject: Autosvar: Game 1\r\n", "auto-reply"),
     ("Subject: Undeliverable: Game 1\r\n", "auto-reply"),
     ("Precedence: auto_reply\r\n", "auto-reply"),
-    ("X-Auto-Response-Suppress: All\r\n", "auto-reply"),
+    ("X-Precedence: auto_reply\r\n", "auto-reply"),
     ("X-Autorespond: yes\r\n", "auto-reply"),
     ("X-Failed-Recipients: bob@example.org\r\n", "bounce"),
 ])
@@ -351,6 +351,11 @@ def test_automatic_replies_without_auto_submitted(headers, why):
     if headers.startswith("Subject:"):
         data = data.replace(b"Subject: Re: your turn\r\n", b"")
     assert read(data, "ann@example.org", DOMAIN).ignore == why
+
+
+def test_exchange_asking_others_not_to_auto_reply_is_still_a_players_mail():
+    data = raw("bid 3", headers="X-Auto-Response-Suppress: All\r\n")
+    assert read(data, "ann@example.org", DOMAIN).ignore is None
 
 
 def test_a_subject_that_merely_mentions_an_absence_is_answered():
