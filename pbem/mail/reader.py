@@ -26,9 +26,9 @@ _SUBJECT_PREFIX = re.compile(r"^\s*((re|fwd?|aw|sv|wg|tr|rv|r|rif|antw|odp|res|v
 AUTO_SUBJECT = re.compile(
     r"^\s*(?:auto\s*:|(out of (the )?office|automatic reply|auto(matic)?[- ]?reply|autoreply|"
     r"vacation reply|away from (the )?office|abwesenheitsnotiz|automatische antwort|"
-    r"abwesend|réponse automatique|absent|absence|respuesta automática|fuera de la oficina|"
+    r"réponse automatique|absent du bureau|respuesta automática|fuera de la oficina|"
     r"risposta automatica|fuori sede|fuori ufficio|automatisch antwoord|afwezig|"
-    r"resposta automática|ausente|fora do escritório|automatyczna odpowiedź|poza biurem|"
+    r"resposta automática|fora do escritório|automatyczna odpowiedź|poza biurem|"
     r"nieobecność|autosvar|frånvaro|undeliverable|undelivered mail|delivery status "
     r"notification|mail delivery failed|returned mail|delivery failure)\b)", re.I)
 MAX_ID = 200  # longer Message-IDs are kept as a hash, so every key fits its column
