@@ -165,7 +165,7 @@ def end_to_end(db: ScratchDatabase, seconds: float, per_mail: bool):
         refused = s.exec(select(func.count()).select_from(Outbox)
                          .where(Outbox.subject.like("%not done%"))).one()
         done = s.exec(select(func.count()).select_from(Outbox)
-                      .where(Outbox.subject.like("%: done"))).one()
+                      .where(Outbox.subject.like("Game %: you %"))).one()
     if refused or done != len(sent) + 20:
         raise SystemExit(f"the moves did not all apply: {done} done, {refused} refused, "
                          f"{len(sent) + 20} sent")

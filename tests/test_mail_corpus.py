@@ -69,6 +69,11 @@ def bad(env, gid, msg, code=250, replies=1, **send) -> list:
     return mails
 
 
+def answer(mails):
+    """Our answer to the player's mail, among the mails that followed it."""
+    return next(m for m in mails if "your turn" not in m["Subject"])
+
+
 def refusal(mail, line: str, why: str, legal: str | None = None) -> str:
     """Check a refusal's reply: it quotes the line, says why, shows what is legal now."""
     body = text(mail)
@@ -89,8 +94,8 @@ def test_bid_in_the_body(env, bidding):
     assert moves_of(env.store, bidding) == [{"seq": 2, "type": "bid", "seat": 0, "bid": 3}]
     mails = env.replies()
     subjects = sorted(m["Subject"] for m in mails)
-    assert subjects == [f"Game {bidding}: done", f"Game {bidding}: your turn (move 5)"]
-    reply = next(m for m in mails if m["Subject"].endswith("done"))
+    assert subjects == [f"Game {bidding}: you bid 3", f"Game {bidding}: your turn (move 5)"]
+    reply = answer(mails)
     assert "bid 3: done" in text(reply) and reply["In-Reply-To"] == "<b1@example.org>"
     assert reply["Reply-To"] == to
     assert snapshot(env.store, bidding)["moves"] == before["moves"] + 4  # ann's + 3 robots'
@@ -109,9 +114,10 @@ def test_several_commands_apply_in_order(env, bidding):
     mine = moves_of(env.store, bidding)
     assert [m["type"] for m in mine] == ["bid", "play"]
     assert mine[0]["bid"] == 5 and mine[1]["card"] == "JH"
-    reply = next(m for m in env.replies() if m["Subject"].endswith("done"))
+    reply = answer(env.replies())
     body = text(reply)
     assert body.index("status:") < body.index("bid 5: done") < body.index("play JH: done")
+    assert reply["Subject"] == f"Game {bidding}: you bid 5 and played J♥"
 
 
 def test_bid_then_claim_with_every_spade(env):
@@ -120,7 +126,7 @@ def test_bid_then_claim_with_every_spade(env):
     assert env.send(env.mail(env.address(gid), "bid 13\nclaim\n"))[0] == 250
     mine = moves_of(env.store, gid)
     assert [m["type"] for m in mine][:2] == ["bid", "claim"]
-    body = text(next(m for m in env.replies() if m["Subject"].endswith("done")))
+    body = text(answer(env.replies()))
     assert "claim: done" in body
 
 
@@ -155,7 +161,8 @@ def test_a_bad_second_line_stops_after_the_first_applied(env, bidding):
     msg = env.mail(env.address(bidding), "bid 3\nplease deal me better cards\nstatus\n")
     assert env.send(msg)[0] == 250
     assert [m["bid"] for m in moves_of(env.store, bidding)] == [3]
-    reply = next(m for m in env.replies() if "done" in m["Subject"])
+    reply = answer(env.replies())
+    assert reply["Subject"] == f"Game {bidding}: you bid 3; not done: please deal me better cards"
     body = refusal(reply, "please deal me better cards", "", legal="reply: play JH")
     assert "bid 3: done" in body and "Nothing after that line was read" in body
     assert "status:" not in body
@@ -394,7 +401,7 @@ def test_a_move_above_the_quoted_turn_mail(env, playing, style):
     assert env.send(msg)[0] == 250
     mine = moves_of(env.store, gid, after=5)
     assert mine[0]["card"] == "7H" and all(m["type"] == "play" for m in mine)
-    reply = next(m for m in env.replies() if m["Subject"].endswith("done"))
+    reply = answer(env.replies())
     assert "not done" not in reply["Subject"] and "play 7H: done" in text(reply)
 
 
@@ -475,3 +482,52 @@ def test_lmtp_delivery(store, monkeypatch, tmp_path):
                                     wire(env.mail(env.address(gid), "bid 4")))
         assert refused == {}
         assert [m["bid"] for m in moves_of(store, gid)] == [4]
+
+
+# ---- issue 13: the subject says the outcome; refusals show cards as the mail does ---------
+
+def test_a_move_then_a_sign_off_is_done_and_says_so(env, playing):
+    gid, _ = playing
+    msg = env.mail(env.address(gid), "play JH\n\nThanks,\nAnn\n\nGet Outlook for Android")
+    assert env.send(msg)[0] == 250
+    assert moves_of(env.store, gid, after=5)[0]["card"] == "JH"
+    reply = answer(env.replies())
+    assert reply["Subject"] == f"Game {gid}: you played J♥"
+    assert "Not done" not in text(reply)
+
+
+def test_a_mail_without_a_command_says_nothing_done(env, playing):
+    gid, _ = playing
+    (reply,) = bad(env, gid, env.mail(env.address(gid), "Thanks,\nAnn\n"))
+    assert reply["Subject"] == f"Game {gid}: nothing done: no command found"
+
+
+@pytest.mark.parametrize("line, subject", [("status", "your table"), ("help", "help")])
+def test_status_and_help_subjects(env, playing, line, subject):
+    gid, _ = playing
+    (reply,) = bad(env, gid, env.mail(env.address(gid), line))
+    assert reply["Subject"] == f"Game {gid}: {subject}"
+
+
+@pytest.mark.parametrize("line, why", [
+    ("play TS", "you may not play 10♠ now"),  # spades are not broken
+    ("ten h", "10♥ is not in your hand"),
+    ("play 10♥️", "10♥ is not in your hand"),
+])
+def test_refusals_name_cards_as_the_mail_shows_them(env, playing, line, why):
+    gid, _ = playing
+    (reply,) = bad(env, gid, env.mail(env.address(gid), line))
+    body = refusal(reply, line.replace("\ufe0f", ""), why, legal="reply: play JH")
+    assert reply["Subject"] == f"Game {gid}: not done: {line.replace(chr(0xfe0f), '')}"
+    reason = body.split("\n")[3]
+    assert "TS" not in reason and "TH" not in reason, reason
+
+
+def test_a_bottom_posted_move_is_read(env, playing):
+    gid, turn = playing
+    quote = "\n".join("> " + x for x in text(turn).splitlines())
+    body = f"On Mon, 2 Nov 2020 at 10:00, Pbem <{turn['Reply-To']}> wrote:\n{quote}\n\n7h\n"
+    msg = env.mail(env.address(gid), body, In_Reply_To=turn["Message-ID"])
+    assert env.send(msg)[0] == 250
+    assert moves_of(env.store, gid, after=5)[0]["card"] == "7H"
+    assert answer(env.replies())["Subject"] == f"Game {gid}: you played 7♥"

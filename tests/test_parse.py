@@ -31,6 +31,14 @@ from pbem.engine.cards import JOKERS, RANK_NAMES, SUIT_NAMES, all_cards
     ("big joker", "BJ"),
     ("Little Joker", "LJ"),
     ("  js  ", "JS"),
+    ("8♥\ufe0f", "8H"),  # an emoji keyboard's heart: U+2665 U+FE0F
+    ("5♣\ufe0f", "5C"),
+    ("Q\u2764\ufe0f", "QH"),  # the red heart emoji
+    ("ten d", "TD"),
+    ("ten h", "TH"),
+    ("queen hearts", "QH"),
+    ("the queen of hearts", "QH"),
+    ("a s", "AS"),
 ])
 def test_cards(text, card):
     assert parse_card(text) == card
@@ -69,13 +77,24 @@ def test_cards(text, card):
     ("discard", {"type": "draw", "keep": False}),
     ("come out", {"type": "come_out"}),
     ("stay", {"type": "stay"}),
+    ("play 5♣\ufe0f", {"type": "play", "card": "5C"}),
+    ("I bid 4", {"type": "bid", "bid": 4}),
+    ("bid four", {"type": "bid", "bid": 4}),
+    ("bid: 4", {"type": "bid", "bid": 4}),
+    ("Bid: Thirteen!", {"type": "bid", "bid": 13}),
+    ("four", {"type": "bid", "bid": 4}),
+    ("blind six", {"type": "bid", "bid": 6, "blind": True}),
+    ("I bid blind nil", {"type": "bid", "bid": "blind nil"}),
+    ("play the queen of hearts", {"type": "play", "card": "QH"}),
+    ("I’ll play the ten of hearts.", {"type": "play", "card": "TH"}),
+    ("please play: QH", {"type": "play", "card": "QH"}),
 ])
 def test_actions(text, action):
     assert parse_action(text) == action
 
 
 @pytest.mark.parametrize("text", ["1X", "eleven of hearts", "QX", "Q", "11h", "joker", "",
-                                  "   ", "queen hearts"])
+                                  "   ", "queen heart attack", "the queen", "ten of d of h"])
 def test_bad_cards(text):
     with pytest.raises(ValueError) as err:
         parse_card(text)
@@ -91,6 +110,9 @@ def test_bad_cards(text):
     ("", "empty command"),
     ("  ", "empty command"),
     ("double nil", "bid nil"),
+    ("Thanks for the game!", "not a move or a command: 'thanks for the game'"),
+    ("asdf qwerty", "not a move or a command"),
+    ("bid lots", "not a bid: 'bid lots'"),
 ])
 def test_bad_actions(text, words):
     with pytest.raises(ValueError) as err:

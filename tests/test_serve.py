@@ -63,7 +63,7 @@ def test_serve_answers_a_move_by_mail(tmp_path):
         with smtplib.SMTP("127.0.0.1", port) as smtp:
             assert smtp.send_message(reply) == {}
         done = wait_for(lambda: [m for m in messages(tmp_path / "mail")
-                                 if m["Subject"] == "Game 1: done"])[0]
+                                 if m["Subject"] == "Game 1: you bid 3"])[0]
         assert "bid 3: done" in done.get_payload(decode=True).decode()
         assert done["To"] == "ann@example.org"
         # the same process serves the table the turn mail links to

@@ -1,6 +1,7 @@
 """Cards as short strings: rank then suit ("QH", "TS"), jokers "BJ" and "LJ".
 
-Parsing accepts what people type: "qh", "Q♥", "10h", "T♥", "queen of hearts", "big joker".
+Parsing accepts what people type: "qh", "Q♥", "Q♥️" (an emoji keyboard's), "10h", "T♥",
+"ten d", "queen of hearts", "the queen of hearts", "big joker".
 """
 
 import re
@@ -18,7 +19,7 @@ RANK_NAMES = {
 
 _SUIT_WORDS = {
     "s": "S", "h": "H", "d": "D", "c": "C",
-    "♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C",
+    "♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C", "❤": "H",
     "spade": "S", "spades": "S", "heart": "H", "hearts": "H",
     "diamond": "D", "diamonds": "D", "club": "C", "clubs": "C",
 }
@@ -29,8 +30,11 @@ _JOKER_WORDS = {
     "bj": "BJ", "lj": "LJ", "big joker": "BJ", "little joker": "LJ",
     "small joker": "LJ", "big": "BJ", "little": "LJ",
 }
-_WORDY = re.compile(r"^(\w+)\s+of\s+(\w+)$")
-_SHORT = re.compile(r"^(10|[2-9tjqka1])\s*([shdc♠♥♦♣♤♡♢♧])$")
+_WORDY = re.compile(r"^(\w+)\s+(?:of\s+)?(\S+)$")  # "queen of hearts", "ten d", "10 ♥"
+_SHORT = re.compile(r"^(10|[2-9tjqka1])\s*([shdc♠♥♦♣♤♡♢♧❤])$")
+_ARTICLE = re.compile(r"^(the|my|a|an)\s+")
+# emoji keyboards send a suit with a variation selector (U+FE0F) after it
+_INVISIBLE = dict.fromkeys(map(ord, "\ufe0e\ufe0f\u200b\u200c\u200d\u2060\ufeff"))
 
 
 def all_cards() -> list[str]:
@@ -40,14 +44,15 @@ def all_cards() -> list[str]:
 
 def parse_card(text: str) -> str:
     """The card named by `text`, or ValueError saying what was not understood."""
-    t = " ".join(text.strip().lower().replace("-", " ").split())
+    t = " ".join(text.translate(_INVISIBLE).lower().replace("-", " ").split())
     t = t.removesuffix(".")
-    if t in _JOKER_WORDS:
-        return _JOKER_WORDS[t]
-    m = _SHORT.match(t) or _WORDY.match(t)
-    if m and m.group(1) in _RANK_WORDS and m.group(2) in _SUIT_WORDS:
-        return _RANK_WORDS[m.group(1)] + _SUIT_WORDS[m.group(2)]
-    raise ValueError(f"not a card: {text.strip()!r}")
+    for w in (t, _ARTICLE.sub("", t)):  # "a s" is the ace of spades, "a king of s" a king
+        if w in _JOKER_WORDS:
+            return _JOKER_WORDS[w]
+        m = _SHORT.match(w) or _WORDY.match(w)
+        if m and m.group(1) in _RANK_WORDS and m.group(2) in _SUIT_WORDS:
+            return _RANK_WORDS[m.group(1)] + _SUIT_WORDS[m.group(2)]
+    raise ValueError(f"not a card: {text.translate(_INVISIBLE).strip()!r}")
 
 
 def is_card(text: str) -> bool:

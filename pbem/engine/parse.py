@@ -1,5 +1,6 @@
 """Actions from what people type: "bid 4", "4", "nil", "blind nil", "blind 7", "play QH",
-"Q♥", "queen of hearts", "pass 3C 4D 9H", "claim", "misdeal", "look", "keep", "come out"."""
+"Q♥", "queen of hearts", "pass 3C 4D 9H", "claim", "misdeal", "look", "keep", "come out";
+and as people write them: "I bid 4", "bid four", "bid: 4", "I'll play the ten of hearts"."""
 
 import re
 
@@ -24,6 +25,18 @@ _BARE = {
     "pass": "say which cards: pass 3C 4D 9H",
 }
 _BID = re.compile(r"^(?:bid\s+)?(blind\s+)?(\d{1,2}|nil|zero|blind nil)$")
+_NUMBERS = {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen".split())}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBERS) + r")$")
+# what people put before a move: "I bid 4", "I'll play QH", "please pass 3C 4D 9H"
+_FILLER = re.compile(r"^((i|i'll|i will|i'd|i would|i shall|let me|let's|please|ok|okay|so|"
+                     r"and|then|now)\s+)+")
+_VERB_COLON = re.compile(r"^(bid|play|pass|give)\s*[:=-]\s*")
+_INVISIBLE = dict.fromkeys(map(ord, "\ufe0e\ufe0f\u200b\u200c\u200d\u2060\ufeff"))
+# a word that names a rank or a suit: a line with none is no card at all
+_CARDISH = re.compile(r"\d|[♠♥♦♣♤♡♢♧❤]|\b([2-9tjqka1][shdc]|[shdc]|ace|king|queen|jack|ten|"
+                      r"nine|eight|seven|six|five|four|three|two|deuce|trey|joker|spades?|"
+                      r"hearts?|diamonds?|clubs?|big|little|small|bj|lj|[tjqka])\b")
 
 
 def parse_action(text: str, rules=None) -> dict:
@@ -36,10 +49,18 @@ def parse_action(text: str, rules=None) -> dict:
 
 
 def _parse(text: str) -> dict:
-    raw = " ".join(text.strip().split()).rstrip(".!")
+    raw = " ".join(text.translate(_INVISIBLE).replace("’", "'").split()).rstrip(".!")
+    filler = _FILLER.match(raw.lower())
+    if filler:
+        raw = raw[filler.end():]
+    verb = _VERB_COLON.match(raw.lower())
+    if verb:  # "bid: 4" is "bid 4"
+        raw = f"{verb.group(1)} {raw[verb.end():]}"
     t = raw.lower()  # same length as raw: slices of t index raw too
     if not t:
         raise ValueError("empty command")
+    if t.startswith("bid ") or t.startswith("blind ") or t in _NUMBERS:
+        t = _NUMBER_WORD.sub(lambda m: _NUMBERS[m.group(1)], t)  # "bid four": bid 4
     if t in _BARE:
         raise ValueError(_BARE[t])
     if t in _WORDS:
@@ -55,11 +76,15 @@ def _parse(text: str) -> dict:
         if blind:
             action["blind"] = True
         return action
+    if t.startswith("bid "):
+        raise ValueError(f"not a bid: {raw!r}: write bid 4, bid nil or bid blind nil")
     for verb in ("pass ", "give "):
         if t.startswith(verb):
             return {"type": "pass", "cards": _cards(raw[len(verb):])}
     if t.startswith("play "):
         raw = raw[5:]
+    elif len(t.split()) > 1 and not _CARDISH.search(t):
+        raise ValueError(f"not a move or a command: {raw!r}")  # "thanks for the game"
     return {"type": "play", "card": parse_card(raw)}
 
 

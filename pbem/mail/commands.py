@@ -2,11 +2,12 @@
 that reads a mail's lines in order, stops at the first line it cannot do, and answers with
 a summary. Any line that is not a named command is read as a move ("bid 4", "play QH")."""
 
+import re
 from dataclasses import dataclass, field
 
 from sqlmodel import select
 
-from ..engine import parse_action
+from ..engine import parse_action, pretty
 from ..play import Refused, submit
 from ..store.models import Game, Player, Seat
 from ..vacation import end_vacation, start_vacation
@@ -27,6 +28,7 @@ class Context:
     done: list[str] = field(default_factory=list)
     want_help: bool = False
     sender: str = ""  # the mail's From address
+    moves: list[tuple[dict, bool]] = field(default_factory=list)  # (action, was a repeat)
 
 
 class Command:
@@ -116,17 +118,46 @@ class Move(Command):
             action = parse_action(line, ctx.state.rules)
         except ValueError as e:
             raise CommandError(str(e)) from None
-        ref = f"{ctx.message_id}#{len(ctx.done)}"  # each line of a mail applies once
+        # each line of a mail applies once for each seat it reached: one mail may be
+        # addressed to the player's seats in several games
+        ref = f"{ctx.message_id}#{ctx.seat.game_id}.{ctx.seat.seat}.{len(ctx.done)}"
         try:
             result = submit(ctx.store, ctx.seat.game_id, ctx.seat.seat, action,
                             expect_seq=ctx.expect_seq, source="mail", ref=ref)
         except Refused as e:
             if e.state is not None:
                 ctx.state = e.state
-            raise CommandError(e.reason) from None
+            raise CommandError(show_cards(e.reason)) from None
         ctx.state = result.state
         ctx.expect_seq = result.state.seq
+        ctx.moves.append((action, result.duplicate))
         return f"{line}: {'already done' if result.duplicate else 'done'}"
+
+
+_CODE = re.compile(r"'([2-9TJQKA][SHDC]|BJ|LJ)'|(?<![\w'])([2-9TJQKA][SHDC]|BJ|LJ)(?![\w'])")
+
+
+def show_cards(text: str) -> str:
+    """Cards named as the mail shows them: "'TH' is not in your hand" -> "10♥ is not..."."""
+    return _CODE.sub(lambda m: pretty(m.group(1) or m.group(2)), text)
+
+
+_DID = {"claim": "claimed the rest", "misdeal": "called a misdeal", "look": "looked at your cards",
+        "come_out": "came out", "stay": "stayed"}
+
+
+def did(action: dict) -> str:
+    """What a move did, for a subject line: "bid 4", "played 10♥", "passed 3♣ 4♦ 9♥"."""
+    kind = action["type"]
+    if kind == "bid":
+        return f"bid {'blind ' if action.get('blind') else ''}{action['bid']}"
+    if kind == "play":
+        return f"played {pretty(action['card'])}"
+    if kind == "pass":
+        return "passed " + " ".join(pretty(c) for c in action["cards"])
+    if kind == "draw":
+        return "kept the card" if action["keep"] else "took the next card"
+    return _DID.get(kind, kind.replace("_", " "))
 
 
 SEAT_COMMANDS = [Status(), Help(), Games(), Move()]

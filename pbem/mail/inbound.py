@@ -3,11 +3,14 @@
 `play+TOKEN@DOMAIN` is a seat (an unknown token is refused at RCPT with 550); `pbem@DOMAIN`
 takes account commands. A mail is trusted only if its token is valid and its From is the
 seat's player; answers go only to registered addresses. The same Message-ID applies once.
-If the database cannot be reached the answer is 451, so the sending server retries.
+If the database cannot be reached the answer is 451, so the sending server retries; a mail
+that cannot be read is answered 554, never with a Python error. Over LMTP each accepted
+recipient gets its own answer after DATA (RFC 2033).
 """
 
 import asyncio
 import hashlib
+import logging
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
@@ -19,9 +22,11 @@ from .. import compose
 from ..engine import legal, parse_action, view
 from ..notify import reply_address, seat_names
 from ..store.models import Game, Inbound, Outbox, Player, Seat
-from .commands import ACCOUNT_COMMANDS, SEAT_COMMANDS, Context, help_text, run
+from .commands import ACCOUNT_COMMANDS, SEAT_COMMANDS, Context, did, help_text, run
 from .league_commands import LEAGUE_COMMANDS
-from .reader import Incoming, read
+from .reader import Incoming, Unreadable, read
+
+log = logging.getLogger(__name__)
 
 MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
 ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS
@@ -48,7 +53,9 @@ class Processor:
     def process(self, envelope_from: str, rcpt: str, raw: bytes) -> str:
         """Handle the mail for `rcpt`; returns what was done (for the log and tests)."""
         inc = read(raw, envelope_from, self.cfg.mail_domain)
-        key = f"{rcpt.lower()} {inc.message_id or hashlib.sha256(raw).hexdigest()}"[:300]
+        key = f"{rcpt.lower()} {inc.message_id or hashlib.sha256(raw).hexdigest()}"
+        if len(key) > 190:  # fits every column it keys (Outbox.dedupe_key is 200)
+            key = "sha256:" + hashlib.sha256(key.encode()).hexdigest()
         with self.store.session() as s:
             if s.exec(select(Inbound.id).where(Inbound.message_id == key)).first():
                 return "duplicate"
@@ -128,7 +135,7 @@ class Processor:
         body = compose.render("reply.txt", done=ctx.done, v=v, names=names, moves=moves,
                                error=_error(error, lines),
                                text=_summary_text(ctx, lines, SEAT_COMMANDS))
-        subject = f"Game {seat.game_id}: " + ("not done" if error else "done")
+        subject = f"Game {seat.game_id}: " + outcome(ctx, lines, error)
         self._send(key, player.email, subject, body, inc.message_id, seat.game_id, address)
 
     def _warn_forged(self, inc, seat, player, key):
@@ -138,9 +145,12 @@ class Processor:
                    None, seat.game_id, reply_address(self.cfg, seat))
 
     def _send(self, key, to, subject, text, in_reply_to, game_id, reply_to):
+        if in_reply_to and not in_reply_to.startswith("<"):
+            in_reply_to = None  # a Message-ID too long to keep is kept as a hash, not an id
         root = compose.thread_root(game_id, self.cfg.mail_domain) if game_id else None
         refs = " ".join(x for x in (root, in_reply_to) if x)
         headers = {"Reply-To": reply_to, "Auto-Submitted": "auto-replied"}
+        subject = " ".join(subject.split())[:250]
         if in_reply_to or root:
             headers.update({"In-Reply-To": in_reply_to or root, "References": refs})
         try:
@@ -164,6 +174,25 @@ def _subject_command(subject: str) -> list[str]:
     return [subject]
 
 
+def outcome(ctx, lines, error) -> str:
+    """The reply's subject says what happened: "you played 10♥", "you bid 4; not done: QS",
+    "nothing done"."""
+    new = [did(a) for a, repeat in ctx.moves if not repeat]
+    said = "you " + " and ".join(new) if new else ""
+    if error:
+        line = error[0] if len(error[0]) <= 40 else error[0][:39] + "…"
+        return (said + "; " if said else "") + f"not done: {line}"
+    if said:
+        return said
+    if ctx.moves:
+        return "already done"
+    if not lines:
+        return "nothing done: no command found"
+    if ctx.want_help:
+        return "help"
+    return "your table" if any(d.startswith("status") for d in ctx.done) else "your games"
+
+
 def _error(error, lines):
     if not error:
         return None
@@ -175,7 +204,7 @@ def _summary_text(ctx, lines, commands) -> str:
     if not lines:
         return "I found no command in your mail. You can write:\n" + help_text(commands)
     if ctx.want_help:
-        return "You can write (one per line, before the quoted text):\n" + help_text(commands)
+        return "You can write (one a line, above or below the quoted text):\n" + help_text(commands)
     return ""
 
 
@@ -184,6 +213,9 @@ def _summary(ctx, lines, error, commands) -> str:
     err = _error(error, lines)
     bad = f"Not done: {err['line']}\n{err['reason']}\n" if err else ""
     return done + bad + _summary_text(ctx, lines, commands)
+
+
+OK = "250 2.0.0 OK: message accepted"
 
 
 class Handler:
@@ -204,13 +236,29 @@ class Handler:
 
     async def handle_DATA(self, server, session, envelope):
         raw = envelope.original_content or envelope.content
+        codes = [await self._deliver(envelope.mail_from or "", rcpt, raw)
+                 for rcpt in envelope.rcpt_tos]
+        if isinstance(server, LMTP):  # one answer per accepted recipient, in RCPT order
+            return "\r\n".join(codes)
+        # SMTP has one answer for all: retry if any may succeed later (a repeat applies
+        # nothing twice), refuse only if none was delivered
+        retry = [c for c in codes if c.startswith("4")]
+        if retry:
+            return retry[0]
+        return codes[0] if all(c.startswith("5") for c in codes) else OK
+
+    async def _deliver(self, mail_from, rcpt, raw) -> str:
         try:
-            for rcpt in envelope.rcpt_tos:
-                await asyncio.to_thread(self.processor.process, envelope.mail_from or "", rcpt,
-                                        raw)
+            await asyncio.to_thread(self.processor.process, mail_from, rcpt, raw)
         except OperationalError:
             return "451 4.3.0 Temporary failure: try again later"
-        return "250 OK: message accepted"
+        except Unreadable as e:
+            log.warning("refused a mail for %s: %s", rcpt, e)
+            return f"554 5.6.0 This mail cannot be read: {e}"
+        except Exception:
+            log.exception("failed to process a mail for %s", rcpt)
+            return "554 5.3.0 This mail could not be processed"
+        return OK
 
 
 class _Controller(Controller):

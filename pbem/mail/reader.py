@@ -1,31 +1,41 @@
 """Reading an inbound mail: who sent it, whether to answer at all, and its command lines.
 
-MIME is parsed by the standard library (policy.default): text/plain is preferred, HTML is
-turned into text, any charset and transfer encoding is decoded. Reading stops at the quoted
-reply (so the legal-move list of our own turn mail, quoted back, is never taken as commands)
-and at the signature.
+MIME is parsed by the standard library (policy.default): text/plain is preferred (unwrapped
+if format=flowed), HTML is laid out as text (mail.html_text), any charset and transfer
+encoding is decoded. What the player wrote is told from what they quoted by mail.quotes.
+A header the parser cannot read is read from its raw text; a mail the parser cannot read
+at all raises Unreadable.
 """
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from email import policy
+from email.header import decode_header, make_header
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
-from html.parser import HTMLParser
 
-MAX_LINES = 20  # commands read from one mail; a reply is short
+from .html_text import html_text
+from .quotes import MAX_LINES, command_lines
 
-_QUOTE_START = (
-    re.compile(r"^>"),
-    re.compile(r"^on .{0,200}wrote:?$", re.I),  # "On Mon, 2 Nov, Ann <a@b> wrote:"
-    re.compile(r"^-{2,}\s*original message\s*-{2,}$", re.I),
-    re.compile(r"^-{2,}\s*forwarded message\s*-{2,}$", re.I),
-    re.compile(r"^_{10,}$"),  # Outlook's rule above the quoted mail
-    re.compile(r"^from:\s.+", re.I),  # Outlook's quoted header block
-    re.compile(r"^-- ?$"),  # the signature delimiter
-    re.compile(r"^sent from my ", re.I),
-)
-_SUBJECT_PREFIX = re.compile(r"^\s*((re|fwd?|aw|sv)\s*:\s*)+", re.I)
+__all__ = ["MAX_LINES", "Incoming", "Unreadable", "command_lines", "html_text", "read"]
+
+_SUBJECT_PREFIX = re.compile(r"^\s*((re|fwd?|aw|sv|wg|tr|rv|r|rif|antw|odp|res|vs)\s*:\s*)+",
+                             re.I)
+# subjects of out-of-office and other automatic replies, in the languages we read
+AUTO_SUBJECT = re.compile(
+    r"^\s*(?:auto\s*:|(out of (the )?office|automatic reply|auto(matic)?[- ]?reply|autoreply|"
+    r"vacation reply|away from (the )?office|abwesenheitsnotiz|automatische antwort|"
+    r"réponse automatique|absent du bureau|respuesta automática|fuera de la oficina|"
+    r"risposta automatica|fuori sede|fuori ufficio|automatisch antwoord|afwezig|"
+    r"resposta automática|fora do escritório|automatyczna odpowiedź|poza biurem|"
+    r"nieobecność|autosvar|frånvaro|undeliverable|undelivered mail|delivery status "
+    r"notification|mail delivery failed|returned mail|delivery failure)\b)", re.I)
+MAX_ID = 200  # longer Message-IDs are kept as a hash, so every key fits its column
+
+
+class Unreadable(Exception):
+    """The parser cannot read this mail at all (e.g. MIME nested thousands deep)."""
 
 
 @dataclass
@@ -39,37 +49,85 @@ class Incoming:
 
 
 def read(raw: bytes, envelope_from: str, own_domain: str) -> Incoming:
-    msg = BytesParser(policy=policy.default).parsebytes(raw)
-    sender = parseaddr(str(msg.get("From", "")))[1].strip().lower()
-    mid = str(msg.get("Message-ID", "")).strip()
-    refs = str(msg.get("In-Reply-To", "")) + " " + str(msg.get("References", ""))
-    inc = Incoming(message_id=mid, sender=sender, subject=str(msg.get("Subject", "")),
-                   in_reply_to=re.findall(r"<[^>]+>", refs))
-    inc.ignore = _why_ignore(msg, envelope_from, sender, own_domain)
-    if inc.ignore is None:
-        inc.lines = command_lines(body_text(msg))
-        subject = _SUBJECT_PREFIX.sub("", inc.subject).strip()
-        if subject:
-            inc.subject = subject
+    try:
+        msg = BytesParser(policy=policy.default).parsebytes(raw)
+        inc = _read(msg, envelope_from, own_domain)
+        if inc.ignore is None:
+            inc.lines = command_lines(body_text(msg))
+    except RecursionError:  # the stdlib parses MIME recursively
+        raise Unreadable("its MIME structure is nested too deeply") from None
     return inc
 
 
+def _read(msg, envelope_from, own_domain) -> Incoming:
+    # the address from the raw header: a display name decoded from an encoded-word may hold
+    # anything ("Ann\r\nBcc: x@evil.example"), and the address itself is never encoded
+    sender = parseaddr(" ".join(raw_header(msg, "From").split()))[1].strip().lower()
+    if len(sender) > 254:  # no address is longer (RFC 5321); nor is our column
+        sender = ""
+    refs = header(msg, "In-Reply-To") + " " + header(msg, "References")
+    subject = header(msg, "Subject")
+    inc = Incoming(message_id=message_id(header(msg, "Message-ID")), sender=sender,
+                   subject=subject, in_reply_to=re.findall(r"<[^<>\s]+>", refs)[:50])
+    inc.ignore = _why_ignore(msg, envelope_from, sender, own_domain)
+    if inc.ignore is None:
+        inc.subject = _SUBJECT_PREFIX.sub("", subject).strip() or subject
+    return inc
+
+
+def header(msg, name: str) -> str:
+    """A header's text, '' if absent. A header the email package refuses (an encoded CR or
+    LF in a display name, a malformed address list) is read from its raw value instead."""
+    try:
+        value = str(msg.get(name, ""))
+    except Exception:  # the header parser raises many kinds
+        raw = raw_header(msg, name)
+        try:
+            value = str(make_header(decode_header(raw)))
+        except Exception:
+            value = str(raw)
+    return " ".join(value.split())  # no CR or LF survives into a reply's header
+
+
+def raw_header(msg, name: str) -> str:
+    return str(next((v for k, v in msg.raw_items() if k.lower() == name.lower()), ""))
+
+
+def message_id(value: str) -> str:
+    """The Message-ID as a key: whitespace-free, and a hash when it is too long to store."""
+    value = "".join(value.split())
+    if len(value) > MAX_ID:
+        return "sha256:" + hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()
+    return value
+
+
 def _why_ignore(msg, envelope_from: str, sender: str, own_domain: str) -> str | None:
-    """RFC 3834: never answer automatic mail, bounces, list mail or our own mail."""
-    auto = str(msg.get("Auto-Submitted", "no")).strip().lower()
-    if auto and not auto.startswith("no"):
+    """RFC 3834: never answer automatic mail, bounces, list mail or our own mail. Not every
+    auto-responder says Auto-Submitted: Exchange, Gmail, Yahoo and vacation(1) have their own
+    headers, and some only a subject."""
+    auto = header(msg, "Auto-Submitted").lower() or "no"
+    if not auto.startswith("no"):
         return "auto-submitted"
     if envelope_from in ("", "<>"):
         return "bounce"
-    if msg.get("List-Id") or msg.get("List-Post"):
+    if msg.get_content_type() == "multipart/report" or header(msg, "X-Failed-Recipients"):
+        return "bounce"
+    if header(msg, "List-Id") or header(msg, "List-Post"):
         return "list mail"
-    if str(msg.get("Precedence", "")).strip().lower() in ("bulk", "list", "junk"):
+    precedence = (header(msg, "Precedence") or header(msg, "X-Precedence")).lower()
+    if precedence in ("bulk", "list", "junk"):
         return "bulk mail"
-    if msg.get("X-Autoreply") or msg.get("X-Autorespond"):
+    # not X-Auto-Response-Suppress: Exchange puts it on ordinary mail too (it asks others not
+    # to auto-reply), so it would lose players' moves; Exchange's own out-of-office replies
+    # are known by their subject
+    if precedence == "auto_reply" or any(header(msg, h) for h in (
+            "X-Autoreply", "X-Autorespond", "X-Autogenerated")):
+        return "auto-reply"
+    if AUTO_SUBJECT.match(header(msg, "Subject")):
         return "auto-reply"
     own = f"@{own_domain}".lower()
     if sender.endswith(own) or any(a.lower().endswith(own) for _, a in getaddresses(
-            [str(msg.get("Sender", ""))]) if a):
+            [header(msg, "Sender")]) if a):
         return "our own mail"
     if not sender:
         return "no sender"
@@ -84,58 +142,28 @@ def body_text(msg) -> str:
     try:
         content = part.get_content()
     except (LookupError, UnicodeError):  # an unknown or wrong charset: keep what decodes
-        content = part.get_payload(decode=True).decode("utf-8", errors="replace")
+        content = (part.get_payload(decode=True) or b"").decode("utf-8", errors="replace")
     if part.get_content_subtype() == "html":
         return html_text(content)
+    if str(part.get_param("format", "")).lower() == "flowed":
+        return unflow(content, str(part.get_param("delsp", "")).lower() == "yes")
     return content
 
 
-def command_lines(text: str) -> list[str]:
-    """The non-blank lines before the quoted reply or the signature."""
-    out = []
-    rows = text.replace("\r\n", "\n").split("\n")
-    for i, line in enumerate(rows):
-        line = line.strip().replace("\u00a0", " ")
-        if any(p.match(line) for p in _QUOTE_START):
-            break
-        if i + 1 < len(rows) and _QUOTE_START[1].match(f"{line} {rows[i + 1].strip()}"):
-            break  # Gmail wraps a long "On ..., Name <address> wrote:" over two lines
-        if line:
-            out.append(line)
-        if len(out) >= MAX_LINES:
-            break
-    return out
-
-
-class _Text(HTMLParser):
-    """HTML to text lines; a quoted reply (<blockquote>) ends the reading."""
-
-    BREAKS = {"br", "p", "div", "li", "tr", "h1", "h2", "h3", "table"}
-
-    def __init__(self):
-        super().__init__()
-        self.parts, self.skip, self.done = [], 0, False
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "blockquote" or (dict(attrs).get("class") or "").startswith("gmail_quote"):
-            self.done = True
-        if tag in ("style", "script", "head"):
-            self.skip += 1
-        if tag in self.BREAKS:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag):
-        if tag in ("style", "script", "head"):
-            self.skip = max(0, self.skip - 1)
-        if tag in self.BREAKS:
-            self.parts.append("\n")
-
-    def handle_data(self, data):
-        if not self.skip and not self.done:
-            self.parts.append(data)
-
-
-def html_text(html: str) -> str:
-    p = _Text()
-    p.feed(html)
-    return "".join(p.parts)
+def unflow(text: str, delsp: bool = False) -> str:
+    """RFC 3676 format=flowed: a line ending in a space goes on in the next line of the same
+    quote depth (Thunderbird and Apple Mail wrap long lines so, attributions too)."""
+    rows: list[list] = []  # [depth, text, goes on]
+    for line in text.replace("\r\n", "\n").split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        body = line[depth:]
+        body = body[1:] if body.startswith(" ") else body  # space-stuffing
+        soft = body.endswith(" ") and body != "-- "
+        if soft and delsp:
+            body = body[:-1]
+        if rows and rows[-1][2] and rows[-1][0] == depth:
+            rows[-1][1] += body
+            rows[-1][2] = soft
+        else:
+            rows.append([depth, body, soft])
+    return "\n".join(f"{'>' * d} {t}" if d else t for d, t, _ in rows)
