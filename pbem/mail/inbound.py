@@ -22,6 +22,7 @@ from .. import compose
 from ..engine import legal, parse_action, view
 from ..notify import reply_address, seat_names
 from ..store.models import Game, Inbound, Outbox, Player, Seat
+from .authres import verdict
 from .commands import ACCOUNT_COMMANDS, SEAT_COMMANDS, Context, did, help_text, run
 from .league_commands import LEAGUE_COMMANDS
 from .reader import Incoming, Unreadable, read
@@ -83,6 +84,10 @@ class Processor:
             if seat is not None:
                 self._warn_forged(inc, seat, player, key)
             return "forged sender"
+        why = verdict(inc.auth, inc.sender.rpartition("@")[2], self.cfg.authserv_id)
+        if why:  # the From domain does not vouch for it, by our own MTA's word
+            self._refuse_unverified(inc, seat, player, key, why)
+            return "failed its domain's check"
         if seat is None:
             return self._account(inc, player, key)
         return self._seat(inc, seat, player, key)
@@ -137,6 +142,15 @@ class Processor:
                                text=_summary_text(ctx, lines, SEAT_COMMANDS))
         subject = f"Game {seat.game_id}: " + outcome(ctx, lines, error)
         self._send(key, player.email, subject, body, inc.message_id, seat.game_id, address)
+
+    def _refuse_unverified(self, inc, seat, player, key, why):
+        game = seat.game_id if seat else None
+        text = (f"A mail from your address was not obeyed: {why}. Nothing was done. If you "
+                "sent it, your mail provider may be rewriting it; write to us from its own "
+                "web or app client.\n")
+        reply_to = reply_address(self.cfg, seat) if seat else f"pbem@{self.cfg.mail_domain}"
+        subject = (f"Game {game}: " if game else "") + "a mail was not obeyed"
+        self._send(key, player.email, subject, text, inc.message_id, game, reply_to)
 
     def _warn_forged(self, inc, seat, player, key):
         text = (f"A mail for your seat in game {seat.game_id} came from {inc.sender}, not from "

@@ -46,6 +46,7 @@ class Incoming:
     lines: list[str] = field(default_factory=list)  # the command lines, in order
     in_reply_to: list[str] = field(default_factory=list)
     ignore: str | None = None  # why this mail gets no answer (auto-reply, bounce, list...)
+    auth: list[str] = field(default_factory=list)  # Authentication-Results, as written
 
 
 def read(raw: bytes, envelope_from: str, own_domain: str) -> Incoming:
@@ -70,6 +71,8 @@ def _read(msg, envelope_from, own_domain) -> Incoming:
     inc = Incoming(message_id=message_id(header(msg, "Message-ID")), sender=sender,
                    subject=subject, in_reply_to=re.findall(r"<[^<>\s]+>", refs)[:50])
     inc.ignore = _why_ignore(msg, envelope_from, sender, own_domain)
+    inc.auth = [" ".join(str(v).split()) for k, v in msg.raw_items()
+                if k.lower() == "authentication-results"][:20]
     if inc.ignore is None:
         inc.subject = _SUBJECT_PREFIX.sub("", subject).strip() or subject
     return inc
