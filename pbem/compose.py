@@ -7,24 +7,53 @@ its player saw.
 
 import re
 import secrets
+import textwrap
 from functools import lru_cache
 from importlib.resources import files
 from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup, escape
 
 from .engine import Rules, pretty
 from .engine.tricks import table_for
 from .engine.view import sort_cards
 
 _TURN_ID = re.compile(r"<turn\.(\d+)\.(\d+)\.(\d+)\.[0-9a-f]+@")
+WIDTH = 78  # RFC 5322 2.1.1: lines SHOULD be at most 78 characters
+RED = "#b3261e"  # the web's red (templates/web/base.html)
 
 
 @lru_cache(maxsize=1)
 def env() -> Environment:
     folder = str(files("pbem.templates"))
-    return Environment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
-                       trim_blocks=False, keep_trailing_newline=True)
+    e = Environment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
+                    trim_blocks=False, keep_trailing_newline=True)
+    e.filters["card"] = card_html
+    return e
+
+
+def card_html(text: str) -> Markup:
+    """A pretty card ("Q♥") for an HTML part: hearts and diamonds in red, by an inline style
+    (mail clients drop <style> blocks), never wrapped inside the card."""
+    red = text[-1:] in "♥♦"
+    style = f"white-space: nowrap{'; color: ' + RED if red else ''}"
+    return Markup('<span style="{}">{}</span>').format(style, escape(text))
+
+
+def wrap(text: str, width: int = WIDTH) -> str:
+    """Every line at most `width` columns: a longer line breaks at spaces, its continuation
+    indented two more than it. A word longer than the width (a link) keeps its own line."""
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[:len(line) - len(line.lstrip(" "))]
+        out.extend(textwrap.wrap(line.strip(), width, initial_indent=indent,
+                                 subsequent_indent=indent + "  ", break_long_words=False,
+                                 break_on_hyphens=False) or [line])
+    return "\n".join(out)
 
 
 def thread_root(game_id: int, domain: str) -> str:
@@ -78,7 +107,7 @@ def moves(v: dict, address: str, link=None) -> list[dict]:
     for a in sorted(v["legal"], key=lambda a: order.get(a.get("card"), -1)):
         text, label = _words(a)
         line = text if label == text else f"{label:<6} reply: {text}"
-        out.append({"text": text, "label": label, "line": line,
+        out.append({"text": text, "label": label, "line": line, "card": a["type"] == "play",
                     "mailto": f"mailto:{address}?subject={quote(text)}&body={quote(text)}",
                     "url": link(a) if link and a["type"] != "pass" else None})
     return out
@@ -100,4 +129,5 @@ def _words(a: dict) -> tuple[str, str]:
 
 
 def render(name: str, **values) -> str:
-    return env().get_template(f"mail/{name}").render(**values)
+    text = env().get_template(f"mail/{name}").render(**values)
+    return wrap(text) if name.endswith(".txt") else text
