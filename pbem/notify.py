@@ -103,7 +103,7 @@ def turn_mail(cfg, game, seat, player, st, names) -> dict:
     game_id = game.id
     v = compose.context(view(st, seat.seat), game_id, names)
     address = reply_address(cfg, seat)
-    moves = compose.moves(v, address, _link_maker(cfg, game_id, seat.seat, st.seq))
+    moves = compose.moves(v, address, link_maker(cfg, game_id, seat.seat, st.seq))
     table_url = f"{cfg.base_url}/t/{seat.token}"
     due = due_time(game, player, utcnow()).strftime("%a %d %b %Y, %H:%M UTC")
     text = compose.render("turn.txt", v=v, names=names, moves=moves, table_url=table_url,
@@ -117,7 +117,7 @@ def turn_mail(cfg, game, seat, player, st, names) -> dict:
     return row
 
 
-def _link_maker(cfg, game_id, seat, seq):
+def link_maker(cfg, game_id, seat, seq):
     """A signed web link per legal move (pbem.web.links); it names game, seat, move, seq."""
     signer = Signer(secret_keys(cfg))
 

@@ -201,6 +201,9 @@ def check_secrecy(table: Table, game_id: int, humans: dict[int, str]) -> int:
             if m.is_turn:  # blind nil on offer: the cards stay hidden until looked at
                 hidden = "You have not looked at your cards yet" in m.text
                 assert m.hand() == (set() if hidden else held), (m.subject, m.text)
-            allowed = set(deal["hands"][seat]) | {e["card"] for e in played}
+            # an answer echoes the move it did: the last card of a hand is shown beside the
+            # next hand's table, so the player's own cards of earlier deals may appear too
+            allowed = {c for d in deals[:m.hand_no] for c in d["hands"][seat]}
+            allowed |= {e["card"] for e in played}
             assert m.cards_shown() <= allowed, (m.subject, m.cards_shown() - allowed, m.text)
     return looked

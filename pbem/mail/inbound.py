@@ -19,8 +19,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import select
 
 from .. import compose
-from ..engine import legal, parse_action, view
-from ..notify import reply_address, seat_names
+from ..engine import parse_action, view
+from ..notify import link_maker, mail_row, reply_address, seat_names
 from ..store.models import Game, Inbound, Outbox, Player, Seat
 from .authres import verdict
 from .commands import ACCOUNT_COMMANDS, SEAT_COMMANDS, Context, did, help_text, run
@@ -124,6 +124,8 @@ class Processor:
         return "refused" if error else "done"
 
     def _reply(self, inc, seat, player, key, ctx, lines, error):
+        """Every answer to a seat's mail shows the table and the moves legal now, text and
+        HTML, threaded under the mail (and so the turn mail) it answers."""
         with self.store.session() as s:
             seats = s.exec(select(Seat).where(Seat.game_id == seat.game_id)
                            .order_by(Seat.seat)).all()
@@ -131,17 +133,28 @@ class Processor:
                 Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
         names = seat_names(seats, players)
         st = ctx.state
-        address = reply_address(self.cfg, seat)
-        # an accepted move is echoed; the table comes with a refusal, status or help (the
-        # turn mail that follows a move shows it too)
-        show = error or not lines or ctx.want_help or any(d.startswith("status") for d in ctx.done)
-        v = compose.context(view(st, seat.seat), seat.game_id, names) if show else None
-        moves = compose.moves(v, address) if show and legal(st, seat.seat) else []
-        body = compose.render("reply.txt", done=ctx.done, v=v, names=names, moves=moves,
-                               error=_error(error, lines),
-                               text=_summary_text(ctx, lines, SEAT_COMMANDS))
-        subject = f"Game {seat.game_id}: " + outcome(ctx, lines, error)
-        self._send(key, player.email, subject, body, inc.message_id, seat.game_id, address)
+        v = compose.context(view(st, seat.seat), seat.game_id, names)
+        link = link_maker(self.cfg, seat.game_id, seat.seat, st.seq)
+        values = {"done": ctx.done, "error": _error(error, lines), "v": v, "names": names,
+                  "text": _summary_text(ctx, lines, SEAT_COMMANDS),
+                  "moves": compose.moves(v, reply_address(self.cfg, seat), link),
+                  "table_url": f"{self.cfg.base_url}/t/{seat.token}"}
+        row = mail_row(self.cfg, seat.game_id, seat, player, f"reply:{key}"[:200],
+                       f"Game {seat.game_id}: " + outcome(ctx, lines, error),
+                       compose.render("reply.txt", **values),
+                       compose.render("reply.html", **values))
+        row["headers"].update(self._thread(inc, seat.game_id), **{"Auto-Submitted": "auto-replied"})
+        self._queue(row)
+
+    def _thread(self, inc, game_id) -> dict:
+        """In-Reply-To: the player's mail; References: the game's root, our mails the
+        player's mail names (the turn mail it answers), then the player's mail."""
+        domain = f"@{self.cfg.mail_domain}>".lower()
+        theirs = inc.message_id if (inc.message_id or "").startswith("<") else None
+        ours = [x for x in inc.in_reply_to if x.lower().endswith(domain)][-5:]
+        refs = [compose.thread_root(game_id, self.cfg.mail_domain), *ours]
+        refs = list(dict.fromkeys(refs + [theirs] if theirs else refs))
+        return {"In-Reply-To": refs[-1], "References": " ".join(refs)}
 
     def _refuse_unverified(self, inc, seat, player, key, why):
         game = seat.game_id if seat else None
@@ -164,13 +177,16 @@ class Processor:
         root = compose.thread_root(game_id, self.cfg.mail_domain) if game_id else None
         refs = " ".join(x for x in (root, in_reply_to) if x)
         headers = {"Reply-To": reply_to, "Auto-Submitted": "auto-replied"}
-        subject = " ".join(subject.split())[:250]
         if in_reply_to or root:
             headers.update({"In-Reply-To": in_reply_to or root, "References": refs})
+        self._queue({"game_id": game_id, "to_addr": to, "subject": subject, "body_text": text,
+                     "headers": headers, "dedupe_key": f"reply:{key}"[:200]})
+
+    def _queue(self, row: dict) -> None:
+        row["subject"] = " ".join(row["subject"].split())[:250]
         try:
             with self.store.session() as s:
-                s.add(Outbox(game_id=game_id, to_addr=to, subject=subject, body_text=text,
-                             headers=headers, dedupe_key=f"reply:{key}"[:200]))
+                s.add(Outbox(**row))
                 s.commit()
         except IntegrityError:
             pass  # answered already: this mail came twice
