@@ -13,7 +13,7 @@ from sqlalchemy import or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from . import play
+from . import compose, play
 from .config import load
 from .deadlines import time_control
 from .engine import choose, view
@@ -163,8 +163,9 @@ def _mail(store, seat, players, key, subject, text) -> None:
 def _send(store, to, game_id, key, subject, text) -> None:
     try:
         with store.session() as s:
-            s.add(Outbox(game_id=game_id, to_addr=to, subject=subject, body_text=text,
-                         headers={"Auto-Submitted": "auto-generated"}, dedupe_key=key))
+            mail = compose.game_mail(game_id, load().mail_domain, subject, text)
+            mail["headers"]["Auto-Submitted"] = "auto-generated"
+            s.add(Outbox(**mail, to_addr=to, dedupe_key=key))
             s.commit()
     except IntegrityError:
         pass  # sent before: a redo after a crash

@@ -60,6 +60,15 @@ def thread_root(game_id: int, domain: str) -> str:
     return f"<game.{game_id}@{domain}>"
 
 
+def game_mail(game_id: int, domain: str, headline: str, text: str, html: str | None = None
+              ) -> dict:
+    """An Outbox row's subject, bodies and threading headers for a mail about a game: each
+    hangs under the game's root Message-ID, so every client keeps the game in one thread."""
+    root = thread_root(game_id, domain)
+    return {"game_id": game_id, "subject": headline, "body_text": wrap(text), "body_html": html,
+            "headers": {"In-Reply-To": root, "References": root}}
+
+
 def turn_message_id(game_id: int, seat: int, seq: int, domain: str) -> str:
     return f"<turn.{game_id}.{seat}.{seq}.{secrets.token_hex(4)}@{domain}>"
 

@@ -8,6 +8,7 @@ from datetime import date
 
 from sqlmodel import select
 
+from .compose import wrap
 from .config import load
 from .deadlines import due_for
 from .notify import DIGEST, seat_names
@@ -40,7 +41,7 @@ def _digest(store, cfg, player, today) -> int:
         if news:
             parts.append("What happened since your last digest:\n\n" + "\n".join(news))
         s.add(Outbox(to_addr=player.email, subject=f"pbem: your games, {today.isoformat()}",
-                     body_text="\n\n".join(parts) + "\n",
+                     body_text=wrap("\n\n".join(parts) + "\n"),
                      headers={"Auto-Submitted": "auto-generated",
                               "List-Unsubscribe": f"<mailto:pbem@{cfg.mail_domain}"
                                                   "?subject=notify%20every%20turn>"},

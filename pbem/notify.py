@@ -30,10 +30,9 @@ def mails(game, seats, players, st, events, before=None) -> list[dict]:
     if st.phase == "over":
         for x in humans.values():
             v = compose.context(view(st, x.seat), game.id, names)
-            body = compose.render("reply.txt", done=[], error=None, v=v, names=names,
-                                   moves=[], text=_result(game.id, st, names))
             out.append(mail_row(cfg, game.id, x, players[x.player_id], f"over:{game.id}:{x.seat}",
-                                f"Game {game.id} is over", body))
+                                f"Game {game.id} is over",
+                                *_bodies(v, names, _result(game.id, st, names))))
     return out
 
 
@@ -67,20 +66,26 @@ def handover_mails(game, seats, players, ev, leaver) -> list[dict]:
         out.append(mail_row(cfg, game.id, x, players[x.player_id],
                             f"handover:{game.id}:{ev['seq']}:{x.seat}", subject, text))
     if leaver:
-        out.append({"game_id": game.id, "to_addr": leaver.email, "subject":
-                    f"Game {game.id}: your seat is taken over", "body_text": news,
-                    "headers": {"Auto-Submitted": "auto-generated"},
-                    "dedupe_key": f"handover:{game.id}:{ev['seq']}:left"})
+        mail = compose.game_mail(game.id, cfg.mail_domain,
+                                 f"Game {game.id}: your seat is taken over", news)
+        mail["headers"]["Auto-Submitted"] = "auto-generated"
+        out.append(dict(mail, to_addr=leaver.email,
+                        dedupe_key=f"handover:{game.id}:{ev['seq']}:left"))
     return out
 
 
 def update_mail(cfg, game_id, seat, player, st, names) -> dict:
     v = compose.context(view(st, seat.seat), game_id, names)
     what = "a hand was scored" if not st.tricks and st.history else "a trick was played"
-    body = compose.render("reply.txt", done=[], error=None, v=v, names=names, moves=[],
-                           text=f"Game {game_id}: {what}. It is not your turn yet.")
     return mail_row(cfg, game_id, seat, player, f"news:{game_id}:{seat.seat}:{st.seq}",
-                    f"Game {game_id}: {what}", body)
+                    f"Game {game_id}: {what}",
+                    *_bodies(v, names, f"Game {game_id}: {what}. It is not your turn yet."))
+
+
+def _bodies(v, names, text) -> tuple[str, str]:
+    """The text and HTML of a mail that tells of the game without asking for a move."""
+    values = {"done": [], "error": None, "v": v, "names": names, "moves": [], "text": text}
+    return compose.render("reply.txt", **values), compose.render("reply.html", **values)
 
 
 def _result(game_id, st, names) -> str:
@@ -137,5 +142,6 @@ def mail_row(cfg, game_id, seat, player, key, subject, text, html=None) -> dict:
     headers = {"Reply-To": reply_address(cfg, seat), "Auto-Submitted": "auto-generated",
                "In-Reply-To": root, "References": root,
                "List-Unsubscribe": f"<mailto:pbem@{cfg.mail_domain}?subject=notify%20digest>"}
-    return {"game_id": game_id, "to_addr": player.email, "subject": subject, "body_text": text,
-            "body_html": html, "headers": headers, "dedupe_key": key}
+    mail = compose.game_mail(game_id, cfg.mail_domain, subject, text, html)
+    return dict(mail, to_addr=player.email, headers=dict(mail["headers"], **headers),
+                dedupe_key=key)

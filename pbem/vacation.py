@@ -5,6 +5,8 @@ from datetime import date, timedelta
 
 from sqlmodel import select
 
+from . import compose
+from .config import load
 from .deadlines import EXTRA
 from .notify import seat_names
 from .store.games import mailable, players_of
@@ -108,11 +110,12 @@ def _tell_the_table(s, game_id, st, by, hours) -> None:
     waiting = ", ".join(names[x] for x in st.to_act())
     for x in seats:
         if mailable(players.get(x.player_id)) and not x.robot:
-            s.add(Outbox(game_id=game_id, to_addr=players[x.player_id].email,
-                         subject=f"Game {game_id}: {hours} more hours for move {st.seq}",
-                         body_text=f"{names[by]} gave {waiting} {hours} more hours for move "
-                                   f"{st.seq} of game {game_id}.\n",
-                         headers={"Auto-Submitted": "auto-generated"},
+            headline = f"Game {game_id}: {hours} more hours for move {st.seq}"
+            mail = compose.game_mail(game_id, load().mail_domain, headline,
+                                     f"{names[by]} gave {waiting} {hours} more hours for move "
+                                     f"{st.seq} of game {game_id}.\n")
+            mail["headers"]["Auto-Submitted"] = "auto-generated"
+            s.add(Outbox(**mail, to_addr=players[x.player_id].email,
                          dedupe_key=f"extra:{game_id}:{st.seq}:{by}:{x.seat}"))
 
 

@@ -64,7 +64,7 @@ def test_serve_answers_a_move_by_mail(tmp_path):
             assert smtp.send_message(reply) == {}
         done = wait_for(lambda: [m for m in messages(tmp_path / "mail")
                                  if m["Subject"] == "Game 1: you bid 3"])[0]
-        assert "bid 3: done" in done.get_payload(decode=True).decode()
+        assert "bid 3: done" in done.get_payload()[0].get_payload(decode=True).decode()
         assert done["To"] == "ann@example.org"
         # the same process serves the table the turn mail links to
         html = turn.get_payload()[1].get_payload(decode=True).decode()

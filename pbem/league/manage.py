@@ -9,6 +9,7 @@ from datetime import date
 
 from sqlmodel import select
 
+from ..compose import wrap
 from ..config import load
 from ..deadlines import DEFAULTS as CLOCK_DEFAULTS
 from ..deadlines import ON_TIMEOUT
@@ -94,7 +95,7 @@ def _organiser_mail(league, boss) -> Outbox:
             f"Your organiser's page (keep it to yourself): {cfg.base_url}/o/{league.admin_token}\n"
             f"The join link to pass on: {cfg.base_url}/j/{league.join_token}\n"
             f"Players can also mail pbem@{cfg.mail_domain}: join {league.id}\n")
-    return Outbox(to_addr=boss.email, subject=f"Your league: {league.name}", body_text=text,
+    return Outbox(to_addr=boss.email, subject=f"Your league: {league.name}", body_text=wrap(text),
                   headers={"Auto-Submitted": "auto-generated"},
                   dedupe_key=f"league:{league.id}:organiser")
 
@@ -277,7 +278,7 @@ def _welcome(league, season, entry, player, mate) -> Outbox:
     text = (f"You are entered in \"{league.name}\", season {season.number}{wait}. It starts on "
             f"{season.starts.isoformat()}; your first table comes by mail then.\n"
             f"The league: {cfg.base_url}/l/{league.id}\n")
-    return Outbox(to_addr=player.email, subject=f"You are in: {league.name}", body_text=text,
+    return Outbox(to_addr=player.email, subject=f"You are in: {league.name}", body_text=wrap(text),
                   headers={"Auto-Submitted": "auto-generated"},
                   dedupe_key=f"entry:{entry.id}:welcome")
 
@@ -288,7 +289,7 @@ def _partner_mail(league, entry, player, mate) -> Outbox:
     text = (f"{player.email} entered \"{league.name}\" with you as partner.\n\n"
             f"To say yes, open this link and press the button: {cfg.base_url}/j/partner/{link}"
             "\n\nIf you do not want to play, ignore this mail: the entry stays out.\n")
-    return Outbox(to_addr=mate.email, subject=f"Partner in {league.name}?", body_text=text,
+    return Outbox(to_addr=mate.email, subject=f"Partner in {league.name}?", body_text=wrap(text),
                   headers={"Auto-Submitted": "auto-generated"},
                   dedupe_key=f"entry:{entry.id}:partner")
 
@@ -298,7 +299,7 @@ def mail_once(store, to, subject, text, key) -> int:
     with store.session() as s:
         if s.exec(select(Outbox.id).where(Outbox.dedupe_key == key)).first():
             return 0
-        s.add(Outbox(to_addr=to, subject=subject, body_text=text,
+        s.add(Outbox(to_addr=to, subject=subject, body_text=wrap(text),
                      headers={"Auto-Submitted": "auto-generated"}, dedupe_key=key))
         s.commit()
     return 1

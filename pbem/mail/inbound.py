@@ -179,8 +179,9 @@ class Processor:
         headers = {"Reply-To": reply_to, "Auto-Submitted": "auto-replied"}
         if in_reply_to or root:
             headers.update({"In-Reply-To": in_reply_to or root, "References": refs})
-        self._queue({"game_id": game_id, "to_addr": to, "subject": subject, "body_text": text,
-                     "headers": headers, "dedupe_key": f"reply:{key}"[:200]})
+        mail = (compose.game_mail(game_id, self.cfg.mail_domain, subject, text) if game_id
+                else {"subject": subject, "body_text": compose.wrap(text)})
+        self._queue(dict(mail, to_addr=to, headers=headers, dedupe_key=f"reply:{key}"[:200]))
 
     def _queue(self, row: dict) -> None:
         row["subject"] = " ".join(row["subject"].split())[:250]

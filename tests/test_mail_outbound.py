@@ -1,0 +1,228 @@
+"""The outbound checks, over every kind of mail the system sends (issue 13).
+
+The system is made to send each kind through its own code: turn mails, news of a trick,
+the end of a game, answers to a seat's mail (done, refused, status, help, no command, a
+forged sender), answers at the account address, hand-overs, reminders, timeouts, a carer's
+links, extra time, the digest, and the league's mails (organiser, entry, partner, join
+link, bye, season over). Each is delivered into a Maildir as the outbox sends it, and the
+file is read back: it parses under `email.policy.default` without a defect; every line of
+the text part is at most 78 columns (a link longer than that stands alone on its line);
+the HTML part has no fixed width over 360 px; a game's mail is threaded under the game's
+root. The headers another part adds (List-Id, List-Unsubscribe, DKIM-Signature) are
+checked for their form when present.
+"""
+
+import mailbox
+import re
+from datetime import UTC, datetime, timedelta
+from email import policy
+from email.parser import BytesParser
+from email.utils import make_msgid
+
+import pytest
+import time_machine
+from league_helpers import league
+from mail_helpers import ANN, running, state
+from sqlmodel import select
+
+from pbem import clock, digest, vacation
+from pbem.compose import WIDTH, thread_root
+from pbem.engine import choose, preset, view
+from pbem.league import seasons
+from pbem.league.manage import request_join
+from pbem.play import hand_over, start, submit
+from pbem.store.games import create_game
+from pbem.store.models import Game, Outbox, Player, Seat
+from pbem.store.outbox import drain, key_name, maildir_delivery
+
+T0 = datetime(2026, 11, 23, 12, tzinfo=UTC)  # the league helpers' today, noon
+H = timedelta(hours=1)
+BOB, CY = "bob@example.org", "cy@example.org"
+# names as long as people give them: the table's columns must still fit
+NAMES = {ANN: "Annabelle Fitzgerald-Montgomery", BOB: "Bartholomew Okonkwo-Vandersloot"}
+FAST = {"move_hours": 6, "remind_hours": [2], "on_timeout": "robot"}
+ONE_HAND = preset("standard").with_options(max_hands=1)
+# what each kind's outbox key starts with
+KINDS = {"turn", "news", "over", "reply", "handover", "remind", "timeout", "care", "extra",
+         "digest", "league", "entry", "join", "bye", "season-over"}
+LONE_LINK = re.compile(r"^\s*(https?://|mailto:)\S+$")
+WIDE = re.compile(r"(?:min-)?width\s*(?::|=)\s*[\"']?\s*(\d+)\s*(px)?", re.I)
+
+
+def line_faults(text: str) -> list[str]:
+    return [x for x in text.splitlines() if len(x) > WIDTH and not LONE_LINK.match(x)]
+
+
+def html_faults(html: str) -> list[str]:
+    return [m.group(0) for m in WIDE.finditer(html) if int(m.group(1)) > 360]
+
+
+def header_faults(msg) -> list[str]:
+    """The form of the headers another part adds, where present (RFC 2369, 2919, 8058, 6376)."""
+    out = []
+    unsub = msg.get("List-Unsubscribe")
+    if unsub is not None and not re.fullmatch(r"\s*<[a-z]+:[^<>\s]+>(\s*,\s*<[a-z]+:[^<>\s]+>)*\s*",
+                                              str(unsub)):
+        out.append(f"List-Unsubscribe: {unsub}")
+    post = msg.get("List-Unsubscribe-Post")
+    if post is not None and (str(post) != "List-Unsubscribe=One-Click"
+                             or "<https://" not in str(unsub or "")):
+        out.append(f"List-Unsubscribe-Post: {post} with {unsub}")
+    list_id = msg.get("List-Id")
+    if list_id is not None and not re.fullmatch(r"[^<>]*<[^<>@\s]+\.[^<>@\s]+>", str(list_id)):
+        out.append(f"List-Id: {list_id}")
+    dkim = msg.get("DKIM-Signature")
+    if dkim is not None:
+        tags = dict(t.strip().split("=", 1) for t in "".join(str(dkim).split()).split(";")
+                    if "=" in t)
+        if tags.get("v") != "1" or not {"a", "b", "bh", "d", "s", "h"} <= set(tags) \
+                or "from" not in tags["h"].lower().split(":"):
+            out.append(f"DKIM-Signature: {dkim}")
+    return out
+
+
+def faults(raw: bytes, game_id: int | None, domain: str) -> list[str]:
+    """Everything wrong with one delivered mail, as its reader's program would meet it."""
+    out = [f"a line of {len(x)} octets" for x in raw.splitlines() if len(x) > 998]
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    for part in msg.walk():
+        out += [f"defect {d!r} in {part.get_content_type()}" for d in part.defects]
+    for name, value in msg.items():
+        out += [f"defect {d!r} in {name}" for d in getattr(value, "defects", ())]
+    for name in ("From", "To", "Subject", "Date", "Message-ID"):
+        if not msg.get(name):
+            out.append(f"no {name}")
+    plain = msg.get_body(("plain",))
+    if plain is None:
+        out.append("no text part")
+    else:
+        out += [f"{len(x)} columns: {x}" for x in line_faults(plain.get_content())]
+    html = msg.get_body(("html",))
+    if html is not None:
+        out += [f"HTML wider than 360 px: {x}" for x in html_faults(html.get_content())]
+    out += header_faults(msg)
+    if game_id is not None and thread_root(game_id, domain) not in str(msg["References"] or ""):
+        out.append("not threaded under its game")
+    return out
+
+
+def test_the_checks_can_fail():
+    assert line_faults("x" * 79) and not line_faults("  https://example.org/" + "x" * 90)
+    assert line_faults("see https://example.org/" + "x" * 90)
+    assert html_faults('<table width="600">') and html_faults("<div style='min-width: 400px'>")
+    assert not html_faults('<td style="width: 50%">') and not html_faults("width: 360px")
+    bad = (b"From: a@b.example\r\nTo: c@d.example\r\nSubject: x\r\nDate: nonsense\r\n"
+           b"Message-ID: <1@b.example>\r\nList-Unsubscribe: mailto:x@b.example\r\n\r\n"
+           + b"y" * 80 + b"\r\n")
+    found = faults(bad, 7, "b.example")
+    assert any("Date" in f for f in found), found
+    assert any("80 columns" in f for f in found) and "not threaded under its game" in found
+    assert any(f.startswith("List-Unsubscribe") for f in found)
+
+
+def name_players(store) -> None:
+    with store.session() as s:
+        for p in s.exec(select(Player).where(Player.email.in_(list(NAMES)))).all():
+            p.name = NAMES[p.email]
+            s.add(p)
+        s.commit()
+
+
+def play_on(store, gid: int, until) -> None:
+    """Every seat moves through the door (as its mail or link would) until `until()`."""
+    for _ in range(400):
+        st = state(store, gid)
+        if until(st):
+            return
+        seat = st.to_act()[0]
+        submit(store, gid, seat, choose(view(st, seat), seed=st.seq, rules=st.rules),
+               expect_seq=st.seq, source="web")
+    raise AssertionError("the game did not get there")
+
+
+def answer(env, gid: int, body: str, frm: str = ANN, to: str | None = None) -> None:
+    msg = env.mail(to or env.address(gid), body, frm=frm, subject="Re: your turn",
+                   mid=make_msgid(domain="example.org"))
+    assert env.send(msg)[0] == 250
+
+
+@pytest.fixture
+def sent(store, monkeypatch, tmp_path):
+    """Make the system send every kind of mail; the Outbox rows, once delivered."""
+    with running(store, monkeypatch, tmp_path) as env, \
+            time_machine.travel(T0, tick=False) as t:
+        # a game on the clock: bob bids first, misses his move, the robot bids for him
+        gid = create_game(store, ONE_HAND, [ANN, BOB, "robot", "robot"], first_dealer=0,
+                          time_control=FAST)
+        name_players(store)
+        start(store, gid)
+        t.shift(4 * H)
+        clock.tick(store)  # a reminder to bob
+        t.shift(2 * H)
+        clock.tick(store)  # his time is up: the robot bids, and both are told
+        assert state(store, gid).to_act() == [0]
+        vacation.extra_time(store, gid, 24, by=1)  # bob gives ann a day more
+        answer(env, gid, "status")
+        answer(env, gid, "help")
+        answer(env, gid, "Hello there")  # no command
+        answer(env, gid, "bid 3\nplay KH")  # done, then refused
+        answer(env, gid, "bid 4", frm="mallory@example.org")  # forged: ann is warned
+        answer(env, gid, "games", to=f"pbem@{env.domain}")  # the account address
+        answer(env, gid, "notify digest", to=f"pbem@{env.domain}")
+        play_on(store, gid, lambda st: len(st.tricks) >= 2)  # news of tricks to bob
+        hand_over(store, gid, 1, CY)
+        play_on(store, gid, lambda st: st.phase == "over")
+        digest.send_digests(store, T0.date() + timedelta(days=1))
+        # a game that waits when time is up: its creator gets the carer's links
+        waits = create_game(store, ONE_HAND, [ANN, "robot", "robot", "robot"], first_dealer=3,
+                            time_control=dict(FAST, on_timeout="wait"))
+        with store.session() as s:
+            game = s.get(Game, waits)
+            game.created_by = s.exec(select(Player.id).where(Player.email == BOB)).one()
+            s.add(game)
+            s.commit()
+        start(store, waits)
+        t.shift(7 * H)
+        clock.tick(store)
+        # a league of five: one sits out each round; its one round ends the season
+        lg = league(store, players=5, rounds=1)
+        request_join(store, lg, "late@league.test", name="Late Comer")
+        seasons.tick(store, T0 + timedelta(days=7))
+        with store.session() as s:
+            games = s.exec(select(Seat.game_id).join(Player).where(
+                Player.email.like("%@league.test"))).all()
+        for g in sorted(set(games)):
+            play_on(store, g, lambda st: st.phase == "over")
+        seasons.tick(store, T0 + timedelta(days=8))
+        box = tmp_path / "out"
+        while drain(store, deliver=maildir_delivery(box, env.domain), now=T0 + 30 * H):
+            pass
+        with store.session() as s:
+            rows = list(s.exec(select(Outbox)).all())
+        yield env.domain, rows, mailbox.Maildir(str(box), create=False)
+
+
+def test_every_kind_of_mail_passes_the_outbound_checks(sent):
+    domain, rows, box = sent
+    kinds = {row.dedupe_key.split(":")[0] for row in rows}
+    assert KINDS <= kinds, KINDS - kinds
+    assert len(box) == len(rows)  # every row was delivered
+    wrong = {}
+    for row in rows:
+        raw = box.get_bytes(key_name(row.dedupe_key))
+        found = faults(raw, row.game_id, domain)
+        if found:
+            wrong.setdefault(row.dedupe_key.split(":")[0], (row.subject, found))
+    assert not wrong, "\n".join(f"{k}: {v}" for k, v in wrong.items())
+
+
+def test_game_mails_and_answers_to_a_seats_mail_have_both_parts(sent):
+    domain, rows, box = sent
+    answers = [r for r in rows if r.dedupe_key.startswith("reply:play+")
+               and r.headers["In-Reply-To"] != thread_root(r.game_id, domain)]
+    assert len(answers) == 4  # status, help, no command, done and refused
+    for row in rows:
+        if row.dedupe_key.split(":")[0] in {"turn", "news", "over"} or row in answers:
+            msg = BytesParser(policy=policy.default).parsebytes(
+                box.get_bytes(key_name(row.dedupe_key)))
+            assert msg.get_body(("html",)) is not None, row.subject
