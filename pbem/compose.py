@@ -21,6 +21,7 @@ from .engine.view import sort_cards
 
 _TURN_ID = re.compile(r"<turn\.(\d+)\.(\d+)\.(\d+)\.[0-9a-f]+@")
 WIDTH = 78  # RFC 5322 2.1.1: lines SHOULD be at most 78 characters
+_BODY = re.compile(r"<body[^>]*>")
 RED = "#b3261e"  # the web's red (templates/web/base.html)
 
 
@@ -60,12 +61,24 @@ def thread_root(game_id: int, domain: str) -> str:
     return f"<game.{game_id}@{domain}>"
 
 
+def game_subject(game_id: int) -> str:
+    return f"Spades game {game_id}"
+
+
 def game_mail(game_id: int, domain: str, headline: str, text: str, html: str | None = None
               ) -> dict:
-    """An Outbox row's subject, bodies and threading headers for a mail about a game: each
-    hangs under the game's root Message-ID, so every client keeps the game in one thread."""
+    """An Outbox row's subject, bodies and threading headers for a mail about a game.
+
+    Every mail of a game has the same subject and hangs under the game's root Message-ID:
+    Gmail threads only mails with the same subject (and References), Outlook groups by
+    subject, others by References. What the mail says ("Game 3: you played 10♥") is its
+    first line, which clients show beside the subject as the preview."""
     root = thread_root(game_id, domain)
-    return {"game_id": game_id, "subject": headline, "body_text": wrap(text), "body_html": html,
+    if html:
+        head = Markup("\n<p><strong>{}</strong></p>").format(headline)
+        html = _BODY.sub(lambda m: m.group(0) + head, html, count=1)
+    return {"game_id": game_id, "subject": game_subject(game_id),
+            "body_text": wrap(f"{headline}\n\n{text}"), "body_html": html,
             "headers": {"In-Reply-To": root, "References": root}}
 
 

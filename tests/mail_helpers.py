@@ -163,6 +163,16 @@ def prefs(store, email: str) -> dict:
         return s.exec(select(Player).where(Player.email == email)).one().prefs
 
 
+def headline(msg) -> str:
+    """What a mail says in brief. A game's mails all have the game's subject (so that every
+    client threads them) and say what happened in their first line."""
+    subject = str(msg["Subject"])
+    if not subject.startswith("Spades game "):
+        return subject
+    plain = next(p for p in msg.walk() if p.get_content_type() == "text/plain")
+    return plain.get_payload(decode=True).decode().split("\n", 1)[0]
+
+
 def text(msg) -> str:
     """The text/plain body of a mail we sent."""
     return msg.get_body(preferencelist=("plain",)).get_content()

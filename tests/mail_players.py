@@ -17,14 +17,14 @@ from pbem.config import Settings
 from pbem.mail.inbound import controller
 from pbem.store.games import export
 from pbem.store.outbox import drain, maildir_delivery
-from tests.mail_helpers import free_port
+from tests.mail_helpers import free_port, headline
 
 DOMAIN = "pbem.localhost"
 SYMBOL = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 PRETTY_CARD = re.compile(r"(10|[2-9JQKA])([♠♥♦♣])")
 CODE_CARD = re.compile(r"\bplay(?: |%20)([2-9TJQKA][SHDC])\b", re.I)
 HEAD = re.compile(r"^Game (\d+) \(\S+\), hand (\d+), move (\d+)$", re.M)
-GAME = re.compile(r"^(?:Re: )?Game (\d+)\b")
+GAME = re.compile(r"^Spades game (\d+)$")
 
 
 def code(rank: str, symbol: str) -> str:
@@ -38,6 +38,7 @@ class Mail:
         self.msg = email.message_from_bytes(raw, policy=email.policy.default)
         self.to = parseaddr(str(self.msg["To"]))[1].lower()
         self.subject = str(self.msg["Subject"])
+        self.headline = headline(self.msg)  # a game's mail says what it is on its first line
         self.message_id = str(self.msg["Message-ID"])
         self.reply_to = parseaddr(str(self.msg["Reply-To"] or ""))[1]
         part = self.msg.get_body(("plain",))
@@ -51,7 +52,7 @@ class Mail:
 
     @property
     def is_turn(self) -> bool:
-        return "your turn" in self.subject
+        return "your turn" in self.headline
 
     def section(self, title: str) -> list[str]:
         """The indented lines after a line starting with `title`, up to a blank line."""
@@ -191,7 +192,7 @@ def check_secrecy(table: Table, game_id: int, humans: dict[int, str]) -> int:
             looked += 1
             if m.seq is None:  # no table in this mail: it may only name the player's cards
                 mine = {c for d in deals for c in d["hands"][seat]}
-                assert m.cards_shown() <= mine, (m.subject, m.text)
+                assert m.cards_shown() <= mine, (m.headline, m.text)
                 continue
             deal = deals[m.hand_no - 1]
             nxt = [e["seq"] for e in deals[m.hand_no:m.hand_no + 1]] or [10**9]
@@ -200,10 +201,10 @@ def check_secrecy(table: Table, game_id: int, humans: dict[int, str]) -> int:
             held = set(deal["hands"][seat]) - {e["card"] for e in played if e["seat"] == seat}
             if m.is_turn:  # blind nil on offer: the cards stay hidden until looked at
                 hidden = "You have not looked at your cards yet" in m.text
-                assert m.hand() == (set() if hidden else held), (m.subject, m.text)
+                assert m.hand() == (set() if hidden else held), (m.headline, m.text)
             # an answer echoes the move it did: the last card of a hand is shown beside the
             # next hand's table, so the player's own cards of earlier deals may appear too
             allowed = {c for d in deals[:m.hand_no] for c in d["hands"][seat]}
             allowed |= {e["card"] for e in played}
-            assert m.cards_shown() <= allowed, (m.subject, m.cards_shown() - allowed, m.text)
+            assert m.cards_shown() <= allowed, (m.headline, m.cards_shown() - allowed, m.text)
     return looked

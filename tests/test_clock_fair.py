@@ -132,7 +132,7 @@ def test_a_reminder_says_the_time_really_left(store):
         assert clock.tick(store) == 1
         with store.session() as s:
             [m] = s.exec(select(Outbox).where(Outbox.dedupe_key.startswith("remind:"))).all()
-        assert m.subject == f"Game {gid}: your move is due in 1 hour"
+        assert m.body_text.startswith(f"Game {gid}: your move is due in 1 hour\n")
 
 
 def test_a_clock_that_was_down_sends_no_reminder_after_the_timeout(store):

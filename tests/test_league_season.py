@@ -109,7 +109,7 @@ def play_season(table: Table, store, league) -> tuple[int, int, str]:
             table.reply(who, turn, choose(turn, rng))
     else:
         raise AssertionError("the season did not end")
-    refused = [m for m in table.mails.values() if "not done" in m.subject]
+    refused = [m for m in table.mails.values() if "not done" in m.headline]
     assert not refused, refused[0].text
     with store.session() as s:
         season = s.exec(select(Season).where(Season.league_id == league.id)).one()

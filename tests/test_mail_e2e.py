@@ -32,7 +32,7 @@ def play_by_mail(table: Table, humans: dict[int, str], rng, until, limit: int) -
             assert turn.reply_to.startswith("play+") and turn.reply_to.endswith("@" + DOMAIN)
             table.reply(who, turn, choose(turn, rng))
         table.fetch()
-        refused = [m for m in table.mails.values() if "not done" in m.subject]
+        refused = [m for m in table.mails.values() if "not done" in m.headline]
         assert not refused, refused[0].text
     raise AssertionError(f"not done after {limit} rounds")
 
@@ -48,7 +48,7 @@ def test_four_players_play_a_hand_by_mail(store, tmp_path):
         play_by_mail(table, humans, random.Random(1), hand_two, limit=80)
         assert table.sent == 4 + 52  # four bids and 52 cards, one mail each
         # every accepted move was answered with a "done" to its sender
-        done = [m for m in table.mails.values() if m.subject.startswith(f"Game {gid}: you ")]
+        done = [m for m in table.mails.values() if m.headline.startswith(f"Game {gid}: you ")]
         assert len(done) == table.sent
         assert check_secrecy(table, gid, humans) > 2 * table.sent
         # the check can fail: a turn mail naming a card another player still holds
@@ -82,10 +82,10 @@ def test_one_human_and_three_robots_play_a_game_to_the_end(store, tmp_path):
     humans = {0: "ann@example.org"}
     with Table(store, tmp_path) as table:
         def over():
-            return any(m.subject == f"Game {gid} is over" for m in table.mails.values())
+            return any(m.headline == f"Game {gid} is over" for m in table.mails.values())
 
         play_by_mail(table, humans, random.Random(2), over, limit=400)
-        last = [m for m in table.inbox("ann@example.org") if m.subject.endswith("is over")]
+        last = [m for m in table.inbox("ann@example.org") if m.headline.endswith("is over")]
         assert len(last) == 1
         assert check_secrecy(table, gid, humans) > table.sent
         header, events = load_log(store, gid)

@@ -8,8 +8,8 @@ link, bye, season over). Each is delivered into a Maildir as the outbox sends it
 file is read back: it parses under `email.policy.default` without a defect; every line of
 the text part is at most 78 columns (a link longer than that stands alone on its line);
 the HTML part has no fixed width over 360 px; a game's mail is threaded under the game's
-root. The headers another part adds (List-Id, List-Unsubscribe, DKIM-Signature) are
-checked for their form when present.
+root and has the game's subject, the same in all its mails. The headers another part adds
+(List-Id, List-Unsubscribe, DKIM-Signature) are checked for their form when present.
 """
 
 import mailbox
@@ -26,7 +26,7 @@ from mail_helpers import ANN, running, state
 from sqlmodel import select
 
 from pbem import clock, digest, vacation
-from pbem.compose import WIDTH, thread_root
+from pbem.compose import WIDTH, game_subject, thread_root
 from pbem.engine import choose, preset, view
 from pbem.league import seasons
 from pbem.league.manage import request_join
@@ -103,6 +103,8 @@ def faults(raw: bytes, game_id: int | None, domain: str) -> list[str]:
     out += header_faults(msg)
     if game_id is not None and thread_root(game_id, domain) not in str(msg["References"] or ""):
         out.append("not threaded under its game")
+    if game_id is not None and msg["Subject"] != game_subject(game_id):
+        out.append(f"a subject not the game's: {msg['Subject']}")
     return out
 
 
@@ -117,6 +119,7 @@ def test_the_checks_can_fail():
     found = faults(bad, 7, "b.example")
     assert any("Date" in f for f in found), found
     assert any("80 columns" in f for f in found) and "not threaded under its game" in found
+    assert "a subject not the game's: x" in found
     assert any(f.startswith("List-Unsubscribe") for f in found)
 
 

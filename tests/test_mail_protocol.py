@@ -7,7 +7,7 @@ import smtplib
 import socket
 
 import pytest
-from mail_helpers import ANN, crafted, running, snapshot, text, wire
+from mail_helpers import ANN, crafted, headline, running, snapshot, text, wire
 from sqlmodel import select
 
 from pbem.store.models import Inbound, Move, Outbox
@@ -85,7 +85,7 @@ def test_lmtp_answers_once_per_recipient_and_each_seat_moves_once(lmtp):
     assert [x[:3] for x in after] == ["250", "250"], got
     assert got[data + 3].startswith("221"), got  # nothing more before QUIT's answer
     assert bids(lmtp.store, one) == [3] and bids(lmtp.store, two) == [3]
-    subjects = sorted(m["Subject"] for m in lmtp.replies() if "your turn" not in m["Subject"])
+    subjects = sorted(headline(m) for m in lmtp.replies() if "your turn" not in headline(m))
     assert subjects == [f"Game {one}: you bid 3", f"Game {two}: you bid 3"]
     # Postfix delivering it again (it timed out waiting for the second answer): no change
     before = (snapshot(lmtp.store, one), snapshot(lmtp.store, two))
@@ -115,7 +115,7 @@ def test_one_smtp_mail_to_two_seats_moves_in_both_games(env):
     with smtplib.SMTP("127.0.0.1", env.port, timeout=30) as smtp:
         assert smtp.sendmail(ANN, to, wire(msg)) == {}
     assert bids(env.store, one) == [4] and bids(env.store, two) == [4]
-    bodies = [text(m) for m in env.replies() if "your turn" not in m["Subject"]]
+    bodies = [text(m) for m in env.replies() if "your turn" not in headline(m)]
     assert len(bodies) == 2 and all("bid 4: done" in b for b in bodies), bodies
     with smtplib.SMTP("127.0.0.1", env.port, timeout=30) as smtp:  # delivered twice
         assert smtp.sendmail(ANN, to, wire(msg)) == {}
@@ -139,8 +139,8 @@ def test_a_message_id_longer_than_any_column(env):
     other = env.mail(env.address(gid), "status", mid=mid[:-14] + "y@example.org>")
     assert env.send(other)[0] == 250
     mails = env.replies()
-    assert any(m["Subject"] == f"Game {gid}: your table" for m in mails), [
-        m["Subject"] for m in mails]
+    assert any(headline(m) == f"Game {gid}: your table" for m in mails), [
+        headline(m) for m in mails]
     assert all(str(m["In-Reply-To"]).startswith("<") for m in mails)  # never the hash
 
 
@@ -165,7 +165,7 @@ def test_cr_lf_in_the_display_name_is_read_leniently(env, frm):
     code, reply = env.send(raw, mail_from=ANN, rcpt=env.address(gid))
     assert code == 250, reply
     assert bids(env.store, gid) == [6]
-    answers = [m for m in env.replies() if "your turn" not in m["Subject"]]
+    answers = [m for m in env.replies() if "your turn" not in headline(m)]
     assert len(answers) == 1 and answers[0]["To"] == ANN
 
 

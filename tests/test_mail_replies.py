@@ -3,7 +3,7 @@ an HTML part, threaded under the mail it answers (and so under the turn mail), w
 List-Unsubscribe of every game mail."""
 
 import pytest
-from mail_helpers import ANN, crafted, running, text
+from mail_helpers import ANN, crafted, headline, running, text
 
 from pbem.compose import thread_root
 from pbem.play import submit
@@ -29,7 +29,7 @@ def gid(env):
 
 def turn_and_answer(env, gid, line):
     """ann answers her turn mail with `line`: (the turn mail, our answer, what followed)."""
-    turn = next(m for m in env.replies() if "your turn" in m["Subject"])
+    turn = next(m for m in env.replies() if "your turn" in headline(m))
     msg = env.mail(env.address(gid), f"{line}\n", subject="Re: " + turn["Subject"],
                    mid="<ann.1@example.org>", In_Reply_To=turn["Message-ID"],
                    References=f"{turn['References']} {turn['Message-ID']}")
@@ -41,7 +41,9 @@ def turn_and_answer(env, gid, line):
 
 def test_a_move_done_is_answered_with_the_table_and_threaded_under_the_turn(env, gid):
     turn, reply, _ = turn_and_answer(env, gid, "play 4D")
-    assert reply["Subject"] == f"Game {gid}: you played 4♦"
+    assert headline(reply) == f"Game {gid}: you played 4♦"
+    # one subject for every mail of the game, so that Gmail and Outlook thread them too
+    assert reply["Subject"] == turn["Subject"] == f"Spades game {gid}"
     body = text(reply)
     assert "play 4D: done" in body
     # the table after the robots played to her lead and robot 3 led again
@@ -75,7 +77,7 @@ def test_a_move_that_leaves_the_player_to_move_lists_the_moves_with_links(env):
 def test_a_refusal_shows_the_table_and_the_legal_moves_in_both_parts(env, gid):
     turn, reply, mails = turn_and_answer(env, gid, "play KH")
     assert len(mails) == 1  # nothing was done, so no new turn mail
-    assert reply["Subject"] == f"Game {gid}: not done: play KH"
+    assert headline(reply) == f"Game {gid}: not done: play KH"
     body = text(reply)
     assert "K♥ is not in your hand" in body  # the card as the mail shows it
     assert f"Game {gid} (standard), hand 1, move 5" in body and "Your hand:" in body
@@ -91,7 +93,7 @@ def test_an_answer_to_a_mail_without_references_hangs_under_the_games_root(env, 
     env.replies()
     assert env.send(env.mail(env.address(gid), "status\n", mid="<ann.2@example.org>"))[0] == 250
     (reply,) = env.replies()
-    assert reply["Subject"] == f"Game {gid}: your table" and reply["To"] == ANN
+    assert headline(reply) == f"Game {gid}: your table" and reply["To"] == ANN
     assert str(reply["References"]).split() == [thread_root(gid, env.domain),
                                                   "<ann.2@example.org>"]
     assert "Legal now:" in text(reply) and "Legal now" not in html(reply)

@@ -16,6 +16,7 @@ from email.message import EmailMessage
 import pytest
 from sqlalchemy.engine import make_url
 
+from tests.mail_helpers import headline
 from tests.test_serve import PBEM, free_port, messages, wait_for
 
 PG = os.environ.get("PBEM_TEST_DATABASE_URL")
@@ -105,7 +106,7 @@ def test_serve_waits_out_a_lost_database_and_resumes(db_url, tmp_path):
                               stderr=subprocess.PIPE, text=True)
     try:
         turn = wait_for(lambda: [m for m in messages(tmp_path / "mail")
-                                 if "your turn" in m["Subject"]])[0]
+                                 if "your turn" in headline(m)])[0]
         assert page_status(f"http://127.0.0.1:{web}/") == 200
 
         proxy.cut()

@@ -49,8 +49,9 @@ ENDS = [re.compile(p, re.I) for p in (
     r"pobierz outlook|skickat från|"
     r"hämta outlook|skaffa outlook|baixe o outlook|obter o outlook) ",
     r"^.{0,40}\boutlook\b.{0,40}\b(android|ios)\b",  # "Pobierz aplikację Outlook dla ..."
-    # our own mail, quoted without any mark: a turn mail's table or list of moves, or the
-    # first line of an answer
+    # our own mail, quoted without any mark: its first line ("Game 3: your turn (move 5)"),
+    # a turn mail's table or list of moves, or the start of an answer
+    r"^game \d+(: | is over$| waits for )",
     r"^game \d+ \([\w-]+\), hand \d+, move \d+$",
     r"^it is your turn\. reply to this mail",
     r"^(done:|not done: your line)$",
