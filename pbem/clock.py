@@ -125,11 +125,12 @@ def _ask_the_carer(store, game, row, who) -> None:
     cfg = load()
     sign = Signer(secret_keys(cfg), CARE)
     what = {"g": game.id, "s": row.seat, "q": row.seq}
-    links = "\n".join(f"{text}: {cfg.base_url}/c/{sign.dumps(dict(what, a=act))}"
+    # each link alone on its line: a mail's lines stop at 78 columns, a link does not
+    links = "\n".join(f"{text}:\n  {cfg.base_url}/c/{sign.dumps(dict(what, a=act))}"
                       for text, act in CARE_ACTIONS)
     _send(store, carer.email, game.id, f"care:{row.id}", f"Game {game.id} waits for {who}",
           f"{who} did not make move {row.seq} of game {game.id} in time, and the game waits "
-          f"for you. Each link works once:\n\n{links}\n")
+          f"for you.\nEach link works once:\n\n{links}\n")
 
 
 def carer_of(s, game) -> Player | None:

@@ -44,7 +44,7 @@ def care_links(store) -> dict[str, str]:
     with store.session() as s:
         [mail] = s.exec(select(Outbox).where(Outbox.dedupe_key.startswith("care:"))).all()
     assert mail.to_addr == BOSS and "Each link works once" in mail.body_text
-    found = re.findall(r"^(.*): http://[^/]+(/c/\S+)$", mail.body_text, re.M)
+    found = re.findall(r"^(.*):\n  http://[^/]+(/c/\S+)$", mail.body_text, re.M)
     return {"robot" if "robot" in text else re.search(r"\d+", text).group(): path
             for text, path in found}
 
