@@ -75,7 +75,7 @@ def game_mail(game_id: int, domain: str, headline: str, text: str, html: str | N
     first line, which clients show beside the subject as the preview."""
     root = thread_root(game_id, domain)
     if html:
-        head = Markup("\n<p><strong>{}</strong></p>").format(headline)
+        head = str(Markup("\n<p><strong>{}</strong></p>").format(headline))
         html = _BODY.sub(lambda m: m.group(0) + head, html, count=1)
     return {"game_id": game_id, "subject": game_subject(game_id),
             "body_text": wrap(f"{headline}\n\n{text}"), "body_html": html,

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from email import policy
 from email.parser import BytesParser
 from email.utils import make_msgid
+from pathlib import Path
 
 import pytest
 import time_machine
@@ -35,6 +36,7 @@ from pbem.store.games import create_game
 from pbem.store.models import Game, Outbox, Player, Seat
 from pbem.store.outbox import drain, key_name, maildir_delivery
 
+CHROMIUM = Path("/usr/bin/chromium")
 T0 = datetime(2026, 11, 23, 12, tzinfo=UTC)  # the league helpers' today, noon
 H = timedelta(hours=1)
 BOB, CY = "bob@example.org", "cy@example.org"
@@ -46,6 +48,7 @@ ONE_HAND = preset("standard").with_options(max_hands=1)
 KINDS = {"turn", "news", "over", "reply", "handover", "remind", "timeout", "care", "extra",
          "digest", "league", "entry", "join", "bye", "season-over"}
 LONE_LINK = re.compile(r"^\s*(https?://|mailto:)\S+$")
+TAG = re.compile(r"</?(p|body|span|strong|a|table|td|br)\b")
 WIDE = re.compile(r"(?:min-)?width\s*(?::|=)\s*[\"']?\s*(\d+)\s*(px)?", re.I)
 
 
@@ -229,3 +232,46 @@ def test_game_mails_and_answers_to_a_seats_mail_have_both_parts(sent):
             msg = BytesParser(policy=policy.default).parsebytes(
                 box.get_bytes(key_name(row.dedupe_key)))
             assert msg.get_body(("html",)) is not None, row.subject
+
+
+@pytest.fixture(scope="module")
+def phone():
+    """Debian's headless Chromium as a 360 px wide phone (never `playwright install`)."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed: apt-get install chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                    args=["--no-sandbox", "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": 360, "height": 740})
+        yield page
+        browser.close()
+
+
+def test_html_mails_fit_a_phone_and_show_red_suits_red(sent, phone):
+    """Laid out by a real browser 360 px wide, no HTML mail is wider than the screen (the
+    longest of each kind, with long names); hearts and diamonds are red, spades black."""
+    _, rows, _ = sent
+    longest = {}
+    for row in rows:
+        kind = row.dedupe_key.split(":")[0]
+        if row.body_html and len(row.body_html) > len(longest.get(kind, "")):
+            longest[kind] = row.body_html
+    assert {"turn", "news", "over", "reply"} <= set(longest)
+    for kind, html in longest.items():
+        phone.set_content(html)
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360, (kind, width)
+        assert not TAG.search(phone.inner_text("body")), kind  # no markup shown as text
+    turn = next(r.body_html for r in rows if r.dedupe_key.startswith("turn:")
+                and "Last trick:" in r.body_html)
+    phone.set_content(turn)
+    shown = phone.inner_text("body")
+    assert shown.startswith("Game 1: your turn (move ") and not TAG.search(shown)
+    assert "Last trick:" in shown
+    colours = phone.evaluate("""() => Object.fromEntries([...document.querySelectorAll('span')]
+        .filter(s => /^(10|[2-9JQKA])[♠♥♦♣]$/.test(s.textContent))
+        .map(s => [s.textContent.slice(-1), getComputedStyle(s).color]))""")
+    assert colours.get("♥", colours.get("♦")) == "rgb(179, 38, 30)", colours
+    assert colours.get("♠", colours.get("♣")) == "rgb(17, 17, 17)", colours
