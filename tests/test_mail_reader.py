@@ -301,6 +301,10 @@ def test_our_own_mail_quoted_without_marks_ends_the_reading():
     assert command_lines(text) == ["play JH"]
     text = "play JH\nIt is your turn. Reply to this mail with one of:\n  J♥ reply: play JH"
     assert command_lines(text) == ["play JH"]
+    # a mail's first line says what it is ("Game 3: your turn (move 5)")
+    for first in ("Game 12: your turn (move 5)", "Game 1: you bid 3; not done: QS",
+                  "Game 7 is over", "Game 2 waits for Ann"):
+        assert command_lines(f"play JH\n\n{first}\n\nbid 3\n") == ["play JH"], first
 
 
 def test_emoji_selectors_and_invisible_characters_are_removed():
