@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlparse
 from .clock import scheduler
 from .config import Settings
 from .mail.inbound import controller
-from .store.outbox import drain, maildir_delivery, message
+from .store.outbox import drain, maildir_delivery, wire
 
 log = logging.getLogger(__name__)
 MAX_WAIT = 60.0  # seconds between tries while the database is away
@@ -39,7 +39,7 @@ def smtp_delivery(url: str, domain: str):
                 conn.starttls(context=ssl.create_default_context())
             if u.username:
                 conn.login(unquote(u.username), unquote(u.password or ""))
-            conn.send_message(message(row, domain))
+            conn.sendmail(f"play@{domain}", [row.to_addr], wire(row, domain))
 
     return deliver
 

@@ -101,6 +101,30 @@ class Notify(Command):
         return f"notify: {how}"
 
 
+class Auto(Command):
+    name, help = "auto", ("auto on: your only legal card plays itself (the default); auto "
+                          "equal: cards of equal value too, lowest first; auto off: never")
+
+    def process(self, ctx, args):
+        how = {"on": "forced", "equal": "equal", "off": "off"}.get(args.lower().strip())
+        if how is None:
+            raise CommandError("write: auto on, auto equal, or auto off")
+        set_pref(ctx, "auto", how)
+        return f"auto: {args.lower().strip()}"
+
+
+class Mail(Command):
+    name, help = "mail", "mail off: no mail from us at all (as an unsubscribe); mail on: again"
+
+    def process(self, ctx, args):
+        how = args.lower().strip()
+        if how not in ("on", "off"):
+            raise CommandError("write: mail off, or: mail on")
+        set_pref(ctx, "mail", how)
+        return "mail: off (this is the last; write mail on to hear from us again)" \
+            if how == "off" else "mail: on"
+
+
 def set_pref(ctx, key, value):
     with ctx.store.session() as s:
         player = s.get(Player, ctx.player.id)
@@ -161,7 +185,7 @@ def did(action: dict) -> str:
 
 
 SEAT_COMMANDS = [Status(), Help(), Games(), Move()]
-ACCOUNT_COMMANDS = [Help(), Games(), Vacation(), Notify()]
+ACCOUNT_COMMANDS = [Help(), Games(), Vacation(), Notify(), Auto(), Mail()]
 
 
 def run(ctx: Context, lines: list[str], commands) -> tuple | None:
