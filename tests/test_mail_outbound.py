@@ -22,11 +22,13 @@ from pathlib import Path
 
 import pytest
 import time_machine
+from click.testing import CliRunner
 from league_helpers import league
 from mail_helpers import ANN, running, state
 from sqlmodel import select
 
 from pbem import clock, digest, vacation
+from pbem.cli import main
 from pbem.compose import WIDTH, game_subject, thread_root
 from pbem.engine import choose, preset, view
 from pbem.league import seasons
@@ -118,13 +120,15 @@ def test_the_checks_can_fail():
     assert html_faults('<table width="600">') and html_faults("<div style='min-width: 400px'>")
     assert not html_faults('<td style="width: 50%">') and not html_faults("width: 360px")
     bad = (b"From: a@b.example\r\nTo: c@d.example\r\nSubject: x\r\nDate: nonsense\r\n"
-           b"Message-ID: <1@b.example>\r\nList-Unsubscribe: mailto:x@b.example\r\n\r\n"
+           b"Message-ID: <1@b.example>\r\nList-Unsubscribe: mailto:x@b.example\r\n"
+           b"DKIM-Signature: v=1; a=rsa-sha256; d=b.example; s=pbem; h=to:subject\r\n\r\n"
            + b"y" * 80 + b"\r\n")
     found = faults(bad, 7, "b.example")
     assert any("Date" in f for f in found), found
     assert any("80 columns" in f for f in found) and "not threaded under its game" in found
     assert "a subject not the game's: x" in found
     assert any(f.startswith("List-Unsubscribe") for f in found)
+    assert any(f.startswith("DKIM-Signature") for f in found)  # no b=, bh=, nor From signed
 
 
 def name_players(store) -> None:
@@ -158,6 +162,8 @@ def sent(store, monkeypatch, tmp_path):
     """Make the system send every kind of mail; the Outbox rows, once delivered."""
     with running(store, monkeypatch, tmp_path) as env, \
             time_machine.travel(T0, tick=False) as t:
+        monkeypatch.delenv("PBEM_DKIM_KEY", raising=False)
+        assert CliRunner().invoke(main, ["dkim", "keygen"]).exit_code == 0  # signed, as sent
         # a game on the clock: bob bids first, misses his move, the robot bids for him
         gid = create_game(store, ONE_HAND, [ANN, BOB, "robot", "robot"], first_dealer=0,
                           time_control=FAST)
@@ -214,6 +220,7 @@ def test_every_kind_of_mail_passes_the_outbound_checks(sent):
     kinds = {row.dedupe_key.split(":")[0] for row in rows}
     assert KINDS <= kinds, KINDS - kinds
     assert len(box) == len(rows)  # every row was delivered
+    assert all(b"DKIM-Signature:" in box.get_bytes(k) for k in box.keys())
     wrong = {}
     for row in rows:
         raw = box.get_bytes(key_name(row.dedupe_key))
