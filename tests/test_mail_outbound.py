@@ -3,13 +3,14 @@
 The system is made to send each kind through its own code: turn mails, news of a trick,
 the end of a game, answers to a seat's mail (done, refused, status, help, no command, a
 forged sender), answers at the account address, hand-overs, reminders, timeouts, a carer's
-links, extra time, the digest, and the league's mails (organiser, entry, partner, join
-link, bye, season over). Each is delivered into a Maildir as the outbox sends it, and the
-file is read back: it parses under `email.policy.default` without a defect; every line of
-the text part is at most 78 columns (a link longer than that stands alone on its line);
-the HTML part has no fixed width over 360 px; a game's mail is threaded under the game's
-root and has the game's subject, the same in all its mails. The headers another part adds
-(List-Id, List-Unsubscribe, DKIM-Signature) are checked for their form when present.
+links, extra time, the digest, the league's mails (organiser, entry, partner, join link,
+bye, season over) and the web's invitation to a game. Each is delivered into a Maildir as
+the outbox sends it (DKIM-signed), and the file is read back: it parses under
+`email.policy.default` without a defect; every line of the text part is at most 78 columns
+(a link longer than that stands alone on its line); the HTML part has no fixed width over
+360 px; a game's mail is threaded under the game's root and has the game's subject, the
+same in all its mails. The headers another part adds (List-Id, List-Unsubscribe,
+DKIM-Signature) are checked for their form when present.
 """
 
 import mailbox
@@ -26,10 +27,12 @@ from click.testing import CliRunner
 from league_helpers import league
 from mail_helpers import ANN, running, state
 from sqlmodel import select
+from web_helpers import csrf
 
 from pbem import clock, digest, vacation
 from pbem.cli import main
 from pbem.compose import WIDTH, game_subject, thread_root
+from pbem.config import load
 from pbem.engine import choose, preset, view
 from pbem.league import seasons
 from pbem.league.manage import request_join
@@ -37,6 +40,7 @@ from pbem.play import hand_over, start, submit
 from pbem.store.games import create_game
 from pbem.store.models import Game, Outbox, Player, Seat
 from pbem.store.outbox import drain, key_name, maildir_delivery
+from pbem.web.app import create_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 T0 = datetime(2026, 11, 23, 12, tzinfo=UTC)  # the league helpers' today, noon
@@ -48,7 +52,7 @@ FAST = {"move_hours": 6, "remind_hours": [2], "on_timeout": "robot"}
 ONE_HAND = preset("standard").with_options(max_hands=1)
 # what each kind's outbox key starts with
 KINDS = {"turn", "news", "over", "reply", "handover", "remind", "timeout", "care", "extra",
-         "digest", "league", "entry", "join", "bye", "season-over"}
+         "digest", "league", "entry", "join", "bye", "season-over", "invite"}
 LONE_LINK = re.compile(r"^\s*(https?://|mailto:)\S+$")
 TAG = re.compile(r"</?(p|body|span|strong|a|table|td|br)\b")
 WIDE = re.compile(r"(?:min-)?width\s*(?::|=)\s*[\"']?\s*(\d+)\s*(px)?", re.I)
@@ -207,6 +211,11 @@ def sent(store, monkeypatch, tmp_path):
         for g in sorted(set(games)):
             play_on(store, g, lambda st: st.phase == "over")
         seasons.tick(store, T0 + timedelta(days=8))
+        # a game made on the web invites the other player
+        client = create_app(load(), store, testing=True).test_client()
+        form = {"csrf": csrf(client), "you": ANN, "preset": "standard", "public": "on",
+                "seat0": ANN, "seat1": "dora@example.org", "seat2": "robot", "seat3": "robot"}
+        assert client.post("/new", data=form).status_code == 302
         box = tmp_path / "out"
         while drain(store, deliver=maildir_delivery(box, env.domain), now=T0 + 30 * H):
             pass

@@ -5,6 +5,7 @@ import secrets
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from sqlmodel import select
 
+from .. import compose
 from ..deadlines import ON_TIMEOUT
 from ..engine import PRESETS, Rules, RulesError, preset, score_pad
 from ..play import start
@@ -136,12 +137,12 @@ def _create_invited(rules, seats, creator, public, time_control) -> int:
             seat.accepted = False
             s.add(seat)
             link = f"{cfg.base_url}/i/{seat.token}"
-            s.add(Outbox(game_id=gid, to_addr=email, subject=f"You are invited to game {gid}",
-                         body_text=f"{creator} invites you to a game of Spades "
-                                   f"({rules.preset}), seat {seat.seat}.\n\nSay yes or no here: "
-                                   f"{link}\n",
-                         headers={"Auto-Submitted": "auto-generated"},
-                         dedupe_key=f"invite:{gid}:{seat.seat}"))
+            mail = compose.game_mail(  # the game's subject and thread, from the first mail
+                gid, cfg.mail_domain, f"You are invited to game {gid}",
+                f"{creator} invites you to a game of Spades ({rules.preset}), seat "
+                f"{seat.seat}.\n\nSay yes or no here: {link}\n")
+            mail["headers"]["Auto-Submitted"] = "auto-generated"
+            s.add(Outbox(**mail, to_addr=email, dedupe_key=f"invite:{gid}:{seat.seat}"))
         s.commit()
     start_when_full(gid)
     return gid
