@@ -16,16 +16,19 @@ from flask import (
     request,
     url_for,
 )
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
+from .. import asks
 from ..engine import PRESETS, RulesError
 from ..league import archive, manage, reports, seasons
 from ..league.manage import LeagueError
-from ..store.models import Entry, Fixture, League, Player, Season, Seat
+from ..signing import NEW_LEAGUE
+from ..store.models import Confirmation, Entry, Fixture, League, Player, Season, Seat
 from ..store.models import now as utcnow
-from . import data
+from . import data, limits
 from .guard import MAX_ID
-from .pages import read_rules, time_control
+from .pages import bad_link, read_rules, time_control
 
 bp = Blueprint("leagues", __name__)
 
@@ -108,17 +111,73 @@ def season_context(league_id: int, number: int | None) -> dict:
 
 @bp.route("/l/new", methods=["GET", "POST"])
 def new_league():
+    """The form. Its POST makes nothing: it mails the organiser a link carrying the checked
+    league, and the button behind that link makes it (as /new does for a game)."""
     if request.method == "GET":
         starts = date.today() + timedelta(days=7)
         form = {"starts": starts.isoformat(), "ends": (starts + timedelta(days=182)).isoformat(),
                 "stale_hours": "168"}
         return render_template("web/league_new.html", presets=list(PRESETS), form=form)
+    form = request.form
     try:
-        made = manage.create_league(data.store(), **_read_new_league(request.form))
+        organiser, name, _ = manage.check_league(**_read_new_league(form))
+        limits.check([organiser])
+        carried = {k: form.get(k, "").strip() for k in LEAGUE_FIELDS}
+        carried = {k: v for k, v in dict(carried, organiser=organiser).items() if v}
+        asks.ask(data.store(), organiser, NEW_LEAGUE, carried, "/l/new/confirm/",
+                 f"Confirm your new league: {name}", lambda link: (
+                     f"Someone (we hope you) asked to start the league \"{name}\" with "
+                     f"{organiser} as its organiser.\n\nTo start it, open this link and press "
+                     f"the button: {link}\n\nIf it was not you, ignore this mail: nothing "
+                     "happens without the button.\n"), current_app.config["PBEM_SETTINGS"])
     except (RulesError, ValueError) as e:  # a LeagueError is a ValueError
-        return render_template("web/league_new.html", presets=list(PRESETS), form=request.form,
+        return render_template("web/league_new.html", presets=list(PRESETS), form=form,
                                error=str(e)), 400
-    return redirect(url_for("leagues.organiser", admin_token=made.admin_token))
+    limits.record([organiser])
+    return render_template("web/asked.html", email=organiser, what="start the league")
+
+
+LEAGUE_FIELDS = ("name", "preset", "options", "entry", "pairing", "rounds", "max_entries",
+                 "starts", "ends", "move_hours", "on_timeout", "weekend_pause", "stale_hours")
+
+
+@bp.route("/l/new/confirm/<link:token>", methods=["GET", "POST"])
+def confirm_league(token):
+    """The link /l/new mailed to the organiser: GET shows the league; POST makes it, once
+    (the link's id is its unique ref), and opens the organiser's page."""
+    try:
+        form = asks.read(token, NEW_LEAGUE, current_app.config["PBEM_SETTINGS"])
+        fields = _read_new_league(form)
+        organiser, name, tc = manage.check_league(**fields)
+    except (RulesError, ValueError) as e:
+        return bad_link(e)
+    if _league_made(form["n"]) is None and request.method == "POST":
+        limits.check([organiser])
+        try:
+            made = manage.create_league(data.store(), ref=form["n"], **fields)
+        except IntegrityError:  # the same link, pressed twice at once: the other made it
+            made = None
+        if made is not None:
+            limits.record([organiser])
+            return redirect(url_for("leagues.organiser", admin_token=made.admin_token))
+    if _league_made(form["n"]) is not None:
+        return render_template("web/message.html", title="This link was used already",
+                               text=f"It made the league {name}: its organiser's page is at "
+                               "the link in the mail that followed."), 409
+    rules = fields["rules"]
+    return render_template("web/confirm_new.html", title="Start this league?", rows=[
+        ("Organiser", organiser), ("Name", name), ("Rules", rules.preset),
+        ("Options", form.get("options") or "none"),
+        ("Format", f"{ENTRIES[fields['entry']]}; {PAIRINGS[fields['pairing']]}"),
+        ("First season", f"{fields['starts'].isoformat()} to {fields['ends'].isoformat()}"),
+        ("Time control", f"{tc['move_hours']} hours a move; at the deadline: "
+                         f"{tc['on_timeout']}")],
+        button="Start the league")
+
+
+def _league_made(ref: str) -> int | None:
+    with data.store().reader() as s:
+        return s.exec(select(Confirmation.league_id).where(Confirmation.ref == ref)).first()
 
 
 def _read_new_league(form) -> dict:
@@ -168,16 +227,14 @@ def join(join_token):
         return render_template("web/join.html", form={}, **page)
     form = request.form
     try:
-        sent = manage.request_join(data.store(), lg.id, form.get("email", ""),
-                                   form.get("name", ""), form.get("partner", "").strip() or None)
+        email = manage.address(form.get("email", ""))
+        limits.check([email])
+        sent = manage.request_join(data.store(), lg.id, email, form.get("name", ""),
+                                   form.get("partner", "").strip() or None)
     except LeagueError as e:
         return render_template("web/join.html", form=form, error=str(e), **page), 400
+    limits.record([email])
     return render_template("web/join.html", form={}, sent=sent, **page)
-
-
-def _bad_link(why, status=400):
-    return render_template("web/message.html", title="This link does not work",
-                           text=f"{str(why).capitalize()}."), status
 
 
 @bp.route("/j/confirm/<token>", methods=["GET", "POST"])
@@ -186,15 +243,17 @@ def confirm(token):
     try:
         d = manage.read_link(token, manage.JOIN)
     except LeagueError as e:
-        return _bad_link(e)
+        return bad_link(e)
     with data.store().session() as s:
         lg = s.get(League, d["l"])
     if lg is None:
-        return _bad_link("that league is gone")
+        return bad_link("that league is gone")
     page = {"league": lg, "format": describe(lg), "email": d["e"], "name": d.get("m") or "",
             "partner": d.get("p")}
     if request.method == "GET":
         return render_template("web/confirm.html", **page)
+    mailed = [d["e"]] + ([d["p"]] if d.get("p") else [])  # the welcome, the partner's ask
+    limits.check(mailed)
     try:
         entry = manage.join(data.store(), lg.id, d["e"], d.get("m") or "", d.get("p"))
     except LeagueError as e:
@@ -204,6 +263,7 @@ def confirm(token):
                                    f"season {already}, already: this link has been used.",
                                    used=True, **page), 409
         return render_template("web/confirm.html", error=f"Not entered: {e}.", **page), 400
+    limits.record(mailed)
     return render_template("web/confirm.html", entry=entry, **page)
 
 
@@ -225,13 +285,13 @@ def partner(token):
     try:
         d = manage.read_link(token, manage.PARTNER)
     except LeagueError as e:
-        return _bad_link(e)
+        return bad_link(e)
     with data.store().session() as s:
         entry = s.get(Entry, d["x"])
         sn = s.get(Season, entry.season_id) if entry else None
         lg = s.get(League, sn.league_id) if sn else None
     if entry is None or lg is None:
-        return _bad_link("that entry was withdrawn")
+        return bad_link("that entry was withdrawn")
     page = {"league": lg, "season": sn, "entry": entry, "email": d["e"]}
     if request.method == "GET":
         return render_template("web/partner.html", **page)

@@ -1,17 +1,21 @@
-"""Public pages: the list of games, each game's score pad, the demo, starting a game."""
+"""Public pages: the list of games, each game's score pad, the demo, starting a game (confirmed
+by its creator from a mailed link) and answering an invitation."""
 
 import secrets
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
+from .. import asks
 from ..deadlines import ON_TIMEOUT
 from ..engine import PRESETS, Rules, RulesError, preset, score_pad
 from ..play import start
+from ..signing import NEW_GAME
 from ..store.addresses import AddressError, check_address
-from ..store.games import ROBOT, create_game, new_token, player_for
-from ..store.models import Game, Outbox, Seat
-from . import data
+from ..store.games import ROBOT, add_game, create_game, new_token, player_for
+from ..store.models import Confirmation, Game, Outbox, Seat
+from . import data, limits
 from .chart import score_svg
 from .view import pad_rows, side_labels
 
@@ -57,18 +61,96 @@ def demo():
 
 @bp.route("/new", methods=["GET", "POST"])
 def new_game():
+    """The form. Its POST makes nothing: it mails the creator a link that carries the checked
+    game, and only the button behind that link makes it (an address is trusted once it has
+    clicked a link mailed to it). A stranger who gives someone else's address causes one
+    confirmation mail to it, no more (pbem.asks, pbem.web.limits)."""
     form = request.form
     if request.method == "GET":
         return render_template("web/new.html", presets=list(PRESETS), form={}, error=None)
     try:
         rules, seats, creator = _read_new_game(form)
         time_control(form)
+        limits.check([creator])
+        asks.ask(data.store(), creator, NEW_GAME, _carried(form, seats, creator),
+                 "/new/confirm/", "Confirm your new game of Spades",
+                 lambda link: _confirm_text(rules, seats, creator, link), _cfg())
     except (RulesError, ValueError) as e:
         return render_template("web/new.html", presets=list(PRESETS), form=form,
                                error=str(e)), 400
-    gid = _create_invited(rules, seats, creator, public=form.get("public") == "on",
-                          time_control=time_control(form))
-    return redirect(url_for("pages.created", game_id=gid, token=_creator_token(gid, creator)))
+    limits.record([creator])
+    return render_template("web/asked.html", email=creator, what="start the game and send "
+                           "the invitations")
+
+
+def _cfg():
+    return current_app.config["PBEM_SETTINGS"]
+
+
+def _carried(form, seats, creator) -> dict:
+    """The checked form, as the link carries it: read back by the same reader on confirming,
+    so the link can hold nothing the form could not."""
+    options = "\n".join(x.strip() for x in form.get("options", "").splitlines() if x.strip())
+    kept = {k: form.get(k, "") for k in ("preset", "public", "move_hours", "on_timeout",
+                                         "weekend_pause")}
+    return {k: v for k, v in dict(kept, you=creator, options=options,
+                                  **{f"seat{i}": x for i, x in enumerate(seats)}).items() if v}
+
+
+def _confirm_text(rules, seats, creator, link) -> str:
+    others = [x for x in seats if x != creator]
+    return (f"Someone (we hope you) asked to start a game of Spades ({rules.preset}) for "
+            f"{creator}, with {', '.join(others)}.\n\nTo start it and send the invitations, "
+            f"open this link and press the button: {link}\n\nIf it was not you, ignore this "
+            "mail: nothing happens without the button, and no one else is mailed.\n")
+
+
+@bp.route("/new/confirm/<link:token>", methods=["GET", "POST"])
+def confirm_game(token):
+    """The link /new mailed to the creator: GET shows the game (mail scanners fetch links);
+    POST makes it, once (the link's id is its unique ref), and opens the creator's table."""
+    try:
+        form = asks.read(token, NEW_GAME, _cfg())
+        rules, seats, creator = _read_new_game(form)
+        tc = time_control(form)
+    except (RulesError, ValueError) as e:
+        return bad_link(e)
+    public = form.get("public") == "on"
+    invitees = [x for x in seats if x not in (ROBOT, creator)]
+    if _made(form["n"]) is None and request.method == "POST":
+        limits.check(invitees)
+        try:
+            gid = _create_invited(rules, seats, creator, public, tc, ref=form["n"])
+        except IntegrityError:  # the same link, pressed twice at once: the other made it
+            gid = None
+        if gid is not None:
+            limits.record(invitees)
+            start_when_full(gid)
+            return redirect(url_for("pages.created", game_id=gid,
+                                    token=_creator_token(gid, creator)))
+    gid = _made(form["n"])
+    if gid is not None:  # whoever holds the link is the creator: show the way to the table
+        return render_template("web/created.html", t=data.load(gid), used=True,
+                               token=_creator_token(gid, creator)), 409
+    return render_template("web/confirm_new.html", title="Start this game?", rows=[
+        ("You", creator), ("Rules", rules.preset), ("Options", form.get("options") or "none"),
+        *((f"Seat {i}", x) for i, x in enumerate(seats)),
+        ("Time control", f"{tc['move_hours']} hours a move; at the deadline: "
+                         f"{tc['on_timeout']}" + (", weekends pause" if tc["weekend_pause"]
+                                                  else "")),
+        ("Score pad", "public" if public else "private")],
+        button="Start the game and send the invitations")
+
+
+def _made(ref: str) -> int | None:
+    """The game this confirmation link made, if it did."""
+    with data.store().reader() as s:
+        return s.exec(select(Confirmation.game_id).where(Confirmation.ref == ref)).first()
+
+
+def bad_link(why, status=400):
+    return render_template("web/message.html", title="This link does not work",
+                           text=f"{str(why).capitalize()}."), status
 
 
 def _read_new_game(form):
@@ -120,15 +202,16 @@ def time_control(form) -> dict:
             "weekend_pause": form.get("weekend_pause") == "on", "on_timeout": how}
 
 
-def _create_invited(rules, seats, creator, public, time_control) -> int:
-    """Seats for people wait for their yes (by link); the creator's own seat is taken."""
-    st_ = data.store()
-    gid = create_game(st_, rules, seats, public=public, time_control=time_control)
-    cfg = current_app.config["PBEM_SETTINGS"]
-    with st_.session() as s:
-        game = s.get(Game, gid)
+def _create_invited(rules, seats, creator, public, time_control, ref) -> int:
+    """Seats for people wait for their yes (by link); the creator's own seat is taken. One
+    transaction with the confirmation link's ref: a second making raises IntegrityError."""
+    cfg = _cfg()
+    with data.store().session() as s:
+        game = add_game(s, rules, seats, public=public, time_control=time_control)
         game.created_by = player_for(s, creator).id
         s.add(game)
+        s.add(Confirmation(ref=ref, game_id=game.id))
+        gid = game.id
         for seat in s.exec(select(Seat).where(Seat.game_id == gid)).all():
             email = seats[seat.seat]
             if seat.robot or email == creator:
@@ -143,7 +226,6 @@ def _create_invited(rules, seats, creator, public, time_control) -> int:
                          headers={"Auto-Submitted": "auto-generated"},
                          dedupe_key=f"invite:{gid}:{seat.seat}"))
         s.commit()
-    start_when_full(gid)
     return gid
 
 
