@@ -222,6 +222,19 @@ def test_a_link_holds_no_more_than_a_mail_client_keeps(store, client, tmp_path):
                  "more than a confirmation link can carry")
 
 
+def test_the_longest_address_can_ask_to_join(store, client, tmp_path):
+    """A join's mail was keyed by the whole address: past 200 characters that was a 500 on
+    PostgreSQL. The key holds a digest now."""
+    lid = league(store, players=0)
+    with store.session() as s:
+        join = f"/j/{s.get(League, lid).join_token}"
+    longest = "j" * 64 + "@" + ".".join(["d" * 63, "e" * 63, "f" * 56]) + ".test"
+    assert len(longest) == 254
+    r = client.post(join, data={"csrf": csrf(client), "email": longest})
+    assert r.status_code == 200 and "Check your mail" in r.text
+    assert [m["To"] for m in sent_mail(store, tmp_path)].count(longest) == 1
+
+
 # -- how much the web mails: per client address and per mailbox ------------------------------
 
 
@@ -415,7 +428,8 @@ def check_headers(path: str, r) -> None:
     assert h.get("Content-Security-Policy") == CSP, path
     assert h.get("X-Content-Type-Options") == "nosniff", path
     assert h.get("Referrer-Policy") == "no-referrer", path
-    secret = re.match(r"/(api/)?(t|m|i|o|j)/", path) or "token=" in path
+    secret = re.match(r"/(api/)?(t|m|i|o|j|new/confirm|l/new/confirm)/", path) or \
+        "token=" in path
     assert (h.get("Cache-Control") == "no-store") == bool(secret), (path, h.get("Cache-Control"))
 
 
@@ -424,7 +438,8 @@ def test_headers_on_pages_errors_and_keys(store, client):
     tok = tokens(store, gid)[0]
     for path in ("/", f"/g/{gid}", "/api/games", "/new", "/l", f"/t/{tok}", f"/api/t/{tok}",
                  f"/t/{tok}/deal/1", "/t/nosuch", "/m/forged", "/i/nosuch", "/o/nosuch",
-                 "/j/nosuch", "/j/confirm/forged", f"/g/{gid}/created?token={tok}",
+                 "/j/nosuch", "/j/confirm/forged", "/new/confirm/forged",
+                 "/l/new/confirm/forged", f"/g/{gid}/created?token={tok}",
                  "/nowhere", "/api/nowhere"):
         check_headers(path, client.get(path))
     check_headers("/demo", client.get("/demo"))  # a 405
@@ -505,7 +520,8 @@ def test_pbem_serve_masks_keys_in_its_access_log_and_refuses_a_huge_body(store, 
                 return False
         wait_for(up)
         for path in (f"/t/{tok}", f"/api/t/{tok}", f"/g/{gid}/created?token={tok}",
-                     "/m/secretmovelink.abc", "/j/confirm/secretjoinlink"):
+                     "/m/secretmovelink.abc", "/j/confirm/secretjoinlink",
+                     "/l/new/confirm/secretleaguelink"):
             try:
                 urllib.request.urlopen(site + path, timeout=10)
             except urllib.error.HTTPError as e:
@@ -528,7 +544,8 @@ def test_pbem_serve_masks_keys_in_its_access_log_and_refuses_a_huge_body(store, 
         _, log = server.communicate(timeout=20)
     assert "GET /t/... HTTP/1.1" in log and "GET /j/confirm/... " in log, log[-2000:]
     assert "POST /new" in log and "413" in log
-    for secret in (tok, "secretmovelink", "secretjoinlink"):
+    assert "GET /l/new/confirm/... " in log
+    for secret in (tok, "secretmovelink", "secretjoinlink", "secretleaguelink"):
         assert secret not in log, log[-2000:]
 
 
