@@ -200,7 +200,8 @@ def test_a_new_game_waits_for_its_creators_confirmation(store, client):
     seen = counts(store)
     r = client.get(link)  # a mail scanner fetching the link changes nothing
     assert r.status_code == 200 and r.text.count("<button") == 1
-    for shown in ("a@x.test", "b@x.test", "c@x.test", "target = 300", "48 hours a move"):
+    for shown in ("a@x.test", "b@x.test", "c@x.test", "target = 300",
+                  "48 hours a move; at the deadline the robot moves"):
         assert shown in r.text, shown
     assert client.post(link).status_code == 400  # no CSRF
     assert counts(store) == seen

@@ -28,7 +28,7 @@ from ..store.models import Confirmation, Entry, Fixture, League, Player, Season,
 from ..store.models import now as utcnow
 from . import data, limits
 from .guard import MAX_ID
-from .pages import bad_link, read_rules, time_control
+from .pages import bad_link, describe_clock, read_rules, time_control
 
 bp = Blueprint("leagues", __name__)
 
@@ -170,8 +170,7 @@ def confirm_league(token):
         ("Options", form.get("options") or "none"),
         ("Format", f"{ENTRIES[fields['entry']]}; {PAIRINGS[fields['pairing']]}"),
         ("First season", f"{fields['starts'].isoformat()} to {fields['ends'].isoformat()}"),
-        ("Time control", f"{tc['move_hours']} hours a move; at the deadline: "
-                         f"{tc['on_timeout']}")],
+        ("Time control", describe_clock(tc))],
         button="Start the league")
 
 

@@ -135,11 +135,19 @@ def confirm_game(token):
     return render_template("web/confirm_new.html", title="Start this game?", rows=[
         ("You", creator), ("Rules", rules.preset), ("Options", form.get("options") or "none"),
         *((f"Seat {i}", x) for i, x in enumerate(seats)),
-        ("Time control", f"{tc['move_hours']} hours a move; at the deadline: "
-                         f"{tc['on_timeout']}" + (", weekends pause" if tc["weekend_pause"]
-                                                  else "")),
+        ("Time control", describe_clock(tc)),
         ("Score pad", "public" if public else "private")],
         button="Start the game and send the invitations")
+
+
+AT_DEADLINE = {"robot": "the robot moves", "forfeit": "the side forfeits",
+               "wait": "the game waits for its organiser"}
+
+
+def describe_clock(tc: dict) -> str:
+    return (f"{tc['move_hours']} hours a move; at the deadline "
+            f"{AT_DEADLINE.get(tc['on_timeout'], tc['on_timeout'])}"
+            + ("; weekends don't count" if tc["weekend_pause"] else ""))
 
 
 def _made(ref: str) -> int | None:
