@@ -16,7 +16,7 @@ from sqlmodel import select
 from pbem.engine import Rules, preset
 from pbem.signing import MAX_AGE, MOVE, Signer
 from pbem.store.games import create_game
-from pbem.store.models import Game, Move, Outbox, Player, Seat
+from pbem.store.models import Confirmation, Game, Move, Outbox, Player, Seat
 from tests.web_helpers import (
     BASE,
     confirmation_links,
@@ -579,3 +579,44 @@ def test_the_new_game_form_sets_the_time_control(store, client):
         [game] = s.exec(select(Game)).all()
     assert game.time_control == {"move_hours": 168, "remind_hours": [24, 2],
                                  "weekend_pause": True, "on_timeout": "wait"}
+
+
+def test_a_confirmation_link_pressed_twice_at_once_makes_one_game(store, app):
+    """Two presses of the same link racing: one game; the other press answers 409. And the
+    database's unique ref holds even when both get past the first look: a second making
+    raises IntegrityError and writes nothing."""
+    import threading
+
+    from sqlalchemy.exc import IntegrityError
+
+    from pbem.engine import preset as preset_
+    from pbem.web.pages import _create_invited
+
+    first = app.test_client()
+    form = {"csrf": csrf(first), "you": "a@x.test", "preset": "standard",
+            "seat0": "a@x.test", "seat1": "b@x.test", "seat2": "robot", "seat3": "robot"}
+    assert first.post("/new", data=form).status_code == 200
+    (link,) = confirmation_links(store, "a@x.test")
+    clients = [app.test_client() for _ in range(4)]
+    start, results = threading.Barrier(len(clients)), []
+
+    def press(c, token):  # each a browser of its own, with its own form
+        start.wait()
+        results.append(c.post(link, data={"csrf": token}).status_code)
+
+    threads = [threading.Thread(target=press, args=(c, csrf(c))) for c in clients]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(results) == [302, 409, 409, 409]
+    with store.session() as s:
+        (game,) = s.exec(select(Game)).all()
+        ref = s.exec(select(Confirmation.ref).where(Confirmation.game_id == game.id)).one()
+    before = counts(store)
+    with app.app_context(), pytest.raises(IntegrityError):
+        _create_invited(preset_("standard"), ["a@x.test", "b@x.test", "robot", "robot"],
+                        "a@x.test", True, {}, ref=ref)
+    assert counts(store) == before
+    with store.session() as s:
+        assert len(s.exec(select(Game)).all()) == 1 and len(s.exec(select(Seat)).all()) == 4

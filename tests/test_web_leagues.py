@@ -234,6 +234,20 @@ def test_create_a_league_by_the_form(store, client):
     public_checks(client.application, store, r.text)
 
 
+def test_one_confirmation_makes_one_league(store):
+    """The link's id is a unique ref: a second making (a replay that got past the page's
+    first look) raises IntegrityError and writes nothing."""
+    from sqlalchemy.exc import IntegrityError
+
+    from pbem.league.manage import create_league
+
+    create_league(store, ORGANISER, "Once", ONE_HAND, TODAY, TODAY, ref="abc123")
+    before = state_of(store)
+    with pytest.raises(IntegrityError):
+        create_league(store, ORGANISER, "Twice", ONE_HAND, TODAY, TODAY, ref="abc123")
+    assert state_of(store) == before
+
+
 # -- joining ---------------------------------------------------------------------------------
 
 

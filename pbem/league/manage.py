@@ -165,13 +165,15 @@ def request_join(store, league_id: int, email: str, name: str = "",
     with store.session() as s:
         league = get_league(s, league_id)
         _check_entry(s, league, _open_season(s, league), email, partner)
+    def text(link: str) -> str:
+        mate = f" with {partner} as your partner" if partner else ""
+        return (f"Someone (we hope you) asked to enter you in the league \"{league.name}\""
+                f"{mate}.\n\nTo confirm, open this link and press the button: {link}\n\n"
+                "If it was not you, ignore this mail: nothing happens without the button.\n")
+
     data = {"l": league.id, "e": email, "m": name.strip()[:100], "p": partner}
     asks.ask(store, email, JOIN, data, "/j/confirm/", f"Confirm your entry: {league.name}",
-             lambda link: (
-                 f"Someone (we hope you) asked to enter you in the league \"{league.name}\""
-                 + (f" with {partner} as your partner" if partner else "") + ".\n\n"
-                 f"To confirm, open this link and press the button: {link}\n\n"
-                 "If it was not you, ignore this mail: nothing happens without the button.\n"))
+             text)  # one a day for the same request: the form cannot flood a mailbox
     return email
 
 

@@ -141,7 +141,7 @@ def confirm_game(token):
 
 
 AT_DEADLINE = {"robot": "the robot moves", "forfeit": "the side forfeits",
-               "wait": "the game waits for its organiser"}
+               "wait": "the game waits (its carer is mailed links to move it on)"}
 
 
 def describe_clock(tc: dict) -> str:
