@@ -590,7 +590,7 @@ def test_a_confirmation_link_pressed_twice_at_once_makes_one_game(store, app):
     from sqlalchemy.exc import IntegrityError
 
     from pbem.engine import preset as preset_
-    from pbem.web.pages import _create_invited
+    from pbem.web.newgame import _create_invited
 
     first = app.test_client()
     form = {"csrf": csrf(first), "you": "a@x.test", "preset": "standard",
