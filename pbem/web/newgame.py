@@ -88,9 +88,11 @@ def confirm_game(token):
             return redirect(url_for("newgame.created", game_id=gid,
                                     token=_creator_token(gid, creator)))
     gid = _made(form["n"])
-    if gid is not None:  # whoever holds the link is the creator: show the way to the table
+    if gid is not None:  # a second press (a person, by POST) is shown the way to the table;
+        # a GET may be a scanner, or a forwarded mail, long after: it is not given the key
+        token = _creator_token(gid, creator) if request.method == "POST" else ""
         return render_template("web/created.html", t=data.load(gid), used=True,
-                               token=_creator_token(gid, creator)), 409
+                               token=token), 409
     return render_template("web/confirm_new.html", title="Start this game?", rows=[
         ("You", creator), ("Rules", rules.preset), ("Options", form.get("options") or "none"),
         *((f"Seat {i}", x) for i, x in enumerate(seats)),
