@@ -8,11 +8,12 @@ from datetime import date, datetime, timedelta
 
 from sqlmodel import select
 
+from ..asks import mail_once
 from ..config import load
 from ..play import Refused, hand_over, start
 from ..store.models import Fixture, Game, League, Player, Season
 from ..store.models import now as utcnow
-from .manage import OPERATOR, LeagueError, address, get_league, mail_once, require_organiser
+from .manage import OPERATOR, LeagueError, address, get_league, require_organiser
 from .reports import stale_tables
 from .rounds import begin, open_next
 

@@ -179,3 +179,29 @@ class Fixture(SQLModel, table=True):
     status: str = Field(default="playing", max_length=10)  # playing, over, bye
     result: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     finished: datetime | None = None
+
+
+# -- the web's confirmations and rate limits (issue 12) --------------------------------------
+
+
+class Confirmation(SQLModel, table=True):
+    """A mailed confirmation link that has done its deed, by the link's id: the same link
+    clicked again, or replayed, finds it and does nothing (unique ref: two at once, one
+    wins). It names what it made."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    ref: str = Field(unique=True, max_length=40)
+    game_id: int | None = Field(default=None, foreign_key="game.id")
+    league_id: int | None = Field(default=None, foreign_key="league.id")
+    created: datetime = Field(default_factory=now)
+
+
+class WebMail(SQLModel, table=True):
+    """One mail a web request queued: which client asked (its address, an IPv6 one by its
+    /64), to whom, when. pbem.web.limits counts these per client and per mailbox; rows older
+    than a day are pruned."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    client: str = Field(max_length=64, index=True)
+    to_addr: str = Field(max_length=254, index=True)
+    created: datetime = Field(default_factory=now, index=True)
