@@ -7,12 +7,16 @@ PBEM_TEST_DATABASE_URL is set)."""
 import re
 
 import pytest
-from mail_helpers import ANN, game, prefs, running, snapshot
+from aiosmtpd.controller import Controller
+from mail_helpers import ANN, free_port, game, prefs, running, snapshot
 from sqlmodel import select
 
+from pbem.serve import smtp_delivery
+from pbem.signing import secret_keys
 from pbem.store import bounces
 from pbem.store.games import mailable
 from pbem.store.models import Outbox, Player
+from pbem.store.outbox import drain
 
 
 @pytest.fixture
@@ -242,3 +246,29 @@ def test_a_code_signed_with_an_old_key_still_verifies_after_a_new_key_is_added(s
     assert bounces.return_path(["k1", "k2"], row, "pbem.test") != old  # the newest signs
     mac = old.split("-")[1].split("@")[0]
     assert bounces.row_for(store, ["k1"], f"bounce+\u0661-{mac}@pbem.test", "pbem.test") is None
+
+
+def test_through_an_smtp_relay_the_envelope_sender_is_the_mails_bounce_address(env):
+    """The relay path (PBEM_SMTP_URL): MAIL FROM is the row's bounce address, and a DSN the
+    relay would send back to it is taken by our handler."""
+    class Sink:
+        def __init__(self):
+            self.got = []
+
+        async def handle_DATA(self, server, session, envelope):
+            self.got.append((envelope.mail_from, envelope.rcpt_tos, envelope.content))
+            return "250 OK"
+
+    sink, port = Sink(), free_port()
+    relay = Controller(sink, hostname="127.0.0.1", port=port)
+    relay.start()
+    try:
+        game(env.store, first_dealer=3)
+        deliver = smtp_delivery(f"smtp://127.0.0.1:{port}", env.domain, secret_keys(env.cfg))
+        assert drain(env.store, deliver=deliver) == 1
+    finally:
+        relay.stop()
+    [(mail_from, rcpts, content)] = sink.got
+    assert rcpts == [ANN] and mail_from.startswith("bounce+") and b"Return-Path" not in content
+    assert env.send(dsn(mail_from), mail_from="", rcpt=mail_from)[0] == 250
+    assert state_of(env.store)["hard"] == 1

@@ -10,6 +10,7 @@ from sqlmodel import select
 
 from ..config import load
 from ..play import Refused, hand_over, start
+from ..store.games import mailable
 from ..store.models import Fixture, Game, League, Player, Season
 from ..store.models import now as utcnow
 from .manage import OPERATOR, LeagueError, address, get_league, mail_once, require_organiser
@@ -118,4 +119,6 @@ def _organiser_note(store, league_id, key, subject, text) -> int:
     with store.session() as s:
         league = s.get(League, league_id)
         boss = s.get(Player, league.organiser_id)
+    if not mailable(boss):  # its mail bounces: the organiser's page shows the table
+        return 0
     return mail_once(store, boss.email, f"{league.name}: {subject}", text, key)
