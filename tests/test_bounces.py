@@ -155,6 +155,19 @@ def test_a_mail_from_the_address_clears_the_stop_and_its_mail_comes_again(env):
     assert len(return_paths(env)) == 1  # turn mails again
 
 
+def test_games_sent_to_the_account_address_clears_it_but_a_stranger_or_an_auto_reply_does_not(env):
+    paths = turn_mails(env, 3)
+    for path in paths:
+        env.send(dsn(path), mail_from="", rcpt=path)
+    account = f"pbem@{env.domain}"
+    # from a stranger's address, or auto-replied: it proves nothing of ann's mailbox
+    env.send(env.mail(account, "games", frm="eve@example.net"))
+    env.send(env.mail(account, "games", subject="Out of Office", Auto_Submitted="auto-replied"))
+    assert state_of(env.store)["stopped"]
+    assert env.send(env.mail(account, "games"))[0] == 250
+    assert state_of(env.store) == {} and mailable(player(env.store))
+
+
 # ---- what counts, and how much ---------------------------------------------------------------
 
 def test_a_soft_failure_is_counted_but_never_stops_mail_and_a_delay_is_no_bounce(env):

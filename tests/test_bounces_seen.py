@@ -55,6 +55,8 @@ def test_the_table_page_says_whose_mail_bounces(store, client):
     stop(store, "bob@example.org")
     rows = [r for r in client.get(f"/t/{token(store, gid, 0)}").text.split("<tr") if NOTE in r]
     assert len(rows) == 1 and ">bob" in rows[0]
+    assert "Mail to your address bounces" not in client.get(f"/t/{token(store, gid, 0)}").text
+    assert "Mail to your address bounces" in client.get(f"/t/{token(store, gid, 1)}").text
 
 
 def test_the_organisers_page_says_whose_mail_bounces(store, client):
