@@ -285,3 +285,19 @@ def test_through_an_smtp_relay_the_envelope_sender_is_the_mails_bounce_address(e
     assert rcpts == [ANN] and mail_from.startswith("bounce+") and b"Return-Path" not in content
     assert env.send(dsn(mail_from), mail_from="", rcpt=mail_from)[0] == 250
     assert state_of(env.store)["hard"] == 1
+
+
+def test_a_from_its_domain_disowns_does_not_clear_the_stop(store, monkeypatch, tmp_path):
+    """With PBEM_AUTHSERV_ID, our MTA's DMARC failure means the mail is not the player's:
+    it proves nothing of their mailbox."""
+    monkeypatch.setenv("PBEM_AUTHSERV_ID", "mx.pbem.test")
+    with running(store, monkeypatch, tmp_path) as env:
+        paths = turn_mails(env, 3)
+        for path in paths:
+            env.send(dsn(path), mail_from="", rcpt=path)
+        spoof = "mx.pbem.test; dmarc=fail (p=reject) header.from=example.org"
+        env.send(env.mail(f"pbem@{env.domain}", "games", Authentication_Results=spoof))
+        assert state_of(env.store)["stopped"]
+        env.send(env.mail(f"pbem@{env.domain}", "games",
+                          Authentication_Results="mx.pbem.test; dmarc=pass"))
+        assert state_of(env.store) == {}
