@@ -8,9 +8,12 @@ import re
 
 import pytest
 from aiosmtpd.controller import Controller
+from league_helpers import ORGANISER, league
 from mail_helpers import ANN, free_port, game, prefs, running, snapshot
 from sqlmodel import select
 
+from pbem.league import seasons
+from pbem.league.manage import OPERATOR
 from pbem.serve import smtp_delivery
 from pbem.signing import secret_keys
 from pbem.store import bounces
@@ -301,3 +304,24 @@ def test_a_from_its_domain_disowns_does_not_clear_the_stop(store, monkeypatch, t
         env.send(env.mail(f"pbem@{env.domain}", "games",
                           Authentication_Results="mx.pbem.test; dmarc=pass"))
         assert state_of(env.store) == {}
+
+
+def test_the_organiser_hears_once_when_a_league_players_mail_stops(store, monkeypatch, tmp_path):
+    with running(store, monkeypatch, tmp_path) as env:
+        lid = league(store, players=4)
+        seasons.start_season(store, lid, OPERATOR)
+        p2 = "p2@league.test"
+        with store.session() as s:
+            s.add_all(Outbox(to_addr=p2, subject="x", body_text="x", dedupe_key=f"t:{i}")
+                      for i in range(4))
+            s.commit()
+        paths = [re.fullmatch(r"<(.+)>", m["Return-Path"]).group(1)
+                 for m in env.replies() if m["To"] == p2]
+        assert len(paths) >= 4
+        for path in paths:  # the fourth and later bounce after the stop: no second note
+            assert env.send(dsn(path), mail_from="", rcpt=path)[0] == 250
+        with store.session() as s:
+            notes = s.exec(select(Outbox).where(Outbox.dedupe_key.startswith("bounces:"))).all()
+        assert [n.to_addr for n in notes] == [ORGANISER]
+        assert p2 in notes[0].body_text and "/o/" in notes[0].body_text
+        assert "bounces" in notes[0].subject

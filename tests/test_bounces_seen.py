@@ -39,7 +39,7 @@ def stop(store, email: str) -> None:
         s.add_all(rows)
         s.commit()
     said = [bounces.record(store, row, True, "5.1.1") for row in rows]
-    assert said[-1].endswith("mail stopped"), said
+    assert said[-1][0].endswith("mail stopped") and said[-1][1].email == email, said
 
 
 def token(store, gid: int, seat: int) -> str:

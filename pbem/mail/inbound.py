@@ -22,6 +22,7 @@ from sqlmodel import select
 
 from .. import compose
 from ..engine import legal, parse_action, view
+from ..league.seasons import tell_organisers
 from ..notify import reply_address, seat_names
 from ..signing import secret_keys
 from ..store import bounces
@@ -91,8 +92,10 @@ class Processor:
         found = classify(raw)
         if found.hard is None:
             return f"not a bounce: {found.status}"
-        done = bounces.record(self.store, row, found.hard, found.status)
+        done, stopped = bounces.record(self.store, row, found.hard, found.status)
         log.info("mail %s to %s bounced (%s): %s", row.id, row.to_addr, found.status, done)
+        if stopped:
+            tell_organisers(self.store, stopped, found.status)
         return done
 
     def _answer(self, inc: Incoming, rcpt: str, key: str) -> str:

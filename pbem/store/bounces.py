@@ -3,7 +3,8 @@ tells us which mail to which address failed, and nobody can bounce a mail we did
 
     return_path(keys, row, domain) -> "bounce+ROW-MAC@DOMAIN"
     row_for(store, keys, address, domain) -> the Outbox row, or None for anything not ours
-    record(store, row, hard, status) -> what was done, for the log
+    record(store, row, hard, status) -> (what was done, for the log; the player whose mail
+                                         stopped with this bounce, or None)
     clear(store, player_id)            mail came from the address: it works again
 
 What we know of an address's bounces sits in its player's prefs ("bounces"); three hard
@@ -68,7 +69,8 @@ def _state(player: Player) -> dict:
     return dict((player.prefs or {}).get("bounces") or {})
 
 
-def record(store, row: Outbox, hard: bool, status: str, now: datetime | None = None) -> str:
+def record(store, row: Outbox, hard: bool, status: str,
+           now: datetime | None = None) -> tuple[str, Player | None]:
     """Count a bounce of `row` against its recipient's address."""
     now = now or utcnow()
     with store.session() as s:
@@ -77,10 +79,10 @@ def record(store, row: Outbox, hard: bool, status: str, now: datetime | None = N
         player = s.exec(select(Player).where(Player.email == row.to_addr.lower())
                         .with_for_update()).first()
         if player is None:
-            return "bounce: no player has this address"
+            return "bounce: no player has this address", None
         b = _state(player)
         if row.id in b.get("rows", []):
-            return "bounce: counted before"
+            return "bounce: counted before", None
         last = b.get("last")
         if last and now - datetime.fromisoformat(last) > FORGET and not b.get("stopped"):
             b = {}
@@ -88,12 +90,14 @@ def record(store, row: Outbox, hard: bool, status: str, now: datetime | None = N
         b[kind] = b.get(kind, 0) + 1
         b.update(last=now.isoformat(), status=status,
                  rows=(b.get("rows", []) + [row.id])[-KEEP_ROWS:])
-        if b.get("hard", 0) >= HARD_TO_STOP and not b.get("stopped"):
+        stops = b.get("hard", 0) >= HARD_TO_STOP and not b.get("stopped")
+        if stops:
             b["stopped"] = now.isoformat()
         player.prefs = dict(player.prefs or {}, bounces=b)
         s.add(player)
         s.commit()
-    return f"bounce: {kind} {status}" + (", mail stopped" if b.get("stopped") else "")
+    said = f"bounce: {kind} {status}" + (", mail stopped" if b.get("stopped") else "")
+    return said, player if stops else None
 
 
 def clear(store, player_id: int) -> None:
