@@ -27,8 +27,17 @@ class Settings:
     smtp_url: str = field(default_factory=lambda: os.environ.get("PBEM_SMTP_URL", ""))
     web_host: str = field(default_factory=lambda: _env("PBEM_WEB_HOST", "127.0.0.1"))
     web_port: int = field(default_factory=lambda: int(_env("PBEM_WEB_PORT", "5000")))
+    dkim_selector: str = field(default_factory=lambda: _env("PBEM_DKIM_SELECTOR", "pbem"))
+    from_name: str = field(default_factory=lambda: _env("PBEM_FROM_NAME", "Spades by email"))
     # the MTA in front of us (Postfix with OpenDMARC, say): its Authentication-Results count
     authserv_id: str = field(default_factory=lambda: os.environ.get("PBEM_AUTHSERV_ID", ""))
+
+    @property
+    def dkim_key(self) -> str:
+        """The DKIM private key: PBEM_DKIM_KEY, else var/dkim.key once `pbem dkim keygen`
+        wrote it; '' (no signing) without either."""
+        default = self.var_dir / "dkim.key"
+        return os.environ.get("PBEM_DKIM_KEY") or (str(default) if default.exists() else "")
 
     @property
     def maildir(self) -> Path:

@@ -43,9 +43,7 @@ def _digest(store, cfg, player, today) -> int:
             parts.append("What happened since your last digest:\n\n" + "\n".join(news))
         s.add(Outbox(to_addr=player.email, subject=f"pbem: your games, {today.isoformat()}",
                      body_text="\n\n".join(parts) + "\n",
-                     headers={"Auto-Submitted": "auto-generated",
-                              "List-Unsubscribe": f"<mailto:pbem@{cfg.mail_domain}"
-                                                  "?subject=notify%20every%20turn>"},
+                     headers={"Auto-Submitted": "auto-generated"},
                      dedupe_key=key))
         s.commit()  # with the games it has told of (digest_seen): never told twice
         return 1

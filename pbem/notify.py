@@ -135,7 +135,6 @@ def reply_address(cfg, seat) -> str:
 def mail_row(cfg, game_id, seat, player, key, subject, text, html=None) -> dict:
     root = compose.thread_root(game_id, cfg.mail_domain)
     headers = {"Reply-To": reply_address(cfg, seat), "Auto-Submitted": "auto-generated",
-               "In-Reply-To": root, "References": root,
-               "List-Unsubscribe": f"<mailto:pbem@{cfg.mail_domain}?subject=notify%20digest>"}
+               "In-Reply-To": root, "References": root}  # List-*: pbem.store.unsubscribe
     return {"game_id": game_id, "to_addr": player.email, "subject": subject, "body_text": text,
             "body_html": html, "headers": headers, "dedupe_key": key}

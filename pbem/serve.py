@@ -17,7 +17,7 @@ from .config import Settings, load
 from .mail.inbound import controller
 from .signing import secret_keys
 from .store.bounces import return_path
-from .store.outbox import drain, maildir_delivery, message
+from .store.outbox import drain, maildir_delivery, wire
 
 log = logging.getLogger(__name__)
 MAX_WAIT = 60.0  # seconds between tries while the database is away
@@ -42,10 +42,10 @@ def smtp_delivery(url: str, domain: str, keys: list[str] | None = None):
                 conn.starttls(context=ssl.create_default_context())
             if u.username:
                 conn.login(unquote(u.username), unquote(u.password or ""))
-            sender = None  # a row never stored (a test's) has no bounce address: From's
+            sender = f"play@{domain}"  # a row never stored (a test's) has no bounce address
             if row.id is not None:
                 sender = return_path(keys or secret_keys(load()), row, domain)
-            conn.send_message(message(row, domain), from_addr=sender)
+            conn.sendmail(sender, [row.to_addr], wire(row, domain))
 
     return deliver
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 MOVE = "pbem.move"
+UNSUBSCRIBE = "pbem.unsubscribe"  # a one-click unsubscribe link (RFC 8058)
 CARE = "pbem.care"  # a stuck table: the organiser lets the robot move, or gives more time
 MAX_AGE = 14 * 24 * 3600  # a move link lives as long as the longest deadline
 

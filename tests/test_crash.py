@@ -185,5 +185,5 @@ def test_a_failed_delivery_is_retried_with_backoff(store, tmp_path):
     assert all(r.sent_at is not None and r.last_error is None for r in rows)
     assert maildir_ids(mail) == expected_ids(store)
     msg = message_from_bytes(next((mail / "new").iterdir()).read_bytes())
-    assert msg["From"] == "play@pbem.test" and msg["To"].endswith("@example.org")
+    assert msg["From"] == "Spades by email <play@pbem.test>" and msg["To"].endswith("@example.org")
     assert msg["Reply-To"].startswith("play+") and msg["Auto-Submitted"] == "auto-generated"

@@ -5,12 +5,13 @@
     db       pbem db upgrade
     league   pbem league ...
     mail     pbem smtp, outbox, digest
+    dkim     pbem dkim keygen|record
     serve    pbem serve, clock
 """
 
 import click
 
-from . import db, game, league, mail, rules, serve
+from . import db, dkim, game, league, mail, rules, serve
 
 
 @click.group()
@@ -18,6 +19,6 @@ def main():
     """pbem: Spades by email."""
 
 
-for _module in (rules, game, db, league, mail, serve):
+for _module in (rules, game, db, league, mail, dkim, serve):
     for _command in _module.COMMANDS:
         main.add_command(_command)

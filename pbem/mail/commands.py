@@ -101,6 +101,18 @@ class Notify(Command):
         return f"notify: {how}"
 
 
+class Mail(Command):
+    name, help = "mail", "mail off: no mail from us at all (as an unsubscribe); mail on: again"
+
+    def process(self, ctx, args):
+        how = args.lower().strip()
+        if how not in ("on", "off"):
+            raise CommandError("write: mail off, or: mail on")
+        set_pref(ctx, "mail", how)
+        return "mail: off (this is the last; write mail on to hear from us again)" \
+            if how == "off" else "mail: on"
+
+
 def set_pref(ctx, key, value):
     with ctx.store.session() as s:
         player = s.get(Player, ctx.player.id)
@@ -161,7 +173,7 @@ def did(action: dict) -> str:
 
 
 SEAT_COMMANDS = [Status(), Help(), Games(), Move()]
-ACCOUNT_COMMANDS = [Help(), Games(), Vacation(), Notify()]
+ACCOUNT_COMMANDS = [Help(), Games(), Vacation(), Notify(), Mail()]
 
 
 def run(ctx: Context, lines: list[str], commands) -> tuple | None:

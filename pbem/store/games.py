@@ -16,9 +16,10 @@ DEMO_DOMAIN = "demo.test"  # the web demo's players: a page to play on, never a 
 
 
 def mailable(player: Player | None) -> bool:
-    """May we mail this player? Not a demo's (its address is never delivered), nor one whose
-    mail stopped because it bounces (store.bounces)."""
+    """May we mail this player? Not a demo's (its address is never delivered), nor one who
+    asked for no mail, nor one whose mail stopped because it bounces (store.bounces)."""
     return (player is not None and not player.email.endswith("@" + DEMO_DOMAIN)
+            and (player.prefs or {}).get("mail") != "off"  # unsubscribed from all
             and not bouncing(player))
 
 

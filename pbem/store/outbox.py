@@ -13,8 +13,9 @@ import os
 import secrets
 from collections import Counter
 from datetime import timedelta
+from email.headerregistry import Address
 from email.message import EmailMessage
-from email.utils import formatdate
+from email.utils import format_datetime
 from pathlib import Path
 
 from sqlalchemy import func, update
@@ -22,6 +23,7 @@ from sqlmodel import select
 
 from ..config import load
 from ..signing import secret_keys
+from . import dkim_sign, unsubscribe
 from .bounces import return_path
 from .models import Outbox
 from .models import now as utcnow
@@ -37,19 +39,31 @@ def key_name(dedupe_key: str) -> str:
 
 
 def message(row: Outbox, domain: str) -> EmailMessage:
+    cfg = load()
     msg = EmailMessage()
-    msg["From"] = f"play@{domain}"
+    msg["From"] = Address(cfg.from_name, "play", domain)
     msg["To"] = row.to_addr
     msg["Subject"] = row.subject
-    msg["Date"] = formatdate(localtime=False)
+    msg["Date"] = format_datetime(utcnow())  # "+0000": the zone is known (RFC 5322)
     msg["Message-ID"] = f"<{key_name(row.dedupe_key)}@{domain}>"
-    for name, value in (row.headers or {}).items():
+    own = unsubscribe.headers(cfg, domain, row.to_addr, row.dedupe_key)
+    for name, value in {**own, **(row.headers or {})}.items():
         del msg[name]
         msg[name] = value
     msg.set_content(row.body_text)
     if row.body_html:
         msg.add_alternative(row.body_html, subtype="html")
     return msg
+
+
+def wire(row: Outbox, domain: str, linesep: str = "\r\n") -> bytes:
+    """The message as it leaves us, DKIM-signed when a key is set (pbem.store.dkim_sign)."""
+    cfg = load()
+    msg = message(row, domain)
+    # fold headers only past 998 octets (RFC 5322's limit): a long link in List-Unsubscribe
+    # must stay one word, not become an encoded-word no client opens
+    data = msg.as_bytes(policy=msg.policy.clone(linesep=linesep, max_line_length=998))
+    return dkim_sign.sign(data, domain, cfg.dkim_key, cfg.dkim_selector, linesep)
 
 
 def maildir_delivery(path=None, domain: str | None = None):
@@ -68,7 +82,7 @@ def maildir_delivery(path=None, domain: str | None = None):
         with open(tmp, "wb") as f:
             if row.id is not None:  # where its bounces go, as a delivering MTA writes it
                 f.write(f"Return-Path: <{return_path(keys, row, domain)}>\n".encode())
-            f.write(message(row, domain).as_bytes())
+            f.write(wire(row, domain, linesep="\n"))  # a Maildir file's lines end in LF
             f.flush()
             os.fsync(f.fileno())
         try:

@@ -8,7 +8,7 @@ from flask import Flask, abort, request, session
 from ..config import Settings, load
 from ..signing import secret_keys
 from ..store.states import store_for
-from . import api, care, guard, league_api, leagues, links, pages, tables
+from . import api, care, guard, league_api, leagues, links, pages, tables, unsubscribe
 
 
 def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -> Flask:
@@ -23,7 +23,8 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     guard.install(app, secure_cookie=cfg.base_url.lower().startswith("https://"))
     app.before_request(_check_csrf)
     app.jinja_env.globals["csrf_token"] = csrf_token
-    for bp in (pages.bp, tables.bp, links.bp, care.bp, api.bp, leagues.bp, league_api.bp):
+    for bp in (pages.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp, leagues.bp,
+               league_api.bp):
         app.register_blueprint(bp)
     return app
 
@@ -36,7 +37,9 @@ def csrf_token() -> str:
 
 
 def _check_csrf():
-    if request.method == "POST" and not request.path.startswith("/api/"):
+    # the API takes no forms; a one-click unsubscribe comes from a mail provider, keyed by
+    # its signed link (RFC 8058)
+    if request.method == "POST" and not request.path.startswith(("/api/", "/u/")):
         sent = request.form.get("csrf", "")
         if not sent or not secrets.compare_digest(sent, session.get("csrf", "")):
             abort(400, "This form has expired: go back, reload the page and try again.")

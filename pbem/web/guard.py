@@ -17,7 +17,7 @@ CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
        "form-action 'self'; frame-ancestors 'none'")  # the pages use no script at all
 # paths whose next segment is a key: a seat, a move link, an invitation, an organiser,
 # a league's join link or a mailed confirmation
-SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|i|o|j/confirm|j/partner|j)/)([^/\s?#\"]+)")
+SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|u|i|o|j/confirm|j/partner|j)/)([^/\s?#\"]+)")
 SECRET_QUERY = re.compile(r"([?&]token=)([^&\s#\"]+)")
 
 

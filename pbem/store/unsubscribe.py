@@ -1,0 +1,55 @@
+"""One-click unsubscribe (RFC 8058) and List-* headers on every mail we send a player.
+
+Each mail's `List-Unsubscribe` offers a signed https link (a POST of
+`List-Unsubscribe=One-Click` does it; a GET only asks) and a mailto with the account command
+that does the same. What it stops depends on the mail: news of each trick becomes a daily
+digest, a mail a turn becomes one list a day, and any other mail stops all our mail until
+the player writes `mail on` to pbem@DOMAIN."""
+
+from sqlmodel import select
+
+from ..signing import UNSUBSCRIBE, Signer, secret_keys
+from .models import Player
+
+# the kind of mail (its dedupe key's first word): the pref that stops it, and its words
+KINDS = {"news": ("notify", "digest", "news of every trick and hand"),
+         "turn": ("turns", "daily", "a mail for every turn")}
+ALL = ("mail", "off", "all mail from us")
+LINK_DAYS = 365
+
+
+def kind_of(dedupe_key: str) -> str:
+    kind = dedupe_key.split(":", 1)[0]
+    return kind if kind in KINDS else "all"
+
+
+def stops(kind: str) -> tuple[str, str, str]:
+    """(pref, value, what stops) for a kind of mail."""
+    return KINDS.get(kind, ALL)
+
+
+def headers(cfg, domain: str, to_addr: str, dedupe_key: str) -> dict:
+    kind = kind_of(dedupe_key)
+    pref, value, _ = stops(kind)
+    token = Signer(secret_keys(cfg), UNSUBSCRIBE).dumps({"e": to_addr, "k": kind})
+    return {"List-Id": f"Spades by email <games.{domain}>",
+            "List-Unsubscribe": f"<{cfg.base_url}/u/{token}>, "
+                                f"<mailto:pbem@{domain}?subject={pref}%20{value}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+
+
+def read(cfg, token: str) -> dict:
+    """The link's {e: address, k: kind}, or ValueError saying why not."""
+    return Signer(secret_keys(cfg), UNSUBSCRIBE).loads(token, max_age=LINK_DAYS * 86400)
+
+
+def apply(store, email: str, kind: str) -> str:
+    """Stop that kind of mail for the player at `email`; returns what stopped."""
+    pref, value, what = stops(kind)
+    with store.session() as s:
+        player = s.exec(select(Player).where(Player.email == email)).first()
+        if player is not None:
+            player.prefs = dict(player.prefs or {}, **{pref: value})
+            s.add(player)
+            s.commit()
+    return what

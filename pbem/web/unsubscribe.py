@@ -1,0 +1,38 @@
+"""`/u/TOKEN`: the List-Unsubscribe link of every mail. A mail provider's one-click POST
+(RFC 8058: the body `List-Unsubscribe=One-Click`, no cookie, no form) does it at once; a
+person's GET sees what it stops and a button (a link scanner's GET changes nothing)."""
+
+from flask import Blueprint, current_app, render_template
+
+from ..store import unsubscribe
+from . import data
+
+bp = Blueprint("unsubscribe", __name__)
+
+
+def _read(token):
+    try:
+        return unsubscribe.read(current_app.config["PBEM_SETTINGS"], token), None
+    except ValueError as e:
+        return None, (render_template("web/message.html", title="This link does not work",
+                                      text=str(e)), 400)
+
+
+@bp.get("/u/<token>")
+def confirm(token):
+    d, refusal = _read(token)
+    if refusal:
+        return refusal
+    what = unsubscribe.stops(d["k"])[2]
+    return render_template("web/unsubscribe.html", email=d["e"], what=what)
+
+
+@bp.post("/u/<token>")
+def stop(token):
+    d, refusal = _read(token)
+    if refusal:
+        return refusal
+    what = unsubscribe.apply(data.store(), d["e"], d["k"])
+    return render_template("web/message.html", title="Done", text=f"{d['e']} gets no more "
+                           f"{what}. To undo it, write mail on (or notify every turn, or "
+                           "turns each) to our pbem@ address.")
