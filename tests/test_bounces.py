@@ -14,6 +14,7 @@ from sqlmodel import select
 
 from pbem.league import seasons
 from pbem.league.manage import OPERATOR
+from pbem.mail.bounce import classify
 from pbem.serve import smtp_delivery
 from pbem.signing import secret_keys
 from pbem.store import bounces
@@ -325,3 +326,52 @@ def test_the_organiser_hears_once_when_a_league_players_mail_stops(store, monkey
         assert [n.to_addr for n in notes] == [ORGANISER]
         assert p2 in notes[0].body_text and "/o/" in notes[0].body_text
         assert "bounces" in notes[0].subject
+
+
+# ---- reading reports --------------------------------------------------------------------------
+
+def report(*recipients: tuple[str, str], report_type: str = "delivery-status",
+           part: str = "message/delivery-status") -> bytes:
+    """A report with one block per (action, status) recipient."""
+    blocks = "".join(f"\nFinal-Recipient: rfc822; r{i}@example.org\nAction: {a}\nStatus: {s}\n"
+                     for i, (a, s) in enumerate(recipients))
+    return f"""\
+From: postmaster@example.org
+Subject: Undeliverable: Game 1: your turn
+Content-Type: multipart/report; report-type={report_type}; boundary="B"
+
+--B
+Content-Type: text/plain
+
+Delivery has failed to these recipients or groups.
+--B
+Content-Type: {part}
+
+Reporting-MTA: dns; mail.example.org
+{blocks}
+--B--
+""".replace("\n", "\r\n").encode()
+
+
+@pytest.mark.parametrize("raw, hard, status", [
+    (report(("failed", "5.1.10")), True, "5.1.10"),  # Exchange's "recipient not found"
+    (report(("failed", "4.4.7"), ("failed", "5.2.2")), True, "5.2.2"),  # the worst counts
+    (report(("failed", "4.2.2 (mailbox full)")), False, "4.2.2"),
+    (report(("delayed", "4.4.1"), ("delivered", "2.0.0")), None, "no failed recipient"),
+    (report(("failed", "garbage")), None, "no failed recipient"),
+    (report(("failed", "5.1.1"), report_type="disposition-notification"), None,
+     "a report, not of delivery"),  # a read receipt (RFC 8098)
+    (report(("failed", "5.1.1"), part="text/plain"), None,
+     "a report without a delivery status"),
+    (plain_bounce("x", "550-Mailbox unknown. Either there are no mailboxes"), True, "550"),
+    (plain_bounce("x", "host said: 554 5.7.1 rejected", frm="postmaster@mx.example.org"),
+     True, "554"),
+    (plain_bounce("x", "550 5.1.1 no such user", frm="ann@example.org"), None,
+     "not a bounce"),  # a person quoting an error is no bounce
+    (plain_bounce("x", "There are 500 messages waiting"), None, "no failure code"),
+    (plain_bounce("x", "Remote host said: 550 No such user here"), True, "550"),  # qmail
+    (plain_bounce("x", "The error was 5.4.4"), True, "5.4.4"),
+])
+def test_what_a_report_or_a_plain_bounce_counts_as(raw, hard, status):
+    got = classify(raw)
+    assert (got.hard, got.status) == (hard, status)

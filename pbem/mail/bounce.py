@@ -18,10 +18,11 @@ from .reader import Unreadable, body_text, raw_header
 
 STATUS = re.compile(r"^\s*([245])\.\d{1,3}\.\d{1,3}\b")
 FIELD = re.compile(r"^(action|status)\s*:\s*(.*)$", re.I | re.M)
-# a reply code as an MTA quotes it ("550 5.1.1 ...", "550-Mailbox unknown", "said: 554 no"),
-# or an enhanced status code on its own; not any number that starts with 5
-REPLY_5XX = re.compile(r"(?<![\w.])(?:5[0-5]\d(?=[ -](?:[45]\.\d|[A-Za-z]))|5\.\d{1,3}\.\d{1,3})"
-                       r"(?![\w.])")
+# a reply code as MTAs quote it: "550 5.1.1 ...", "550-Mailbox unknown" (a reply of many
+# lines), "host said: 554 ..."; or an enhanced status code alone ("5.1.1"). Not any number
+# that starts with 5 ("500 messages")
+REPLY_5XX = re.compile(r"(?<![\w.])(5[0-5]\d(?=-|\s+[45]\.\d{1,3}\.\d)"
+                       r"|5\.\d{1,3}\.\d{1,3}(?![\w.]))|said:\s*(5[0-5]\d)\b", re.I)
 DAEMONS = {"mailer-daemon", "postmaster", "mail-daemon"}
 
 
@@ -42,7 +43,9 @@ def classify(raw: bytes) -> Verdict:
         if sender.partition("@")[0] not in DAEMONS:
             return Verdict(None, "not a bounce")  # an out-of-office reply, say
         found = REPLY_5XX.search(body_text(msg))
-        return Verdict(True, found.group(0)) if found else Verdict(None, "no failure code")
+        if found is None:
+            return Verdict(None, "no failure code")
+        return Verdict(True, found.group(1) or found.group(2))
     except RecursionError:
         raise Unreadable("its MIME structure is nested too deeply") from None
 
