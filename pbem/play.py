@@ -30,6 +30,7 @@ from sqlmodel import select
 
 from . import deadlines, notify
 from .engine import IllegalAction, State, advance, apply, choose, make_deal, view
+from .engine.auto import auto_card
 from .engine.commitment import deal_digest
 from .engine.game import SERVER_EVENTS
 from .gamelog import LogError, read_log, replay_log
@@ -68,6 +69,8 @@ class Result:
 def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
            source: str = "cli", ref: str | None = None) -> Result:
     """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not."""
+    if isinstance(action, dict):  # only the server marks a play as made for the seat
+        action = {k: v for k, v in action.items() if k != "auto"}
     checked = _check_claim(store, game_id, seat, action)
 
     def first(s, st, game, seats):
@@ -163,12 +166,13 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
             store.keep(game_id, st)
             raise Refused(str(e), st.snapshot()) from None
         n = len(events)
-        events += _follow_up(s, st, game, seats)
+        players = players_of(s, seats)
+        events += _follow_up(s, st, game, seats, players)
         rows = [_row(game_id, ev, actor if i < n else _actor(ev), source, ref, i, n)
                 for i, ev in enumerate(events)]
         s.add_all(rows)
         s.flush()
-        season = _react(s, game, seats, st, events, before)
+        season = _react(s, game, seats, players, st, events, before)
         s.commit()
     store.keep(game_id, st)
     if season is not None:
@@ -176,11 +180,10 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
     return Result(game_id, st.snapshot(), events)  # a copy: the cache's own changes later
 
 
-def _react(s, game, seats, st, events, before) -> int | None:
+def _react(s, game, seats, players, st, events, before) -> int | None:
     """What the move writes beside its events, in its transaction and in this order: the
     mails, the next deadlines, the game's status and, when a league game ends, its result.
     Returns that game's season (its round may be done), else None."""
-    players = players_of(s, seats)
     for mail in notify.mails(game, seats, players, st, events, before):
         s.add(Outbox(**mail))
     if events:
@@ -256,12 +259,15 @@ def _check_stale(s, st, game_id, seat, expect_seq):
                     f"{st.seq}): here is the table as it is now", st.snapshot())
 
 
-def _follow_up(s, st, game, seats) -> list[dict]:
-    """What happens without a human: reveal a finished deal's salt, deal, robots move."""
+def _follow_up(s, st, game, seats, players) -> list[dict]:
+    """What happens without a human: reveal a finished deal's salt, deal, robots move, and
+    the cards that play themselves for the players who let them (pbem.engine.auto)."""
     robots = {x.seat for x in seats if x.robot}
+    autos = {x.seat: _auto_pref(players.get(x.player_id)) for x in seats if not x.robot}
+    autos = {seat: how for seat, how in autos.items() if how != "off"}
     events = []
     for _ in range(_MAX_FOLLOW):
-        ev = _next_auto(s, st, game, robots)
+        ev = _next_auto(s, st, game, robots, autos)
         if ev is None:
             break
         advance(st, ev)
@@ -269,7 +275,12 @@ def _follow_up(s, st, game, seats) -> list[dict]:
     return events
 
 
-def _next_auto(s, st, game, robots) -> dict | None:
+def _auto_pref(player) -> str:
+    """off, forced (the default: a seat's only legal card plays itself) or equal."""
+    return (player.prefs or {}).get("auto", "forced") if player else "forced"
+
+
+def _next_auto(s, st, game, robots, autos) -> dict | None:
     rec = st.deal_record
     if st.phase in ("deal", "over") and rec and rec["seq"] not in st.reveals:
         salt = s.exec(select(DealSecret.salt).where(DealSecret.game_id == game.id,
@@ -287,6 +298,9 @@ def _next_auto(s, st, game, robots) -> dict | None:
             seed = random.Random(f"{game.id}:{st.seq}").getrandbits(32)
             action = choose(view(st, seat), seed=seed, rules=st.rules)
             return apply(st, seat, action)[0]
+        card = auto_card(st, seat, autos[seat] == "equal") if seat in autos else None
+        if card is not None:
+            return apply(st, seat, {"type": "play", "card": card, "auto": "forced"})[0]
     return None
 
 
@@ -301,8 +315,14 @@ def _actor(ev) -> int | None:
 def _row(game_id, ev, actor, source, ref, i, first) -> Move:
     human = i < first
     return Move(game_id=game_id, seq=ev["seq"], type=ev["type"], payload=ev, actor=actor,
-                source=source if human else ("robot" if actor is not None else "server"),
+                source=source if human else _auto_source(ev, actor),
                 ref=ref if human and i == 0 else None)
+
+
+def _auto_source(ev, actor) -> str:
+    if ev.get("auto"):
+        return "auto"  # the seat's own card, played for it (forced or equal)
+    return "robot" if actor is not None else "server"
 
 
 def import_log(store: Store, text: str) -> int:

@@ -101,6 +101,18 @@ class Notify(Command):
         return f"notify: {how}"
 
 
+class Auto(Command):
+    name, help = "auto", ("auto on: your only legal card plays itself (the default); auto "
+                          "equal: cards of equal value too, lowest first; auto off: never")
+
+    def process(self, ctx, args):
+        how = {"on": "forced", "equal": "equal", "off": "off"}.get(args.lower().strip())
+        if how is None:
+            raise CommandError("write: auto on, auto equal, or auto off")
+        set_pref(ctx, "auto", how)
+        return f"auto: {args.lower().strip()}"
+
+
 class Mail(Command):
     name, help = "mail", "mail off: no mail from us at all (as an unsubscribe); mail on: again"
 
@@ -173,7 +185,7 @@ def did(action: dict) -> str:
 
 
 SEAT_COMMANDS = [Status(), Help(), Games(), Move()]
-ACCOUNT_COMMANDS = [Help(), Games(), Vacation(), Notify(), Mail()]
+ACCOUNT_COMMANDS = [Help(), Games(), Vacation(), Notify(), Auto(), Mail()]
 
 
 def run(ctx: Context, lines: list[str], commands) -> tuple | None:
