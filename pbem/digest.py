@@ -11,6 +11,7 @@ from sqlmodel import select
 from .config import load
 from .deadlines import due_for
 from .notify import DIGEST, seat_names
+from .store.games import mailable
 from .store.models import Fixture, Game, League, Outbox, Player, Season, Seat
 
 
@@ -21,7 +22,8 @@ def send_digests(store, today: date | None = None) -> int:
     queued = 0
     with store.session() as s:
         players = [p for p in s.exec(select(Player)).all()
-                   if (p.prefs or {}).get("notify") == DIGEST or daily_turns(p)]
+                   if mailable(p) and ((p.prefs or {}).get("notify") == DIGEST
+                                       or daily_turns(p))]
     for player in players:
         queued += _digest(store, cfg, player, today)
     return queued

@@ -66,7 +66,7 @@ def handover_mails(game, seats, players, ev, leaver) -> list[dict]:
                     "for any game.\n")
         out.append(mail_row(cfg, game.id, x, players[x.player_id],
                             f"handover:{game.id}:{ev['seq']}:{x.seat}", subject, text))
-    if leaver:
+    if leaver and mailable(leaver):
         out.append({"game_id": game.id, "to_addr": leaver.email, "subject":
                     f"Game {game.id}: your seat is taken over", "body_text": news,
                     "headers": {"Auto-Submitted": "auto-generated"},

@@ -19,6 +19,7 @@ from sqlmodel import select
 
 from ..league import archive, manage, reports, seasons
 from ..league.manage import LeagueError
+from ..store.bounces import bouncing
 from ..store.models import Entry, Fixture, League, Player, Season, Seat
 from ..store.models import now as utcnow
 from . import data, limits
@@ -256,10 +257,12 @@ def _season_desk(s, sn: Season) -> dict:
     at = {}
     for x in seats:
         who = people.get(x.player_id)
-        at.setdefault(x.game_id, []).append((x.seat, f"{who.name} <{who.email}>" if who
-                                             else "robot"))
+        at.setdefault(x.game_id, []).append((x.seat, f"{who.name} <{who.email}>" + (
+            " (mail to this player bounces)" if bouncing(who) else "") if who else "robot"))
     return {"season": sn, "entries": [
-        {"entry": e, "emails": [people[x].email for x in (e.player_id, e.partner_id) if x]}
+        {"entry": e, "emails": [people[x].email for x in (e.player_id, e.partner_id) if x],
+         "bouncing": [people[x].email for x in (e.player_id, e.partner_id) if x
+                      and bouncing(people[x])]}
         for e in entries],
         "tables": [{"fixture": f, "seats": at.get(f.game_id, [])} for f in playing]}
 
