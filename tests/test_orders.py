@@ -190,3 +190,23 @@ def test_orders_by_mail_are_kept_listed_cleared_and_bad_ones_keep_nothing(env, g
     env.send(clear)
     assert "2 dropped" in text(env.replies()[0])
     assert {r.state for r in rows(env.store, gid)} == {"dropped"}
+
+
+def test_the_table_page_shows_and_edits_the_seats_own_orders_only(store, gid, tmp_path,
+                                                                     monkeypatch):
+    from tests.web_helpers import csrf, make_app, tokens
+
+    client = make_app(store, tmp_path, monkeypatch).test_client()
+    toks = tokens(store, gid)
+    token = csrf(client)
+    r = client.post(f"/t/{toks[1]}/orders", data={"csrf": token,
+                                                   "order": "if hearts are led play 5H"})
+    assert r.status_code == 200 and "1 kept" in r.text
+    assert "if hearts are led play 5H" in client.get(f"/t/{toks[1]}").text
+    for other in (0, 2, 3):  # the others never see it
+        assert "play 5H" not in client.get(f"/t/{toks[other]}").text
+    bad = client.post(f"/t/{toks[1]}/orders", data={"csrf": token, "order": "lead AH next"})
+    assert bad.status_code == 400 and "No order" in bad.text
+    assert len(rows(store, gid)) == 1
+    r = client.post(f"/t/{toks[1]}/orders", data={"csrf": token, "clear": "1"})
+    assert "1 orders dropped" in r.text and [x.state for x in rows(store, gid)] == ["dropped"]
