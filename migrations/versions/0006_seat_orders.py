@@ -1,7 +1,7 @@
 """seat orders
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0006
+Revises: 0005
 Create Date: 2026-11-23 18:29:01.581037
 """
 from collections.abc import Sequence
@@ -10,8 +10,8 @@ import sqlalchemy as sa
 import sqlmodel  # noqa: F401  (autogenerate writes sqlmodel types: alembic #1647)
 from alembic import op
 
-revision: str = '0005'
-down_revision: str | None = '0004'
+revision: str = '0006'
+down_revision: str | None = '0005'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
