@@ -49,6 +49,7 @@ ROUTES = {
     "/t/<token>/extra": "test_deadline_record_vacation_and_extra_time_on_the_page",
     "/c/<token>": "test_the_creator_lets_the_robot_make_the_waiting_move_once",  # test_care
     "/u/<token>": "test_one_click_stops_that_kind_of_mail_and_a_get_changes_nothing",
+    "/t/<token>/orders": "test_the_table_page_shows_and_edits_the_seats_own_orders_only",
     # the league pages: tests/test_web_leagues.py
     "/l": "test_create_a_league_by_the_form", "/l/new": "test_create_a_league_by_the_form",
     "/l/new/confirm/<link:token>": "test_create_a_league_by_the_form",

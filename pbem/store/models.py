@@ -120,6 +120,21 @@ class Deadline(SQLModel, table=True):
 # -- leagues ---------------------------------------------------------------------------------
 
 
+class SeatOrder(SQLModel, table=True):
+    """An order a player gave ahead for their seat (pbem.engine.orders): secret to the seat,
+    kept until it acts (done), can no longer be kept or the hand ends (dropped)."""
+
+    __tablename__ = "seat_order"
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat: int
+    spec: dict = Field(sa_column=Column(JSON, nullable=False))  # {"kind": ..., ...}
+    text: str = Field(max_length=100)  # as the player wrote it, to show them
+    hand: int  # the hand it was given in: orders last a hand
+    state: str = Field(default="pending", max_length=10)  # pending, done, dropped
+    created: datetime = Field(default_factory=now)
+
+
 class League(SQLModel, table=True):
     """A competition that runs for months: rules, time control and format for every game,
     an organiser, and seasons of rounds."""
