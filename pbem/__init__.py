@@ -6,14 +6,16 @@ specific name in this table gives a module its layer. tests/test_layers.py reads
 and every import, and fails on a module without a layer, an upward import or a cycle.
 
     1 rules      pbem.engine pbem.gamelog pbem.simulate
-    2 store      pbem.store pbem.config pbem.signing
-    3 reactions  pbem.notify pbem.compose pbem.deadlines pbem.vacation pbem.digest pbem.league
+    2 store      pbem.store pbem.config pbem.signing pbem.asks
+    3 reactions  pbem.notify pbem.compose pbem.deadlines pbem.orders pbem.vacation pbem.digest
+                 pbem.league
     4 door       pbem.play
     5 callers    pbem.mail pbem.web pbem.cli pbem.clock pbem.serve pbem.league.seasons
 
 1. The rules: pure and deterministic, no I/O (pbem.engine imports nothing else of pbem); the
    log format; robot games.
-2. Tables, sessions, the game-state cache, the outbox; settings; signed links.
+2. Tables, sessions, the game-state cache, the outbox; settings; signed links, and the
+   mailed links that ask an address's owner before anything is done for it.
 3. What a move writes in its own transaction, computed from the state and its new events
    (the mails, the next deadlines, a league game's result), and what writes without moving
    a game (vacations, digests, leagues' entries and rounds). None of it imports the door.

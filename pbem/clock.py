@@ -120,7 +120,7 @@ def _ask_the_carer(store, game, row, who) -> None:
     the operator made has no carer: `pbem move` is theirs."""
     with store.reader() as s:
         carer = carer_of(s, game)
-    if carer is None:
+    if not mailable(carer):  # none, or its mail bounces
         return
     cfg = load()
     sign = Signer(secret_keys(cfg), CARE)

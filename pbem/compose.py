@@ -7,7 +7,6 @@ its player saw.
 
 import re
 import secrets
-import textwrap
 from functools import lru_cache
 from importlib.resources import files
 from urllib.parse import quote
@@ -20,7 +19,6 @@ from .engine.tricks import table_for
 from .engine.view import sort_cards
 
 _TURN_ID = re.compile(r"<turn\.(\d+)\.(\d+)\.(\d+)\.[0-9a-f]+@")
-WIDTH = 78  # RFC 5322 2.1.1: lines SHOULD be at most 78 characters
 _BODY = re.compile(r"<body[^>]*>")
 RED = "#b3261e"  # the web's red (templates/web/base.html)
 
@@ -40,21 +38,6 @@ def card_html(text: str) -> Markup:
     red = text[-1:] in "♥♦"
     style = f"white-space: nowrap{'; color: ' + RED if red else ''}"
     return Markup('<span style="{}">{}</span>').format(style, escape(text))
-
-
-def wrap(text: str, width: int = WIDTH) -> str:
-    """Every line at most `width` columns: a longer line breaks at spaces, its continuation
-    indented two more than it. A word longer than the width (a link) keeps its own line."""
-    out = []
-    for line in text.split("\n"):
-        if len(line) <= width:
-            out.append(line)
-            continue
-        indent = line[:len(line) - len(line.lstrip(" "))]
-        out.extend(textwrap.wrap(line.strip(), width, initial_indent=indent,
-                                 subsequent_indent=indent + "  ", break_long_words=False,
-                                 break_on_hyphens=False) or [line])
-    return "\n".join(out)
 
 
 def thread_root(game_id: int, domain: str) -> str:
@@ -78,7 +61,7 @@ def game_mail(game_id: int, domain: str, headline: str, text: str, html: str | N
         head = str(Markup("\n<p><strong>{}</strong></p>").format(headline))
         html = _BODY.sub(lambda m: m.group(0) + head, html, count=1)
     return {"game_id": game_id, "subject": game_subject(game_id),
-            "body_text": wrap(f"{headline}\n\n{text}"), "body_html": html,
+            "body_text": f"{headline}\n\n{text}", "body_html": html,
             "headers": {"In-Reply-To": root, "References": root}}
 
 
@@ -151,5 +134,4 @@ def _words(a: dict) -> tuple[str, str]:
 
 
 def render(name: str, **values) -> str:
-    text = env().get_template(f"mail/{name}").render(**values)
-    return wrap(text) if name.endswith(".txt") else text
+    return env().get_template(f"mail/{name}").render(**values)

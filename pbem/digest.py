@@ -8,10 +8,10 @@ from datetime import date
 
 from sqlmodel import select
 
-from .compose import wrap
 from .config import load
 from .deadlines import due_for
 from .notify import DIGEST, seat_names
+from .store.games import mailable
 from .store.models import Fixture, Game, League, Outbox, Player, Season, Seat
 
 
@@ -22,7 +22,8 @@ def send_digests(store, today: date | None = None) -> int:
     queued = 0
     with store.session() as s:
         players = [p for p in s.exec(select(Player)).all()
-                   if (p.prefs or {}).get("notify") == DIGEST or daily_turns(p)]
+                   if mailable(p) and ((p.prefs or {}).get("notify") == DIGEST
+                                       or daily_turns(p))]
     for player in players:
         queued += _digest(store, cfg, player, today)
     return queued
@@ -41,7 +42,7 @@ def _digest(store, cfg, player, today) -> int:
         if news:
             parts.append("What happened since your last digest:\n\n" + "\n".join(news))
         s.add(Outbox(to_addr=player.email, subject=f"pbem: your games, {today.isoformat()}",
-                     body_text=wrap("\n\n".join(parts) + "\n"),
+                     body_text="\n\n".join(parts) + "\n",
                      headers={"Auto-Submitted": "auto-generated"},
                      dedupe_key=key))
         s.commit()  # with the games it has told of (digest_seen): never told twice

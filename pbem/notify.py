@@ -65,7 +65,7 @@ def handover_mails(game, seats, players, ev, leaver) -> list[dict]:
                     "for any game.\n")
         out.append(mail_row(cfg, game.id, x, players[x.player_id],
                             f"handover:{game.id}:{ev['seq']}:{x.seat}", subject, text))
-    if leaver:
+    if leaver and mailable(leaver):
         mail = compose.game_mail(game.id, cfg.mail_domain,
                                  f"Game {game.id}: your seat is taken over", news)
         mail["headers"]["Auto-Submitted"] = "auto-generated"

@@ -29,6 +29,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import select
 
 from . import deadlines, notify
+from . import orders as seat_orders
 from .engine import IllegalAction, State, advance, apply, choose, make_deal, view
 from .engine.auto import auto_card
 from .engine.commitment import deal_digest
@@ -103,6 +104,12 @@ def _check_claim(store, game_id, seat, action) -> int | None:
 
 def start(store: Store, game_id: int) -> Result:
     """Deal the first hand (and let robots act): the game begins."""
+    return settle(store, game_id)
+
+
+def settle(store: Store, game_id: int) -> Result:
+    """Let happen now what needs no human: a deal, robots' moves, cards that play
+    themselves, orders whose moment has come (after a player gave orders, say)."""
     return _door(store, game_id, lambda s, st, game, seats: [], None, "server", None)
 
 
@@ -265,9 +272,11 @@ def _follow_up(s, st, game, seats, players) -> list[dict]:
     robots = {x.seat for x in seats if x.robot}
     autos = {x.seat: _auto_pref(players.get(x.player_id)) for x in seats if not x.robot}
     autos = {seat: how for seat, how in autos.items() if how != "off"}
+    orders = seat_orders.Pending(s, game, seats, players)
     events = []
     for _ in range(_MAX_FOLLOW):
-        ev = _next_auto(s, st, game, robots, autos)
+        orders.expire(st)
+        ev = orders.next_play(st) or _next_auto(s, st, game, robots, autos)
         if ev is None:
             break
         advance(st, ev)
@@ -321,7 +330,7 @@ def _row(game_id, ev, actor, source, ref, i, first) -> Move:
 
 def _auto_source(ev, actor) -> str:
     if ev.get("auto"):
-        return "auto"  # the seat's own card, played for it (forced or equal)
+        return "auto"  # the seat's own card, played for it (forced, equal, or an order)
     return "robot" if actor is not None else "server"
 
 

@@ -13,16 +13,19 @@ import threading
 from urllib.parse import unquote, urlparse
 
 from .clock import scheduler
-from .config import Settings
+from .config import Settings, load
 from .mail.inbound import controller
+from .signing import secret_keys
+from .store.bounces import return_path
 from .store.outbox import drain, maildir_delivery, wire
 
 log = logging.getLogger(__name__)
 MAX_WAIT = 60.0  # seconds between tries while the database is away
 
 
-def smtp_delivery(url: str, domain: str):
-    """A deliver(row) that hands the message to the relay at `url`."""
+def smtp_delivery(url: str, domain: str, keys: list[str] | None = None):
+    """A deliver(row) that hands the message to the relay at `url`; the envelope sender is
+    the row's own bounce address (store.bounces), so bounces say which mail failed."""
     u = urlparse(url)
     if u.scheme not in ("smtp", "smtps"):
         raise ValueError(f"PBEM_SMTP_URL must start smtp:// or smtps://, not {u.scheme}://")
@@ -39,14 +42,17 @@ def smtp_delivery(url: str, domain: str):
                 conn.starttls(context=ssl.create_default_context())
             if u.username:
                 conn.login(unquote(u.username), unquote(u.password or ""))
-            conn.sendmail(f"play@{domain}", [row.to_addr], wire(row, domain))
+            sender = f"play@{domain}"  # a row never stored (a test's) has no bounce address
+            if row.id is not None:
+                sender = return_path(keys or secret_keys(load()), row, domain)
+            conn.sendmail(sender, [row.to_addr], wire(row, domain))
 
     return deliver
 
 
 def delivery(cfg: Settings):
     if cfg.smtp_url:
-        return smtp_delivery(cfg.smtp_url, cfg.mail_domain)
+        return smtp_delivery(cfg.smtp_url, cfg.mail_domain, secret_keys(cfg))
     return maildir_delivery(cfg.maildir, cfg.mail_domain)
 
 

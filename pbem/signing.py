@@ -1,6 +1,6 @@
-"""Signed links (itsdangerous): moves, league joins and partners, and the care of a stuck
-table; a salt per purpose, and a list of secrets so keys can rotate (the newest signs, every
-one still verifies)."""
+"""Signed links (itsdangerous): moves, league joins and partners, the care of a stuck table,
+new games and leagues confirmed by their creators; a salt per purpose, and a list of secrets
+so keys can rotate (the newest signs, every one still verifies)."""
 
 import secrets as _secrets
 from pathlib import Path
@@ -10,6 +10,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 MOVE = "pbem.move"
 UNSUBSCRIBE = "pbem.unsubscribe"  # a one-click unsubscribe link (RFC 8058)
 CARE = "pbem.care"  # a stuck table: the organiser lets the robot move, or gives more time
+NEW_GAME, NEW_LEAGUE = "pbem.new-game", "pbem.new-league"  # the creator confirms (pbem.asks)
 MAX_AGE = 14 * 24 * 3600  # a move link lives as long as the longest deadline
 
 

@@ -70,7 +70,9 @@ def run(env, case: Case) -> tuple[str, str]:
     answers = [m for m in env.replies() if "your turn" not in headline(m)]
     subject = headline(answers[0]) if answers else "(no reply)"
     body = text(answers[0]) if answers else ""
-    got = [{k: v for k, v in m.items() if k not in ("seq", "seat", "auto")} for m in mine]
+    # what the mail made: not a card that then played itself (forced, or an order)
+    got = [{k: v for k, v in m.items() if k not in ("seq", "seat")} for m in mine
+           if "auto" not in m]
     what = f"SMTP {code}; moves {got}; reply {subject!r}"
     if code != 250:
         return "not understood", what

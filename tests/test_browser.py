@@ -80,6 +80,21 @@ def shot(page, tmp_path, name: str) -> None:
     shutil.copy(path, SHOTS / path.name)
 
 
+def mailed_link(store, to: str, kind: str) -> str:
+    """The path of the last `kind` link mailed to `to` (the site's own mails, from its
+    outbox: a person would open it in their mail client)."""
+    from sqlmodel import select
+
+    from pbem.store.models import Outbox
+
+    with store.session() as s:
+        bodies = s.exec(select(Outbox.body_text).where(Outbox.to_addr == to)
+                        .order_by(Outbox.id)).all()
+    found = [m for b in bodies for m in re.findall(re.escape(kind) + r"[A-Za-z0-9_.\-]+", b)]
+    assert found, bodies
+    return found[-1]
+
+
 def open_demo(page, site) -> None:
     page.goto(site + "/")
     with page.expect_navigation():
@@ -227,10 +242,15 @@ def test_an_organiser_starts_a_league_and_its_table_shows(chromium, site, tmp_pa
     page.check('input[name="pairing"][value="swiss"]')
     page.fill('input[name="rounds"]', "2")
     with page.expect_navigation():
-        page.get_by_role("button", name="Create the league").click()
+        page.get_by_role("button", name="Mail me the link to start the league").click()
+    assert page.locator("h1").inner_text() == "Check your mail"
+    store = Store(f"sqlite:///{tmp_path / 'pbem.db'}")
+    page.goto(site + mailed_link(store, "boss@x.test", "/l/new/confirm/"))  # from the mail
+    assert "Browser League" in page.inner_text("main")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Start the league").click()
     assert "/o/" in page.url and page.locator(".error").count() == 0
     organiser = page.url
-    store = Store(f"sqlite:///{tmp_path / 'pbem.db'}")
     for i in range(4):
         join(store, 1, f"p{i}@x.test", name=f"Player {i}")
     page.goto(organiser)
@@ -248,4 +268,47 @@ def test_an_organiser_starts_a_league_and_its_table_shows(chromium, site, tmp_pa
     assert page.locator("tr.fixture").count() == 1 and "@" not in page.inner_text("main")
     shot(page, tmp_path, "league-2-table")
     assert blocked == []
+    page.close()
+
+
+def test_a_game_with_a_friend_confirmed_from_the_mail(chromium, site, tmp_path):
+    """The form, the creator's mailed link and its button, the creator's table; then the
+    invited friend's mail, a yes, and the dealt table: each as a person does it."""
+    from pbem.store.states import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'pbem.db'}")
+    page = chromium.new_page(viewport={"width": 1100, "height": 900})
+    blocked = csp_watch(page)
+    page.set_default_timeout(15_000)
+    page.goto(site + "/new")
+    page.fill('input[name="you"]', "ann@x.test")
+    page.fill('input[name="seat0"]', "ann@x.test")
+    page.fill('input[name="seat2"]', "bob@x.test")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Mail me the link to start the game").click()
+    assert page.locator("h1").inner_text() == "Check your mail"
+    assert "ann@x.test" in page.inner_text("main")
+    shot(page, tmp_path, "new-1-check-your-mail")
+
+    page.goto(site + mailed_link(store, "ann@x.test", "/new/confirm/"))
+    details = page.inner_text("main")
+    assert "bob@x.test" in details and "standard" in details
+    shot(page, tmp_path, "new-2-confirm")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Start the game and send the invitations").click()
+    assert page.locator("h1").inner_text().endswith("is set up")
+    with page.expect_navigation():
+        page.get_by_role("link", name="Your table").click()
+    assert re.search(r"/t/[^/]+$", page.url) and page.locator(".error").count() == 0
+
+    friend = chromium.new_page(viewport={"width": 375, "height": 740})
+    friend.set_default_timeout(15_000)
+    friend.goto(site + mailed_link(store, "bob@x.test", "/i/"))  # the invitation mail
+    with friend.expect_navigation():
+        friend.get_by_role("button", name=re.compile("yes", re.I)).click()
+    assert re.search(r"/t/[^/]+$", friend.url)
+    assert friend.locator('section[aria-label="Your hand"] .card').count() == 13  # dealt
+    shot(friend, tmp_path, "new-3-friend-table")
+    assert blocked == []
+    friend.close()
     page.close()

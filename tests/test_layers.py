@@ -12,11 +12,18 @@ ROOT = Path(pbem.__file__).parent
 
 
 def layer_table(doc: str) -> dict[str, int]:
-    """{module prefix: layer} from the docstring's table ("    3 reactions  pbem.a pbem.b")."""
-    table = {}
-    for n, names in re.findall(r"^ {4}(\d) \w+ +(.+)$", doc, re.M):
-        for name in names.split():
-            table[name] = int(n)
+    """{module prefix: layer} from the docstring's table ("    3 reactions  pbem.a pbem.b",
+    and lines under it that go on with more names)."""
+    table, layer = {}, None
+    for line in doc.splitlines():
+        if m := re.match(r"^ {4}(\d) \w+ +(.+)$", line):
+            layer, names = int(m.group(1)), m.group(2)
+        elif layer is not None and re.match(r"^ {5,}\w+\.", line):
+            names = line
+        else:
+            layer = None
+            continue
+        table.update(dict.fromkeys(names.split(), layer))
     return table
 
 

@@ -4,13 +4,13 @@ The system is made to send each kind through its own code: turn mails, news of a
 the end of a game, answers to a seat's mail (done, refused, status, help, no command, a
 forged sender), answers at the account address, hand-overs, reminders, timeouts, a carer's
 links, extra time, the digest, the league's mails (organiser, entry, partner, join link,
-bye, season over) and the web's invitation to a game. Each is delivered into a Maildir as
-the outbox sends it (DKIM-signed), and the file is read back: it parses under
-`email.policy.default` without a defect; every line of the text part is at most 78 columns
-(a link longer than that stands alone on its line); the HTML part has no fixed width over
-360 px; a game's mail is threaded under the game's root and has the game's subject, the
-same in all its mails. The headers another part adds (List-Id, List-Unsubscribe,
-DKIM-Signature) are checked for their form when present.
+bye, season over), and the web's confirmation link for a new game and its invitation.
+Each is delivered into a Maildir as the outbox sends it (DKIM-signed), and the file is
+read back: it parses under `email.policy.default` without a defect; every line of the text
+part is at most 78 columns (a link longer than that stands alone on its line); the HTML
+part has no fixed width over 360 px; a game's mail is threaded under the game's root and
+has the game's subject, the same in all its mails. The headers another part adds (List-Id,
+List-Unsubscribe, DKIM-Signature) are checked for their form when present.
 """
 
 import mailbox
@@ -27,11 +27,11 @@ from click.testing import CliRunner
 from league_helpers import league
 from mail_helpers import ANN, running, state
 from sqlmodel import select
-from web_helpers import csrf
+from web_helpers import BASE, confirmed, csrf
 
 from pbem import clock, digest, vacation
 from pbem.cli import main
-from pbem.compose import WIDTH, game_subject, thread_root
+from pbem.compose import game_subject, thread_root
 from pbem.config import load
 from pbem.engine import choose, preset, view
 from pbem.league import seasons
@@ -40,6 +40,7 @@ from pbem.play import hand_over, start, submit
 from pbem.store.games import create_game
 from pbem.store.models import Game, Outbox, Player, Seat
 from pbem.store.outbox import drain, key_name, maildir_delivery
+from pbem.store.wrap import WIDTH, wrap
 from pbem.web.app import create_app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -52,7 +53,8 @@ FAST = {"move_hours": 6, "remind_hours": [2], "on_timeout": "robot"}
 ONE_HAND = preset("standard").with_options(max_hands=1)
 # what each kind's outbox key starts with
 KINDS = {"turn", "news", "over", "reply", "handover", "remind", "timeout", "care", "extra",
-         "digest", "league", "entry", "join", "bye", "season-over", "invite"}
+         "digest", "league", "entry", "pbem.join", "bye", "season-over", "pbem.new-game",
+         "invite"}
 LONE_LINK = re.compile(r"^\s*(https?://|mailto:)\S+$")
 TAG = re.compile(r"</?(p|body|span|strong|a|table|td|br)\b")
 WIDE = re.compile(r"(?:min-)?width\s*(?::|=)\s*[\"']?\s*(\d+)\s*(px)?", re.I)
@@ -135,6 +137,16 @@ def test_the_checks_can_fail():
     assert any(f.startswith("DKIM-Signature") for f in found)  # no b=, bh=, nor From signed
 
 
+def test_wrap_breaks_long_lines_at_spaces_and_keeps_a_link_whole():
+    link = "https://pbem.example/c/" + "x" * 90
+    text = "  " + "word " * 30 + "\nShort.\nYour table: " + link + "\n"
+    lines = wrap(text).split("\n")
+    assert lines[0].startswith("  word") and lines[1].startswith("    word")  # indented on
+    assert all(len(x) <= WIDTH for x in lines if x != "  " + link)
+    assert "Short." in lines and "  " + link in lines and "Your table:" in lines
+    assert " ".join(wrap(text).split()) == " ".join(text.split())  # no word lost
+
+
 def name_players(store) -> None:
     with store.session() as s:
         for p in s.exec(select(Player).where(Player.email.in_(list(NAMES)))).all():
@@ -167,6 +179,7 @@ def sent(store, monkeypatch, tmp_path):
     with running(store, monkeypatch, tmp_path) as env, \
             time_machine.travel(T0, tick=False) as t:
         monkeypatch.delenv("PBEM_DKIM_KEY", raising=False)
+        monkeypatch.setenv("PBEM_BASE_URL", BASE)  # the web helpers find links by it
         assert CliRunner().invoke(main, ["dkim", "keygen"]).exit_code == 0  # signed, as sent
         # a game on the clock: bob bids first, misses his move, the robot bids for him
         gid = create_game(store, ONE_HAND, [ANN, BOB, "robot", "robot"], first_dealer=0,
@@ -211,11 +224,11 @@ def sent(store, monkeypatch, tmp_path):
         for g in sorted(set(games)):
             play_on(store, g, lambda st: st.phase == "over")
         seasons.tick(store, T0 + timedelta(days=8))
-        # a game made on the web invites the other player
+        # a game made on the web: its creator confirms by a mailed link, the other is invited
         client = create_app(load(), store, testing=True).test_client()
         form = {"csrf": csrf(client), "you": ANN, "preset": "standard", "public": "on",
                 "seat0": ANN, "seat1": "dora@example.org", "seat2": "robot", "seat3": "robot"}
-        assert client.post("/new", data=form).status_code == 302
+        assert confirmed(client, store, "/new", form, ANN).status_code == 302
         box = tmp_path / "out"
         while drain(store, deliver=maildir_delivery(box, env.domain), now=T0 + 30 * H):
             pass
@@ -227,7 +240,7 @@ def sent(store, monkeypatch, tmp_path):
 def test_every_kind_of_mail_passes_the_outbound_checks(sent):
     domain, rows, box = sent
     kinds = {row.dedupe_key.split(":")[0] for row in rows}
-    assert KINDS <= kinds, KINDS - kinds
+    assert KINDS <= kinds, " ".join(sorted(kinds))
     assert len(box) == len(rows)  # every row was delivered
     assert all(b"DKIM-Signature:" in box.get_bytes(k) for k in box.keys())
     wrong = {}

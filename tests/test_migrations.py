@@ -14,7 +14,7 @@ from pbem.store.db import alembic_config, engine_for, make_engine, upgrade
 from pbem.store.models import Game
 
 TABLES = {"player", "game", "seat", "move", "dealsecret", "outbox", "inbound", "deadline",
-          "league", "season", "entry", "fixture"}
+          "league", "season", "entry", "fixture", "confirmation", "webmail", "seat_order"}
 
 
 def tables(url: str) -> set[str]:

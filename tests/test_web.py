@@ -5,18 +5,22 @@ expired, stale and replayed links are refused), and GETs that never change a gam
 import json
 import re
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import time_machine
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from sqlmodel import select
 
 from pbem.engine import Rules, preset
 from pbem.signing import MAX_AGE, MOVE, Signer
 from pbem.store.games import create_game
-from pbem.store.models import Game, Move, Outbox, Seat
+from pbem.store.models import Confirmation, Game, Move, Outbox, Player, Seat
 from tests.web_helpers import (
     BASE,
+    confirmation_links,
+    confirmed,
     counts,
     csrf,
     drive,
@@ -33,6 +37,7 @@ from tests.web_helpers import (
 ROUTES = {
     "/": "test_pages_and_api", "/g/<int:game_id>": "test_pages_and_api",
     "/demo": "test_demo", "/new": "test_new_game_form_refuses_bad_input",
+    "/new/confirm/<link:token>": "test_a_new_game_waits_for_its_creators_confirmation",
     "/g/<int:game_id>/created": "test_invitations_deal_when_all_accept",
     "/i/<token>": "test_invitations_deal_when_all_accept",
     "/t/<token>": "test_pages_and_api", "/t/<token>/move": "test_moves_from_table_buttons",
@@ -44,8 +49,10 @@ ROUTES = {
     "/t/<token>/extra": "test_deadline_record_vacation_and_extra_time_on_the_page",
     "/c/<token>": "test_the_creator_lets_the_robot_make_the_waiting_move_once",  # test_care
     "/u/<token>": "test_one_click_stops_that_kind_of_mail_and_a_get_changes_nothing",
+    "/t/<token>/orders": "test_the_table_page_shows_and_edits_the_seats_own_orders_only",
     # the league pages: tests/test_web_leagues.py
     "/l": "test_create_a_league_by_the_form", "/l/new": "test_create_a_league_by_the_form",
+    "/l/new/confirm/<link:token>": "test_create_a_league_by_the_form",
     "/l/<int:league_id>": "test_a_season_page_during_and_after_play",
     "/l/<int:league_id>/s/<int:number>": "test_a_season_page_during_and_after_play",
     "/j/<join_token>": "test_join_by_link_end_to_end",
@@ -173,10 +180,74 @@ def test_new_game_form_refuses_bad_input(store, client):
         assert s.exec(select(Game)).all() == [] and s.exec(select(Outbox)).all() == []
 
 
-def _new_game(client, **seats_):
+def test_a_new_game_waits_for_its_creators_confirmation(store, client):
+    """The form makes nothing and mails only its creator: the game, its seats and its
+    invitations come from the button behind the mailed link, once."""
+    form = {"csrf": csrf(client), "you": "A@x.test", "preset": "standard", "public": "on",
+            "options": "\n target = 300 \n\n", "seat0": "b@x.test", "seat1": "a@x.test",
+            "seat2": "robot", "seat3": "c@x.test", "move_hours": "48"}
+    r = client.post("/new", data=form)
+    assert r.status_code == 200 and "Check your mail" in r.text and "a@x.test" in r.text
+    assert "/t/" not in r.text and "/g/" not in r.text
+    r = client.post("/new", data=form)  # the same form again: no second mail today
+    assert r.status_code == 200
+    with store.session() as s:
+        assert s.exec(select(Game)).all() == [] and s.exec(select(Seat)).all() == []
+        assert s.exec(select(Player)).all() == []  # no account for anyone yet
+        (ask,) = s.exec(select(Outbox)).all()
+    assert ask.to_addr == "a@x.test" and ask.subject == "Confirm your new game of Spades"
+    assert "b@x.test, robot, c@x.test" in ask.body_text
+    (link,) = confirmation_links(store, "a@x.test")
+
+    seen = counts(store)
+    r = client.get(link)  # a mail scanner fetching the link changes nothing
+    assert r.status_code == 200 and r.text.count("<button") == 1
+    for shown in ("a@x.test", "b@x.test", "c@x.test", "target = 300",
+                  "48 hours a move; at the deadline the robot moves"):
+        assert shown in r.text, shown
+    assert client.post(link).status_code == 400  # no CSRF
+    assert counts(store) == seen
+    with store.session() as s:
+        assert s.exec(select(Game)).all() == []
+
+    r = client.post(link, data={"csrf": csrf(client)})
+    assert r.status_code == 302 and "/created?token=" in r.headers["Location"]
+    gid = int(r.headers["Location"].split("/")[2])
+    mine = r.headers["Location"].split("token=")[1]
+    assert mine == tokens(store, gid)[1]  # the creator's own seat
+    with store.session() as s:
+        game = s.get(Game, gid)
+    assert game.rules["target"] == 300 and game.time_control["move_hours"] == 48
+    assert set(_invites(store, gid)) == {"b@x.test", "c@x.test"}
+    made = counts(store)
+    again = client.post(link, data={"csrf": csrf(client)})  # the creator presses again
+    assert again.status_code == 409 and "used already" in again.text
+    assert f'href="/t/{mine}"' in again.text
+    again = client.get(link)  # a scanner, or a forwarded mail, later: no key
+    assert again.status_code == 409 and "used already" in again.text and mine not in again.text
+    assert counts(store) == made
+    with store.session() as s:
+        assert len(s.exec(select(Game)).all()) == 1
+
+    # a forged, tampered, foreign or expired link makes nothing
+    body, sig = link.rsplit(".", 1)
+    join_link = Signer(client.application.config["PBEM_KEYS"], "pbem.join").dumps({"l": 1})
+    for bad, why in [(f"{body}.{sig[::-1]}", "not valid"), ("/new/confirm/garbage", "not valid"),
+                     (f"/new/confirm/{join_link}", "not valid")]:
+        r = client.post(bad, data={"csrf": csrf(client)})
+        assert r.status_code == 400 and "This link does not work" in r.text and why in r.text
+    with time_machine.travel(datetime.now(UTC) + timedelta(days=15), tick=False):
+        r = client.post(link, data={"csrf": csrf(client)})
+        assert r.status_code == 400 and "expired" in r.text
+    assert counts(store) == made
+
+
+def _new_game(client, store, **seats_):
+    """A game made from the form and confirmed by the link mailed to its creator: where the
+    confirmation leads (the created page, with the creator's table)."""
     data = {"csrf": csrf(client), "you": "a@x.test", "preset": "standard", "public": "on",
             **seats_}
-    r = client.post("/new", data=data)
+    r = confirmed(client, store, "/new", data, "a@x.test")
     assert r.status_code == 302, r.text
     return r.headers["Location"]
 
@@ -192,7 +263,7 @@ def _invites(store, gid) -> dict:
 
 
 def test_invitations_deal_when_all_accept(store, client):
-    where = _new_game(client, seat0="a@x.test", seat1="B@x.test", seat2="robot",
+    where = _new_game(client, store, seat0="a@x.test", seat1="B@x.test", seat2="robot",
                       seat3="c@x.test")
     assert where.startswith("/g/") and "/created?token=" in where
     gid = int(where.split("/")[2])
@@ -235,7 +306,7 @@ def test_invitations_deal_when_all_accept(store, client):
 
 
 def test_decline_gives_the_seat_to_a_robot(store, client):
-    where = _new_game(client, seat0="a@x.test", seat1="b@x.test", seat2="robot",
+    where = _new_game(client, store, seat0="a@x.test", seat1="b@x.test", seat2="robot",
                       seat3="robot")
     gid = int(where.split("/")[2])
     b = _invites(store, gid)["b@x.test"]
@@ -507,8 +578,49 @@ def test_the_new_game_form_sets_the_time_control(store, client):
     data = {"csrf": csrf(client), "you": "a@x.test", "preset": "standard", "seat0": "a@x.test",
             "seat1": "robot", "seat2": "robot", "seat3": "robot", "move_hours": "168",
             "on_timeout": "wait", "weekend_pause": "on"}
-    assert client.post("/new", data=data).status_code == 302
+    assert confirmed(client, store, "/new", data, "a@x.test").status_code == 302
     with store.session() as s:
         [game] = s.exec(select(Game)).all()
     assert game.time_control == {"move_hours": 168, "remind_hours": [24, 2],
                                  "weekend_pause": True, "on_timeout": "wait"}
+
+
+def test_a_confirmation_link_pressed_twice_at_once_makes_one_game(store, app):
+    """Two presses of the same link racing: one game; the other press answers 409. And the
+    database's unique ref holds even when both get past the first look: a second making
+    raises IntegrityError and writes nothing."""
+    import threading
+
+    from sqlalchemy.exc import IntegrityError
+
+    from pbem.engine import preset as preset_
+    from pbem.web.newgame import _create_invited
+
+    first = app.test_client()
+    form = {"csrf": csrf(first), "you": "a@x.test", "preset": "standard",
+            "seat0": "a@x.test", "seat1": "b@x.test", "seat2": "robot", "seat3": "robot"}
+    assert first.post("/new", data=form).status_code == 200
+    (link,) = confirmation_links(store, "a@x.test")
+    clients = [app.test_client() for _ in range(4)]
+    start, results = threading.Barrier(len(clients)), []
+
+    def press(c, token):  # each a browser of its own, with its own form
+        start.wait()
+        results.append(c.post(link, data={"csrf": token}).status_code)
+
+    threads = [threading.Thread(target=press, args=(c, csrf(c))) for c in clients]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(results) == [302, 409, 409, 409]
+    with store.session() as s:
+        (game,) = s.exec(select(Game)).all()
+        ref = s.exec(select(Confirmation.ref).where(Confirmation.game_id == game.id)).one()
+    before = counts(store)
+    with app.app_context(), pytest.raises(IntegrityError):
+        _create_invited(preset_("standard"), ["a@x.test", "b@x.test", "robot", "robot"],
+                        "a@x.test", True, {}, ref=ref)
+    assert counts(store) == before
+    with store.session() as s:
+        assert len(s.exec(select(Game)).all()) == 1 and len(s.exec(select(Seat)).all()) == 4

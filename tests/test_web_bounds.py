@@ -7,8 +7,10 @@ sent on as a Referer."""
 import html
 import mailbox
 import re
+from datetime import UTC, datetime, timedelta
 
 import pytest
+import time_machine
 from sqlmodel import SQLModel, select
 
 from pbem.engine import preset
@@ -17,7 +19,16 @@ from pbem.league.manage import OPERATOR
 from pbem.store.models import Game, League, Seat
 from pbem.store.outbox import drain, maildir_delivery
 from tests.league_helpers import league, playing_games
-from tests.web_helpers import BASE, counts, csrf, humans_game, make_app, tokens
+from tests.web_helpers import (
+    BASE,
+    confirmation_links,
+    confirmed,
+    counts,
+    csrf,
+    humans_game,
+    make_app,
+    tokens,
+)
 
 # the issue's policy, word for word: the pages use no script
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
@@ -86,11 +97,12 @@ def test_new_game_mails_only_checked_addresses(store, client, tmp_path):
         r = refused_form(client, store, tmp_path, "/new", new_game(client, seat2=seat), why)
         assert "seat 2" in html.unescape(r.text)
         assert 'value="a@x.test"' in r.text  # the form keeps what was typed
-    # the good form goes through: the invitation goes to the address as checked
+    # the good form goes through: the creator confirms, then the invitation goes to the
+    # address as checked
     assert sent_mail(store, tmp_path) == []
-    r = client.post("/new", data=new_game(client, seat2="  Bee@X.Test "))
+    r = confirmed(client, store, "/new", new_game(client, seat2="  Bee@X.Test "), "a@x.test")
     assert r.status_code == 302
-    assert [m["To"] for m in sent_mail(store, tmp_path)] == ["bee@x.test"]
+    assert [m["To"] for m in sent_mail(store, tmp_path)] == ["a@x.test", "bee@x.test"]
 
 
 def test_the_creator_takes_a_seat_so_robots_never_play_a_game_in_a_request(store, client,
@@ -103,8 +115,9 @@ def test_the_creator_takes_a_seat_so_robots_never_play_a_game_in_a_request(store
     refused_form(client, store, tmp_path, "/new", new_game(client, seat0="robot"),
                  "take a seat yourself")
     # every invitee says no: robots take their seats, the creator's stays, the game waits
-    r = client.post("/new", data=new_game(client, seat0="a@x.test", seat1="b@x.test",
-                                          seat2="c@x.test", seat3="d@x.test"))
+    r = confirmed(client, store, "/new", new_game(client, seat0="a@x.test", seat1="b@x.test",
+                                                  seat2="c@x.test", seat3="d@x.test"),
+                  "a@x.test")
     gid = int(r.headers["Location"].split("/")[2])
     for tok in tokens(store, gid)[1:]:
         assert client.post(f"/i/{tok}", data={"csrf": csrf(client),
@@ -131,6 +144,177 @@ def test_options_out_of_range_are_refused_on_every_form(store, client, tmp_path,
                    "pairing": "round-robin", "starts": "2030-01-01", "ends": "2030-06-01",
                    "move_hours": "72", "on_timeout": "robot"}
     refused_form(client, store, tmp_path, "/l/new", league_form, words)
+
+
+# -- proof of address before any account acts ------------------------------------------------
+
+
+def changed(before: dict, after: dict) -> set[str]:
+    return {table for table in after if after[table] != before[table]}
+
+
+def text_of(mail) -> str:
+    return mail.get_payload(decode=True).decode()
+
+
+def mail_ids(store, tmp_path) -> set[str]:
+    return {m["Message-ID"] for m in sent_mail(store, tmp_path)}
+
+
+def new_mail(store, tmp_path, seen: set[str]) -> list:
+    """What went out since `seen` (a Maildir lists its messages in no order)."""
+    return [m for m in sent_mail(store, tmp_path) if m["Message-ID"] not in seen]
+
+
+def test_a_stranger_who_gives_a_players_address_causes_one_mail_and_nothing_else(
+        store, client, tmp_path):
+    """The issue: `POST /new` with you= an existing player's address seated that player at
+    once and handed the poster a table link tied to the victim's account (from it the poster
+    put the victim on vacation), and the invitees got mail for a game the victim never
+    agreed to. Now the form mails that address one confirmation link, and that is all."""
+    humans_game(store, preset("standard"))  # p1@x.test plays here, with a vacation bank
+    seen = mail_ids(store, tmp_path)
+    before = database(store)
+    form = new_game(client, you="p1@x.test", seat0="p1@x.test", seat1="b@x.test",
+                    seat2="c@x.test", seat3="d@x.test")
+    r = client.post("/new", data=form)
+    assert r.status_code == 200 and "Check your mail" in r.text
+    assert not re.search(r"/(t|i|o|g)/", r.text)  # no key and no game: nothing to act from
+    assert changed(before, database(store)) == {"outbox", "webmail"}  # no game, seat, player
+    (mail,) = new_mail(store, tmp_path, seen)
+    assert mail["To"] == "p1@x.test" and mail["Subject"] == "Confirm your new game of Spades"
+    assert "If it was not you, ignore this mail" in text_of(mail)
+    assert client.post("/new", data=form).status_code == 200  # again: no second mail today
+    assert len(new_mail(store, tmp_path, seen)) == 1
+
+
+def test_a_stranger_cannot_make_someone_an_organiser(store, client, tmp_path):
+    """`/l/new` mailed an unconfirmed organiser address the organiser's page at once."""
+    humans_game(store, preset("standard"))
+    seen = mail_ids(store, tmp_path)
+    before = database(store)
+    r = client.post("/l/new", data=league_form(client, organiser="p2@x.test"))
+    assert r.status_code == 200 and "Check your mail" in r.text and "/o/" not in r.text
+    assert changed(before, database(store)) == {"outbox", "webmail"}  # no league, no player
+    (mail,) = new_mail(store, tmp_path, seen)
+    assert mail["To"] == "p2@x.test" and mail["Subject"] == "Confirm your new league: L"
+    assert "/o/" not in text_of(mail) and "/l/new/confirm/" in text_of(mail)
+
+
+def test_the_form_mails_only_the_address_that_must_confirm(store, client, tmp_path):
+    """`/new` mailed up to five addresses of the poster's choosing: now it mails only the
+    creator's, and the invitations wait for the creator's button."""
+    six = {f"seat{i}": f"p{i}@y.test" for i in range(6)}
+    r = client.post("/new", data=new_game(client, preset="six-handed", you="p0@y.test", **six))
+    assert r.status_code == 200
+    assert [m["To"] for m in sent_mail(store, tmp_path)] == ["p0@y.test"]
+    r = client.post(confirmation_links(store, "p0@y.test")[0], data={"csrf": csrf(client)})
+    assert r.status_code == 302
+    assert sorted(m["To"] for m in sent_mail(store, tmp_path)) == \
+        [f"p{i}@y.test" for i in range(6)]
+
+
+def test_a_link_holds_no_more_than_a_mail_client_keeps(store, client, tmp_path):
+    """The link carries the checked form, within 2000 characters: a form of many option
+    lines (each one valid) is more than that, and refused with why."""
+    options = "\n".join(f"target={t}" for t in range(50, 1001))
+    refused_form(client, store, tmp_path, "/new", new_game(client, options=options),
+                 "more than a confirmation link can carry")
+
+
+def test_the_longest_address_can_ask_to_join(store, client, tmp_path):
+    """A join's mail was keyed by the whole address: past 200 characters that was a 500 on
+    PostgreSQL. The key holds a digest now."""
+    lid = league(store, players=0)
+    with store.session() as s:
+        join = f"/j/{s.get(League, lid).join_token}"
+    longest = "j" * 64 + "@" + ".".join(["d" * 63, "e" * 63, "f" * 56]) + ".test"
+    assert len(longest) == 254
+    r = client.post(join, data={"csrf": csrf(client), "email": longest})
+    assert r.status_code == 200 and "Check your mail" in r.text
+    assert [m["To"] for m in sent_mail(store, tmp_path)].count(longest) == 1
+
+
+# -- how much the web mails: per client address and per mailbox ------------------------------
+
+
+def league_form(client, **change) -> dict:
+    form = {"csrf": csrf(client), "organiser": "boss@x.test", "name": "L",
+            "preset": "standard", "entry": "single", "pairing": "round-robin",
+            "starts": "2030-01-01", "ends": "2030-06-01", "move_hours": "72",
+            "on_timeout": "robot"}
+    return dict(form, **change)
+
+
+def from_(ip: str) -> dict:
+    return {"environ_base": {"REMOTE_ADDR": ip}}
+
+
+def too_many(client, store, tmp_path, path, form, ip):
+    """POST from `ip`: 429 in the site's page, and nothing stored or mailed."""
+    mail, before = len(sent_mail(store, tmp_path)), database(store)
+    r = client.post(path, data=form, **from_(ip))
+    assert r.status_code == 429, r.text[-400:]
+    assert "<h1>Too many</h1>" in r.text and "<header>" in r.text
+    assert "Nothing was sent or changed" in r.text and r.headers["Retry-After"] == "3600"
+    assert database(store) == before and len(sent_mail(store, tmp_path)) == mail
+
+
+def test_one_mailbox_gets_at_most_five_mails_an_hour_from_the_web(store, client, tmp_path):
+    """Whoever asks, from wherever: a new game's, a new league's and a join's mails to one
+    address count together."""
+    lid = league(store, players=0)
+    with store.session() as s:
+        join = f"/j/{s.get(League, lid).join_token}"
+    asks = [("/new", new_game(client, you="v@x.test", seat0="v@x.test", options=f"target={t}"))
+            for t in (300, 400, 500)]
+    asks += [("/l/new", league_form(client, organiser="v@x.test")),
+             (join, {"csrf": csrf(client), "email": "V@x.test"})]
+    for i, (path, form) in enumerate(asks):
+        assert client.post(path, data=form, **from_(f"10.0.0.{i}")).status_code == 200, path
+    assert len([m for m in sent_mail(store, tmp_path) if m["To"] == "v@x.test"]) == 5
+    for path, form in [("/new", new_game(client, you="v@x.test", seat0="v@x.test")),
+                       ("/l/new", league_form(client, organiser="v@x.test", name="M")),
+                       (join, {"csrf": csrf(client), "email": "v@x.test", "name": "V"})]:
+        too_many(client, store, tmp_path, path, form, "10.0.1.1")
+    assert client.post("/new", data=new_game(client), **from_("10.0.1.1")).status_code == 200
+    with time_machine.travel(datetime.now(UTC) + timedelta(hours=1, minutes=1)):
+        r = client.post("/new", data=new_game(client, you="v@x.test", seat0="v@x.test"))
+        assert r.status_code == 200
+
+
+def test_one_client_causes_at_most_twenty_mails_an_hour(store, client, tmp_path):
+    """Twenty addresses from one client, then 429; an IPv6 client counts by its /64."""
+    for ip in ("192.0.2.7", "2001:db8:0:1::1"):
+        for i in range(20):
+            form = new_game(client, you=f"{i}@{ip.replace(':', '-')}.test")
+            form["seat0"] = form["you"]
+            mine = ip if ":" not in ip else f"2001:db8:0:1::{i + 1:x}"  # the same /64
+            assert client.post("/new", data=form, **from_(mine)).status_code == 200, i
+        too_many(client, store, tmp_path, "/new", new_game(client), ip)
+        too_many(client, store, tmp_path, "/l/new", league_form(client), ip)
+    assert client.post("/new", data=new_game(client), **from_("192.0.2.8")).status_code == 200
+    assert client.post("/new", data=new_game(client, you="b@x.test", seat0="b@x.test"),
+                       **from_("2001:db8:0:2::1")).status_code == 200
+
+
+def test_the_invitations_count_too_and_a_refused_confirmation_keeps_its_link(store, client,
+                                                                             tmp_path):
+    """The creator's button mails the invitees: an invitee whose mailbox is full for the hour
+    holds the game back (429, nothing made); the same link works an hour later, once."""
+    for t in (300, 400, 500, 600, 700):  # b@x.test had five confirmation mails this hour
+        form = new_game(client, you="b@x.test", seat0="b@x.test", options=f"target={t}")
+        assert client.post("/new", data=form, **from_("10.0.0.9")).status_code == 200
+    assert client.post("/new", data=new_game(client)).status_code == 200  # a@x invites b@x
+    link = confirmation_links(store, "a@x.test")[0]
+    too_many(client, store, tmp_path, link, {"csrf": csrf(client)}, "10.0.0.1")
+    with store.session() as s:
+        assert s.exec(select(Game)).all() == []
+    with time_machine.travel(datetime.now(UTC) + timedelta(hours=1, minutes=1)):
+        assert client.post(link, data={"csrf": csrf(client)}).status_code == 302
+        assert client.post(link, data={"csrf": csrf(client)}).status_code == 409
+    with store.session() as s:
+        assert len(s.exec(select(Game)).all()) == 1
 
 
 # -- bounds on every request -----------------------------------------------------------------
@@ -183,7 +367,7 @@ def test_keys_that_are_not_keys_are_404_and_control_characters_400(store, app, c
     mail = len(sent_mail(store, tmp_path))  # the game's first turn mail
     before = database(store)
     for rule in keyed:
-        for key in ("%00abc", "a%0Db", "x" * 600, "%C3%BC"):
+        for key in ("%00abc", "a%0Db", "x" * 2100, "%C3%BC"):  # a confirmation: <= 2000
             path = re.sub(r"<int:[a-z_]+>", str(gid), rule.rule)
             path = re.sub(r"<[a-z_]+>", key, path)
             for method in rule.methods - {"HEAD", "OPTIONS"}:
@@ -244,7 +428,8 @@ def check_headers(path: str, r) -> None:
     assert h.get("Content-Security-Policy") == CSP, path
     assert h.get("X-Content-Type-Options") == "nosniff", path
     assert h.get("Referrer-Policy") == "no-referrer", path
-    secret = re.match(r"/(api/)?(t|m|i|o|j)/", path) or "token=" in path
+    secret = re.match(r"/(api/)?(t|m|i|o|j|new/confirm|l/new/confirm)/", path) or \
+        "token=" in path
     assert (h.get("Cache-Control") == "no-store") == bool(secret), (path, h.get("Cache-Control"))
 
 
@@ -253,7 +438,8 @@ def test_headers_on_pages_errors_and_keys(store, client):
     tok = tokens(store, gid)[0]
     for path in ("/", f"/g/{gid}", "/api/games", "/new", "/l", f"/t/{tok}", f"/api/t/{tok}",
                  f"/t/{tok}/deal/1", "/t/nosuch", "/m/forged", "/i/nosuch", "/o/nosuch",
-                 "/j/nosuch", "/j/confirm/forged", f"/g/{gid}/created?token={tok}",
+                 "/j/nosuch", "/j/confirm/forged", "/new/confirm/forged",
+                 "/l/new/confirm/forged", f"/g/{gid}/created?token={tok}",
                  "/nowhere", "/api/nowhere"):
         check_headers(path, client.get(path))
     check_headers("/demo", client.get("/demo"))  # a 405
@@ -334,7 +520,8 @@ def test_pbem_serve_masks_keys_in_its_access_log_and_refuses_a_huge_body(store, 
                 return False
         wait_for(up)
         for path in (f"/t/{tok}", f"/api/t/{tok}", f"/g/{gid}/created?token={tok}",
-                     "/m/secretmovelink.abc", "/j/confirm/secretjoinlink"):
+                     "/m/secretmovelink.abc", "/j/confirm/secretjoinlink",
+                     "/l/new/confirm/secretleaguelink"):
             try:
                 urllib.request.urlopen(site + path, timeout=10)
             except urllib.error.HTTPError as e:
@@ -357,7 +544,8 @@ def test_pbem_serve_masks_keys_in_its_access_log_and_refuses_a_huge_body(store, 
         _, log = server.communicate(timeout=20)
     assert "GET /t/... HTTP/1.1" in log and "GET /j/confirm/... " in log, log[-2000:]
     assert "POST /new" in log and "413" in log
-    for secret in (tok, "secretmovelink", "secretjoinlink"):
+    assert "GET /l/new/confirm/... " in log
+    for secret in (tok, "secretmovelink", "secretjoinlink", "secretleaguelink"):
         assert secret not in log, log[-2000:]
 
 

@@ -35,7 +35,7 @@ from tests.league_helpers import (
     snapshot,
 )
 from tests.test_web_crawl import html_cards, json_cards
-from tests.web_helpers import BASE, Forms, counts, csrf, make_app
+from tests.web_helpers import BASE, Forms, confirmation_links, counts, csrf, make_app
 
 ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
@@ -180,7 +180,26 @@ def test_create_a_league_by_the_form(store, client):
             assert 'value="  Tuesday   Club "' in r.text
     assert state_of(store) == before  # nothing created, nothing mailed
 
+    # the form makes nothing: it mails the organiser a link to confirm the league
     r = client.post("/l/new", data=dict(GOOD, csrf=token))
+    assert r.status_code == 200 and "Check your mail" in r.text
+    assert "boss@league.test" in r.text and "/o/" not in r.text
+    asked = state_of(store)
+    assert asked == dict(before, Outbox=1)  # the one mail, to the address given
+    (ask,) = mails_to(store, "boss@league.test")
+    assert ask.subject == "Confirm your new league: Tuesday Club"
+    link = confirmation_links(store, "boss@league.test")[0]
+    assert link.startswith("/l/new/confirm/")
+    r = client.get(link)  # a mail scanner fetching the link changes nothing
+    assert r.status_code == 200 and r.text.count("<button") == 1
+    assert "Tuesday Club" in r.text and "fixed partnerships; Swiss" in r.text
+    assert "2026-12-01 to 2027-03-31" in r.text and state_of(store) == asked
+    assert client.post(link).status_code == 400 and state_of(store) == asked  # no CSRF
+    body, sig = link.rsplit(".", 1)
+    r = client.post(f"{body}.{sig[::-1]}", data={"csrf": token})
+    assert r.status_code == 400 and "not valid" in r.text and state_of(store) == asked
+
+    r = client.post(link, data={"csrf": token})
     assert r.status_code == 302
     with store.session() as s:
         (lg,) = s.exec(select(League)).all()
@@ -196,10 +215,15 @@ def test_create_a_league_by_the_form(store, client):
                                "weekend_pause": True, "on_timeout": "forfeit"}
     assert (sn.number, sn.status, sn.starts.isoformat(), sn.ends.isoformat()) == \
         (1, "open", "2026-12-01", "2027-03-31")
-    (mail,) = mails_to(store, "boss@league.test")  # the organiser hears of the page
+    (_, mail) = mails_to(store, "boss@league.test")  # the organiser hears of the page
     assert f"{BASE}/o/{lg.admin_token}" in mail.body_text
     assert f"{BASE}/j/{lg.join_token}" in mail.body_text
     assert client.get(r.headers["Location"]).status_code == 200
+    made = state_of(store)
+    for again in (client.post(link, data={"csrf": token}), client.get(link)):  # once only
+        assert again.status_code == 409 and "used already" in again.text
+        assert lg.admin_token not in again.text
+    assert state_of(store) == made and len(mails_to(store, "boss@league.test")) == 2
 
     r = client.get("/l")  # the list: name, rules, format, the latest season, a link
     (row,) = rows(r.text, "league")
@@ -208,6 +232,20 @@ def test_create_a_league_by_the_form(store, client):
     assert row[3] == "season 1: taking entries; starts 2026-12-01"
     assert f'href="/l/{lg.id}"' in r.text
     public_checks(client.application, store, r.text)
+
+
+def test_one_confirmation_makes_one_league(store):
+    """The link's id is a unique ref: a second making (a replay that got past the page's
+    first look) raises IntegrityError and writes nothing."""
+    from sqlalchemy.exc import IntegrityError
+
+    from pbem.league.manage import create_league
+
+    create_league(store, ORGANISER, "Once", ONE_HAND, TODAY, TODAY, ref="abc123")
+    before = state_of(store)
+    with pytest.raises(IntegrityError):
+        create_league(store, ORGANISER, "Twice", ONE_HAND, TODAY, TODAY, ref="abc123")
+    assert state_of(store) == before
 
 
 # -- joining ---------------------------------------------------------------------------------
@@ -609,7 +647,7 @@ def test_every_league_route_is_tested_here():
     here = {name for name in globals() if name.startswith("test_")}
     ours = {rule: test for rule, test in ROUTES.items()
             if re.match(r"/(l|j|o)(/|$)|/api/(leagues|l/)", rule)}
-    assert len(ours) == 16 and set(ours.values()) <= here
+    assert len(ours) == 17 and set(ours.values()) <= here
 
 
 def test_docs_describe_the_league_json(store, client):

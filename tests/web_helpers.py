@@ -124,3 +124,22 @@ def mail_links(html: str) -> list[tuple[str, str]]:
     found = re.findall(r'href="' + re.escape(BASE) + r'(/m/[A-Za-z0-9_.\-]+)"[^>]*>([^<]*)<',
                        html)
     return [(label, path) for path, label in found]
+
+
+def confirmation_links(store, to: str) -> list[str]:
+    """The paths of the confirmation links mailed to `to` (new games, new leagues), oldest
+    first."""
+    with store.session() as s:
+        rows = s.exec(select(Outbox).where(Outbox.to_addr == to).order_by(Outbox.id)).all()
+    return [m.group(1) for row in rows for m in
+            [re.search(re.escape(BASE) + r"(/(?:l/)?new/confirm/[A-Za-z0-9_.\-]+)",
+                       row.body_text)] if m]
+
+
+def confirmed(client, store, path: str, form: dict, to: str):
+    """POST a /new or /l/new form, then press the button behind the link it mailed to `to`:
+    the response to that press."""
+    r = client.post(path, data=form)
+    assert r.status_code == 200 and "Check your mail" in r.text, r.text[-800:]
+    link = confirmation_links(store, to)[-1]
+    return client.post(link, data={"csrf": csrf(client)})

@@ -3,13 +3,12 @@ and the organiser's actions. Every refusal is a LeagueError that says why and ch
 nothing. An organiser action names who asks (`by`: a player id, or OPERATOR for the server's
 own command line) and is refused unless that is the league's organiser."""
 
-import hashlib
 import secrets
 from datetime import date
 
 from sqlmodel import select
 
-from ..compose import wrap
+from .. import asks
 from ..config import load
 from ..deadlines import DEFAULTS as CLOCK_DEFAULTS
 from ..deadlines import ON_TIMEOUT
@@ -17,13 +16,12 @@ from ..engine import Rules
 from ..signing import Signer, secret_keys
 from ..store.addresses import AddressError, check_address
 from ..store.games import new_token, player_for
-from ..store.models import Entry, League, Outbox, Player, Season
+from ..store.models import Confirmation, Entry, League, Outbox, Player, Season
 
 OPERATOR = "operator"  # the command line: may do what the organiser may
 ENTRY_KINDS = ("single", "pair")  # players with partners drawn per game; fixed partnerships
 PAIRINGS = ("round-robin", "swiss")
 JOIN, PARTNER = "pbem.join", "pbem.partner"  # the purposes of the signed links we mail
-LINK_DAYS = 14
 
 
 class LeagueError(ValueError):
@@ -33,15 +31,14 @@ class LeagueError(ValueError):
 def create_league(store, organiser: str, name: str, rules: Rules, starts: date, ends: date,
                   entry: str = "single", pairing: str = "round-robin",
                   time_control: dict | None = None, rounds: int | None = None,
-                  max_entries: int | None = None, stale_hours: int = 168) -> League:
+                  max_entries: int | None = None, stale_hours: int = 168,
+                  ref: str | None = None) -> League:
     """A league with its first season (taking entries until `starts`). The organiser is
-    mailed the organiser's page and the join link to pass on."""
-    name, organiser = " ".join(name.split()), address(organiser)
-    tc = _time_control(time_control)
-    _check_format(rules, entry, pairing, rounds, max_entries, stale_hours)
-    if not 0 < len(name) <= 100:
-        raise LeagueError("a league needs a name (up to 100 characters)")
-    _check_dates(starts, ends)
+    mailed the organiser's page and the join link to pass on. `ref`, the id of the mailed
+    link the organiser confirmed with (the web), makes it once: a second time raises
+    IntegrityError and writes nothing."""
+    organiser, name, tc = check_league(organiser, name, rules, starts, ends, entry, pairing,
+                                       time_control, rounds, max_entries, stale_hours)
     with store.session() as s:
         boss = player_for(s, organiser)
         league = League(name=name, rules=rules.to_dict(), time_control=tc, entry=entry,
@@ -50,10 +47,28 @@ def create_league(store, organiser: str, name: str, rules: Rules, starts: date, 
                         join_token=new_token(), seed=secrets.token_hex(8))
         s.add(league)
         s.flush()
+        if ref:
+            s.add(Confirmation(ref=ref, league_id=league.id))
         s.add(Season(league_id=league.id, number=1, starts=starts, ends=ends))
         s.add(_organiser_mail(league, boss))
         s.commit()
         return league
+
+
+def check_league(organiser: str, name: str, rules: Rules, starts: date, ends: date,
+                 entry: str = "single", pairing: str = "round-robin",
+                 time_control: dict | None = None, rounds: int | None = None,
+                 max_entries: int | None = None, stale_hours: int = 168
+                 ) -> tuple[str, str, dict]:
+    """(organiser, name, time control) as create_league stores them, or LeagueError: the
+    web checks a league's form before it asks the organiser to confirm it."""
+    name, organiser = " ".join(name.split()), address(organiser)
+    tc = _time_control(time_control)
+    _check_format(rules, entry, pairing, rounds, max_entries, stale_hours)
+    if not 0 < len(name) <= 100:
+        raise LeagueError("a league needs a name (up to 100 characters)")
+    _check_dates(starts, ends)
+    return organiser, name, tc
 
 
 def table_size(rules: Rules, entry: str) -> int:
@@ -95,7 +110,7 @@ def _organiser_mail(league, boss) -> Outbox:
             f"Your organiser's page (keep it to yourself): {cfg.base_url}/o/{league.admin_token}\n"
             f"The join link to pass on: {cfg.base_url}/j/{league.join_token}\n"
             f"Players can also mail pbem@{cfg.mail_domain}: join {league.id}\n")
-    return Outbox(to_addr=boss.email, subject=f"Your league: {league.name}", body_text=wrap(text),
+    return Outbox(to_addr=boss.email, subject=f"Your league: {league.name}", body_text=text,
                   headers={"Auto-Submitted": "auto-generated"},
                   dedupe_key=f"league:{league.id}:organiser")
 
@@ -150,17 +165,15 @@ def request_join(store, league_id: int, email: str, name: str = "",
     with store.session() as s:
         league = get_league(s, league_id)
         _check_entry(s, league, _open_season(s, league), email, partner)
-    cfg = load()
-    link = Signer(secret_keys(cfg), JOIN).dumps(
-        {"l": league.id, "e": email, "m": name.strip()[:100], "p": partner})
-    text = (f"Someone (we hope you) asked to enter you in the league \"{league.name}\""
-            + (f" with {partner} as your partner" if partner else "") + ".\n\n"
-            f"To confirm, open this link and press the button: {cfg.base_url}/j/confirm/{link}"
-            f"\n\nIf it was not you, ignore this mail: nothing happens without the button.\n")
-    # one a day for each address, league and request: the form cannot flood a mailbox
-    asked = hashlib.sha256(f"{name.strip()}|{partner}".encode()).hexdigest()[:12]
-    mail_once(store, email, f"Confirm your entry: {league.name}", text,
-              f"join:{league.id}:{email}:{asked}:{date.today().isoformat()}")
+    def text(link: str) -> str:
+        mate = f" with {partner} as your partner" if partner else ""
+        return (f"Someone (we hope you) asked to enter you in the league \"{league.name}\""
+                f"{mate}.\n\nTo confirm, open this link and press the button: {link}\n\n"
+                "If it was not you, ignore this mail: nothing happens without the button.\n")
+
+    data = {"l": league.id, "e": email, "m": name.strip()[:100], "p": partner}
+    asks.ask(store, email, JOIN, data, "/j/confirm/", f"Confirm your entry: {league.name}",
+             text)  # one a day for the same request: the form cannot flood a mailbox
     return email
 
 
@@ -278,7 +291,7 @@ def _welcome(league, season, entry, player, mate) -> Outbox:
     text = (f"You are entered in \"{league.name}\", season {season.number}{wait}. It starts on "
             f"{season.starts.isoformat()}; your first table comes by mail then.\n"
             f"The league: {cfg.base_url}/l/{league.id}\n")
-    return Outbox(to_addr=player.email, subject=f"You are in: {league.name}", body_text=wrap(text),
+    return Outbox(to_addr=player.email, subject=f"You are in: {league.name}", body_text=text,
                   headers={"Auto-Submitted": "auto-generated"},
                   dedupe_key=f"entry:{entry.id}:welcome")
 
@@ -289,25 +302,14 @@ def _partner_mail(league, entry, player, mate) -> Outbox:
     text = (f"{player.email} entered \"{league.name}\" with you as partner.\n\n"
             f"To say yes, open this link and press the button: {cfg.base_url}/j/partner/{link}"
             "\n\nIf you do not want to play, ignore this mail: the entry stays out.\n")
-    return Outbox(to_addr=mate.email, subject=f"Partner in {league.name}?", body_text=wrap(text),
+    return Outbox(to_addr=mate.email, subject=f"Partner in {league.name}?", body_text=text,
                   headers={"Auto-Submitted": "auto-generated"},
                   dedupe_key=f"entry:{entry.id}:partner")
-
-
-def mail_once(store, to, subject, text, key) -> int:
-    """Queue one mail under `key`, never twice; 1 if it was queued now."""
-    with store.session() as s:
-        if s.exec(select(Outbox.id).where(Outbox.dedupe_key == key)).first():
-            return 0
-        s.add(Outbox(to_addr=to, subject=subject, body_text=wrap(text),
-                     headers={"Auto-Submitted": "auto-generated"}, dedupe_key=key))
-        s.commit()
-    return 1
 
 
 def read_link(token: str, purpose: str) -> dict:
     """The data of a join or partner link we mailed, or LeagueError saying why not."""
     try:
-        return Signer(secret_keys(load()), purpose).loads(token, max_age=LINK_DAYS * 86400)
+        return asks.read(token, purpose)
     except ValueError as e:
         raise LeagueError(str(e)) from None

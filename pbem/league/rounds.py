@@ -11,10 +11,9 @@ from datetime import date
 
 from sqlmodel import select
 
-from ..compose import wrap
 from ..config import load
 from ..engine import Rules
-from ..store.games import ROBOT, add_game
+from ..store.games import ROBOT, add_game, mailable
 from ..store.models import Entry, Fixture, League, Outbox, Player, Season
 from ..store.models import now as utcnow
 from .manage import LeagueError, get_league, require_organiser, table_size
@@ -159,11 +158,11 @@ def seat_players(seats, entries, emails, sides) -> list[str]:
 def _bye_mail(s, league, season, r, entry, emails) -> None:
     cfg = load()
     for pid in (entry.player_id, entry.partner_id):
-        if pid and entry.status == "active":
+        if pid and entry.status == "active" and mailable(s.get(Player, pid)):
             s.add(Outbox(to_addr=emails[pid], subject=f"{league.name}: a bye in round {r}",
-                         body_text=wrap(f"You sit out round {r} of \"{league.name}\", season "
-                                        f"{season.number}: it counts as a win.\n"
-                                        f"The league: {cfg.base_url}/l/{league.id}\n"),
+                         body_text=f"You sit out round {r} of \"{league.name}\", season "
+                                   f"{season.number}: it counts as a win.\n"
+                                   f"The league: {cfg.base_url}/l/{league.id}\n",
                          headers={"Auto-Submitted": "auto-generated"},
                          dedupe_key=f"bye:{season.id}:{r}:{pid}"))
 
@@ -173,9 +172,10 @@ def _season_over_mails(s, league, season) -> None:
     entries = s.exec(select(Entry).where(Entry.season_id == season.id)).all()
     ids = {league.organiser_id} | {x for e in entries for x in (e.player_id, e.partner_id) if x}
     for player in s.exec(select(Player).where(Player.id.in_(ids))).all():
+        if not mailable(player):
+            continue
         s.add(Outbox(to_addr=player.email, subject=f"{league.name}: season {season.number} "
-                     "is over", body_text=wrap(
-                         f"Season {season.number} of \"{league.name}\" is over. The final "
-                         f"table: {cfg.base_url}/l/{league.id}/s/{season.number}\n"),
+                     "is over", body_text=f"Season {season.number} of \"{league.name}\" is "
+                     f"over. The final table: {cfg.base_url}/l/{league.id}/s/{season.number}\n",
                      headers={"Auto-Submitted": "auto-generated"},
                      dedupe_key=f"season-over:{season.id}:{player.id}"))

@@ -6,13 +6,15 @@ is pbem.league.rounds; this module only adds what moves a game."""
 
 from datetime import date, datetime, timedelta
 
-from sqlmodel import select
+from sqlmodel import or_, select
 
+from ..asks import mail_once
 from ..config import load
 from ..play import Refused, hand_over, start
-from ..store.models import Fixture, Game, League, Player, Season
+from ..store.games import mailable
+from ..store.models import Entry, Fixture, Game, League, Player, Season
 from ..store.models import now as utcnow
-from .manage import OPERATOR, LeagueError, address, get_league, mail_once, require_organiser
+from .manage import OPERATOR, LeagueError, address, get_league, require_organiser
 from .reports import stale_tables
 from .rounds import begin, open_next
 
@@ -118,4 +120,26 @@ def _organiser_note(store, league_id, key, subject, text) -> int:
     with store.session() as s:
         league = s.get(League, league_id)
         boss = s.get(Player, league.organiser_id)
+    if not mailable(boss):  # its mail bounces: the organiser's page shows the table
+        return 0
     return mail_once(store, boss.email, f"{league.name}: {subject}", text, key)
+
+
+def tell_organisers(store, player: Player, status: str) -> int:
+    """Mail to `player` has just stopped (it bounces): the organiser of each league they play
+    in hears of it once, as their page shows it. The number of notes queued."""
+    with store.session() as s:
+        leagues = s.exec(select(League).join(Season, Season.league_id == League.id)
+                         .join(Entry, Entry.season_id == Season.id)
+                         .where(Season.status != "over", Entry.status != "withdrawn",
+                                or_(Entry.player_id == player.id,
+                                    Entry.partner_id == player.id))).unique().all()
+    stopped = player.prefs["bounces"]["stopped"]
+    return sum(_organiser_note(
+        store, league.id, f"bounces:{league.id}:{player.id}:{stopped}",
+        f"mail to {player.name} bounces",
+        f"Mail to {player.name} <{player.email}> bounces ({status}), so we send them none: "
+        "their seats go on as silent ones, as the league's time control says. You may give "
+        f"a substitute a seat on your organiser's page: {load().base_url}/o/"
+        f"{league.admin_token}\nTheir mail starts again when they write to us from that "
+        "address.\n") for league in leagues)

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 from sqlmodel import select
 
+from .. import orders
 from ..engine import parse_action, pretty
-from ..play import Refused, submit
+from ..play import Refused, settle, submit
 from ..store.models import Game, Player, Seat
 from ..vacation import end_vacation, start_vacation
 
@@ -39,6 +40,10 @@ class Command:
 
     def process(self, ctx: Context, args: str) -> str:
         raise NotImplementedError
+
+    def claims(self, line: str) -> bool:
+        """Does this command take the whole line whatever its first word?"""
+        return False
 
 
 class Status(Command):
@@ -184,7 +189,40 @@ def did(action: dict) -> str:
     return _DID.get(kind, kind.replace("_", " "))
 
 
-SEAT_COMMANDS = [Status(), Help(), Games(), Move()]
+class Orders(Command):
+    name, seat_only = "orders", True
+    help = ("orders ahead, kept secret: play QH then KH; lead AS next; if hearts are led play "
+            "2H; follow low in clubs; orders (list them); clear orders")
+
+    def claims(self, line):
+        low = " ".join(line.lower().split())
+        if low in ("orders", "clear orders"):
+            return True
+        try:
+            return orders.read(low) is not None
+        except ValueError:
+            return True  # an order with a word that is no card: say so
+
+    def process(self, ctx, line):
+        low = " ".join(line.lower().split())
+        gid, seat = ctx.seat.game_id, ctx.seat.seat
+        if low == "clear orders":
+            return f"clear orders: {orders.clear(ctx.store, gid, seat)} dropped"
+        if low == "orders":
+            with ctx.store.reader() as s:
+                mine = [r.text for r in orders.pending(s, gid, seat)]
+            return "orders: " + ("; ".join(dict.fromkeys(mine)) or "none")
+        try:
+            kept = orders.give(ctx.store, gid, seat, line, ctx.state)
+            result = settle(ctx.store, gid)  # one may act at once, if it is your turn
+        except (ValueError, Refused) as e:
+            raise CommandError(show_cards(getattr(e, "reason", str(e)))) from None
+        ctx.state, ctx.expect_seq = result.state, result.state.seq
+        played = [ev for ev in result.events if ev.get("auto") == "order"]
+        return f"{line}: {len(kept)} kept" + (", the first played now" if played else "")
+
+
+SEAT_COMMANDS = [Status(), Help(), Games(), Orders(), Move()]
 ACCOUNT_COMMANDS = [Help(), Games(), Vacation(), Notify(), Auto(), Mail()]
 
 
@@ -194,9 +232,12 @@ def run(ctx: Context, lines: list[str], commands) -> tuple | None:
     fallback = next((c for c in commands if not c.name), None)
     for line in lines:
         word, _, rest = line.partition(" ")
+        whole = next((c for c in commands if c.claims(line)), None)
         cmd = named.get(word.lower().rstrip(":"))
         try:
-            if cmd is not None:
+            if whole is not None:
+                ctx.done.append(whole.process(ctx, line))
+            elif cmd is not None:
                 ctx.done.append(cmd.process(ctx, rest.strip()))
             elif fallback is not None:
                 ctx.done.append(fallback.process(ctx, line))

@@ -1,7 +1,9 @@
 """The inbound mail handler: an aiosmtpd handler speaking SMTP or LMTP.
 
 `play+TOKEN@DOMAIN` is a seat (an unknown token is refused at RCPT with 550); `pbem@DOMAIN`
-takes account commands. A mail is trusted only if its token is valid and its From is the
+takes account commands; `bounce+CODE@DOMAIN` takes the bounces of the mail CODE names (a
+forged or unknown CODE is refused at RCPT with 550), and mail from a player's address
+clears its bounces. A mail is trusted only if its token is valid and its From is the
 seat's player; answers go only to registered addresses. The same Message-ID applies once.
 If the database cannot be reached the answer is 451, so the sending server retries; a mail
 that cannot be read is answered 554, never with a Python error. Over LMTP each accepted
@@ -20,9 +22,13 @@ from sqlmodel import select
 
 from .. import compose
 from ..engine import parse_action, view
+from ..league.seasons import tell_organisers
 from ..notify import link_maker, mail_row, reply_address, seat_names
+from ..signing import secret_keys
+from ..store import bounces
 from ..store.models import Game, Inbound, Outbox, Player, Seat
 from .authres import verdict
+from .bounce import classify
 from .commands import ACCOUNT_COMMANDS, SEAT_COMMANDS, Context, did, help_text, run
 from .league_commands import LEAGUE_COMMANDS
 from .reader import Incoming, Unreadable, read
@@ -39,6 +45,7 @@ class Processor:
 
     def __init__(self, store, cfg):
         self.store, self.cfg = store, cfg
+        self.keys = secret_keys(cfg)
 
     def seat_for(self, address: str) -> Seat | None:
         local, _, domain = address.lower().rpartition("@")
@@ -47,7 +54,13 @@ class Processor:
         with self.store.session() as s:
             return s.exec(select(Seat).where(Seat.token == local[5:])).first()
 
+    def bounced(self, address: str) -> Outbox | None:
+        """The mail whose bounces `address` takes, if it is one of ours, signed."""
+        return bounces.row_for(self.store, self.keys, address, self.cfg.mail_domain)
+
     def known(self, address: str) -> bool:
+        if address.lower().startswith(bounces.PREFIX):
+            return self.bounced(address) is not None
         return address.lower() == f"pbem@{self.cfg.mail_domain}".lower() or \
             self.seat_for(address) is not None
 
@@ -60,7 +73,10 @@ class Processor:
         with self.store.session() as s:
             if s.exec(select(Inbound.id).where(Inbound.message_id == key)).first():
                 return "duplicate"
-        outcome = inc.ignore or self._answer(inc, rcpt, key)
+        if rcpt.lower().startswith(bounces.PREFIX):  # never answered, never read as commands
+            outcome = self._bounce(rcpt, raw)
+        else:
+            outcome = inc.ignore or self._answer(inc, rcpt, key)
         try:
             with self.store.session() as s:
                 s.add(Inbound(message_id=key, result=outcome[:40]))
@@ -68,6 +84,19 @@ class Processor:
         except IntegrityError:
             return "duplicate"  # the same mail, delivered twice at once
         return outcome
+
+    def _bounce(self, rcpt: str, raw: bytes) -> str:
+        row = self.bounced(rcpt)
+        if row is None:
+            return "unknown bounce address"
+        found = classify(raw)
+        if found.hard is None:
+            return f"not a bounce: {found.status}"
+        done, stopped = bounces.record(self.store, row, found.hard, found.status)
+        log.info("mail %s to %s bounced (%s): %s", row.id, row.to_addr, found.status, done)
+        if stopped:
+            tell_organisers(self.store, stopped, found.status)
+        return done
 
     def _answer(self, inc: Incoming, rcpt: str, key: str) -> str:
         seat = self.seat_for(rcpt)
@@ -88,6 +117,8 @@ class Processor:
         if why:  # the From domain does not vouch for it, by our own MTA's word
             self._refuse_unverified(inc, seat, player, key, why)
             return "failed its domain's check"
+        if "bounces" in (player.prefs or {}):  # mail came from the address: it works
+            bounces.clear(self.store, player.id)
         if seat is None:
             return self._account(inc, player, key)
         return self._seat(inc, seat, player, key)
@@ -180,7 +211,7 @@ class Processor:
         if in_reply_to or root:
             headers.update({"In-Reply-To": in_reply_to or root, "References": refs})
         mail = (compose.game_mail(game_id, self.cfg.mail_domain, subject, text) if game_id
-                else {"subject": subject, "body_text": compose.wrap(text)})
+                else {"subject": subject, "body_text": text})
         self._queue(dict(mail, to_addr=to, headers=headers, dedupe_key=f"reply:{key}"[:200]))
 
     def _queue(self, row: dict) -> None:

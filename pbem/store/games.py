@@ -8,6 +8,7 @@ from sqlmodel import select
 from ..engine import Rules
 from ..gamelog import finished_hands, write_log
 from .addresses import check_address
+from .bounces import bouncing
 from .models import Game, Move, Player, Seat
 
 ROBOT = "robot"
@@ -16,9 +17,10 @@ DEMO_DOMAIN = "demo.test"  # the web demo's players: a page to play on, never a 
 
 def mailable(player: Player | None) -> bool:
     """May we mail this player? Not a demo's (its address is never delivered), nor one who
-    asked for no mail."""
+    asked for no mail, nor one whose mail stopped because it bounces (store.bounces)."""
     return (player is not None and not player.email.endswith("@" + DEMO_DOMAIN)
-            and (player.prefs or {}).get("mail") != "off")  # unsubscribed from all
+            and (player.prefs or {}).get("mail") != "off"  # unsubscribed from all
+            and not bouncing(player))
 
 
 def new_token() -> str:

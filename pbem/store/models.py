@@ -120,6 +120,21 @@ class Deadline(SQLModel, table=True):
 # -- leagues ---------------------------------------------------------------------------------
 
 
+class SeatOrder(SQLModel, table=True):
+    """An order a player gave ahead for their seat (pbem.engine.orders): secret to the seat,
+    kept until it acts (done), can no longer be kept or the hand ends (dropped)."""
+
+    __tablename__ = "seat_order"
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat: int
+    spec: dict = Field(sa_column=Column(JSON, nullable=False))  # {"kind": ..., ...}
+    text: str = Field(max_length=100)  # as the player wrote it, to show them
+    hand: int  # the hand it was given in: orders last a hand
+    state: str = Field(default="pending", max_length=10)  # pending, done, dropped
+    created: datetime = Field(default_factory=now)
+
+
 class League(SQLModel, table=True):
     """A competition that runs for months: rules, time control and format for every game,
     an organiser, and seasons of rounds."""
@@ -179,3 +194,29 @@ class Fixture(SQLModel, table=True):
     status: str = Field(default="playing", max_length=10)  # playing, over, bye
     result: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     finished: datetime | None = None
+
+
+# -- the web's confirmations and rate limits (issue 12) --------------------------------------
+
+
+class Confirmation(SQLModel, table=True):
+    """A mailed confirmation link that has done its deed, by the link's id: the same link
+    clicked again, or replayed, finds it and does nothing (unique ref: two at once, one
+    wins). It names what it made."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    ref: str = Field(unique=True, max_length=40)
+    game_id: int | None = Field(default=None, foreign_key="game.id")
+    league_id: int | None = Field(default=None, foreign_key="league.id")
+    created: datetime = Field(default_factory=now)
+
+
+class WebMail(SQLModel, table=True):
+    """One mail a web request queued: which client asked (its address, an IPv6 one by its
+    /64), to whom, when. pbem.web.limits counts these per client and per mailbox; rows older
+    than a day are pruned."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    client: str = Field(max_length=64, index=True)
+    to_addr: str = Field(max_length=254, index=True)
+    created: datetime = Field(default_factory=now, index=True)

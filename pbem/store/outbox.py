@@ -22,9 +22,12 @@ from sqlalchemy import func, update
 from sqlmodel import select
 
 from ..config import load
+from ..signing import secret_keys
 from . import dkim_sign, unsubscribe
+from .bounces import return_path
 from .models import Outbox
 from .models import now as utcnow
+from .wrap import wrap
 
 LEASE = timedelta(minutes=10)  # a claimed row is retried after this if its drainer died
 MAX_BACKOFF = timedelta(hours=1)
@@ -48,7 +51,7 @@ def message(row: Outbox, domain: str) -> EmailMessage:
     for name, value in {**own, **(row.headers or {})}.items():
         del msg[name]
         msg[name] = value
-    msg.set_content(row.body_text)
+    msg.set_content(wrap(row.body_text))  # lines of 78 columns, whoever wrote the text
     if row.body_html:
         msg.add_alternative(row.body_html, subtype="html")
     return msg
@@ -68,6 +71,7 @@ def maildir_delivery(path=None, domain: str | None = None):
     """A deliver(row) that writes the message into the Maildir at `path`, at most once."""
     cfg = load()
     root, domain = Path(path or cfg.maildir), domain or cfg.mail_domain
+    keys = secret_keys(cfg)
     for sub in ("tmp", "new", "cur"):
         (root / sub).mkdir(parents=True, exist_ok=True)
 
@@ -77,6 +81,8 @@ def maildir_delivery(path=None, domain: str | None = None):
             return  # delivered before (a redo after a crash, or a second drainer)
         tmp = root / "tmp" / f"{name}.{os.getpid()}.{secrets.token_hex(4)}"
         with open(tmp, "wb") as f:
+            if row.id is not None:  # where its bounces go, as a delivering MTA writes it
+                f.write(f"Return-Path: <{return_path(keys, row, domain)}>\n".encode())
             f.write(wire(row, domain, linesep="\n"))  # a Maildir file's lines end in LF
             f.flush()
             os.fsync(f.fileno())

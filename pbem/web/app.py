@@ -8,7 +8,19 @@ from flask import Flask, abort, request, session
 from ..config import Settings, load
 from ..signing import secret_keys
 from ..store.states import store_for
-from . import api, care, guard, league_api, leagues, links, pages, tables, unsubscribe
+from . import (
+    api,
+    care,
+    guard,
+    league_api,
+    leagues,
+    links,
+    newgame,
+    newleague,
+    pages,
+    tables,
+    unsubscribe,
+)
 
 
 def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -> Flask:
@@ -23,8 +35,8 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     guard.install(app, secure_cookie=cfg.base_url.lower().startswith("https://"))
     app.before_request(_check_csrf)
     app.jinja_env.globals["csrf_token"] = csrf_token
-    for bp in (pages.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp, leagues.bp,
-               league_api.bp):
+    for bp in (pages.bp, newgame.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp,
+               leagues.bp, newleague.bp, league_api.bp):
         app.register_blueprint(bp)
     return app
 

@@ -6,6 +6,7 @@ from flask import abort, current_app
 from sqlmodel import select
 
 from ..notify import seat_names
+from ..store.bounces import bouncing
 from ..store.games import players_of
 from ..store.models import Game, Move, Seat
 
@@ -16,6 +17,7 @@ class Table:
     seats: list[Seat]
     names: list[str]
     state: object  # a snapshot: the cache's own copy moves on
+    bouncing: frozenset = frozenset()  # seats whose player's mail stopped: it bounces
 
 
 def store():
@@ -32,7 +34,8 @@ def load(game_id: int) -> Table:
         players = players_of(s, seats)
         live = st_.state(s, game)
         st_.keep(game_id, live)
-    return Table(game, seats, seat_names(seats, players), live.snapshot())
+    stopped = frozenset(x.seat for x in seats if bouncing(players.get(x.player_id)))
+    return Table(game, seats, seat_names(seats, players), live.snapshot(), stopped)
 
 
 def seat_for(token: str) -> Seat:

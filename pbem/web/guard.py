@@ -16,8 +16,9 @@ MAX_ID = 2**31 - 1  # PostgreSQL's integer; a larger id names nothing (404, neve
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
        "form-action 'self'; frame-ancestors 'none'")  # the pages use no script at all
 # paths whose next segment is a key: a seat, a move link, an invitation, an organiser,
-# a league's join link or a mailed confirmation
-SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|u|i|o|j/confirm|j/partner|j)/)([^/\s?#\"]+)")
+# a league's join link or a mailed confirmation (of an entry, a new game or a new league)
+SECRET_PATH = re.compile(
+    r"(/(?:api/)?(?:t|m|c|u|i|o|j/confirm|j/partner|j|new/confirm|l/new/confirm)/)([^/\s?#\"]+)")
 SECRET_QUERY = re.compile(r"([?&]token=)([^&\s#\"]+)")
 
 
@@ -39,12 +40,19 @@ class KeyConverter(BaseConverter):
     regex = r"[A-Za-z0-9_.\-]{1,512}"
 
 
+class LinkConverter(KeyConverter):
+    """`<link:...>`: a mailed confirmation's key, which carries the request it confirms
+    (pbem.asks.MAX_LINK characters at most)."""
+
+    regex = r"[A-Za-z0-9_.\-]{1,2000}"
+
+
 CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def install(app, secure_cookie: bool) -> None:
     """Before any blueprint is registered (rules take their converters when added)."""
-    app.url_map.converters.update(int=IdConverter, default=KeyConverter)
+    app.url_map.converters.update(int=IdConverter, default=KeyConverter, link=LinkConverter)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, SESSION_COOKIE_SECURE=secure_cookie)
     app.before_request(refuse_controls)
     app.after_request(headers)
@@ -84,6 +92,8 @@ TEXTS = {
                        "the game is private."),
     405: ("Not here", "This address does not take that kind of request: use the buttons on "
                       "the page."),
+    429: ("Too many", "This site has sent as much mail as it may for now: try again in an "
+                      "hour. Nothing was sent or changed."),
     413: ("Too large", f"That was more than this site takes ({MAX_BODY // 1024} KB): nothing "
                        "was read or saved. Shorten it and try again."),
     500: ("Something went wrong", "Something went wrong on our side and nothing was changed. "
@@ -103,7 +113,7 @@ def error_page(e: HTTPException):
         body = render_template("web/message.html", title=title, text=text)
     response = make_response(body, e.code or 500)
     for key, value in e.get_headers():
-        if key.lower() == "allow":  # a 405 says what the address does take
+        if key.lower() in ("allow", "retry-after"):  # a 405 says what the address takes
             response.headers[key] = value
     return response
 

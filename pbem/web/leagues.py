@@ -1,8 +1,8 @@
-"""League pages: the list of leagues, each season's table, fixtures and ratings, starting a
-league, joining by link (nothing is entered until the address's owner confirms by a mailed
-link), a partner's yes, and the organiser's page, addressed by the league's secret admin
-token. GET never changes anything. Public pages show names and scores only: no address,
-no card."""
+"""League pages: the list of leagues, each season's table, fixtures and ratings, joining by
+link (nothing is entered until the address's owner confirms by a mailed link), a partner's
+yes, and the organiser's page, addressed by the league's secret admin token (starting a
+league is pbem.web.newleague). GET never changes anything. Public pages show names and
+scores only: no address, no card."""
 
 from datetime import date, timedelta
 
@@ -11,21 +11,20 @@ from flask import (
     Response,
     abort,
     current_app,
-    redirect,
     render_template,
     request,
     url_for,
 )
 from sqlmodel import select
 
-from ..engine import PRESETS, RulesError
 from ..league import archive, manage, reports, seasons
 from ..league.manage import LeagueError
+from ..store.bounces import bouncing
 from ..store.models import Entry, Fixture, League, Player, Season, Seat
 from ..store.models import now as utcnow
-from . import data
+from . import data, limits
 from .guard import MAX_ID
-from .pages import read_rules, time_control
+from .newgame import bad_link
 
 bp = Blueprint("leagues", __name__)
 
@@ -103,38 +102,10 @@ def season_context(league_id: int, number: int | None) -> dict:
                 "tie_breaks": TIE_BREAKS, "form": {}, "error": None}
 
 
-# -- starting a league -----------------------------------------------------------------------
+# -- numbers and dates from a form ----------------------------------------------------------
 
 
-@bp.route("/l/new", methods=["GET", "POST"])
-def new_league():
-    if request.method == "GET":
-        starts = date.today() + timedelta(days=7)
-        form = {"starts": starts.isoformat(), "ends": (starts + timedelta(days=182)).isoformat(),
-                "stale_hours": "168"}
-        return render_template("web/league_new.html", presets=list(PRESETS), form=form)
-    try:
-        made = manage.create_league(data.store(), **_read_new_league(request.form))
-    except (RulesError, ValueError) as e:  # a LeagueError is a ValueError
-        return render_template("web/league_new.html", presets=list(PRESETS), form=request.form,
-                               error=str(e)), 400
-    return redirect(url_for("leagues.organiser", admin_token=made.admin_token))
-
-
-def _read_new_league(form) -> dict:
-    return {"organiser": form.get("organiser", ""), "name": form.get("name", ""),
-            "rules": read_rules(form), "entry": form.get("entry", "single"),
-            "pairing": form.get("pairing", "round-robin"),
-            "rounds": _whole(form, "rounds", "rounds"),
-            "max_entries": _whole(form, "max_entries", "most entries", most=MAX_ENTRIES),
-            "starts": _day(form, "starts", "the first season's first day"),
-            "ends": _day(form, "ends", "the first season's last day"),
-            "time_control": time_control(form),
-            "stale_hours": _whole(form, "stale_hours", "hours before a quiet table is flagged",
-                                  default=168)}
-
-
-def _whole(form, key, what, default=None, most: int = MAX_ID) -> int | None:
+def whole(form, key, what, default=None, most: int = MAX_ID) -> int | None:
     """A whole number from the form, at most `most` (by default what an id column holds,
     so a huge one is a clear refusal, not a database error)."""
     text = form.get(key, "").strip()
@@ -147,7 +118,7 @@ def _whole(form, key, what, default=None, most: int = MAX_ID) -> int | None:
     return int(text)
 
 
-def _day(form, key, what) -> date:
+def day(form, key, what) -> date:
     try:
         return date.fromisoformat(form.get(key, "").strip())
     except ValueError:
@@ -168,16 +139,14 @@ def join(join_token):
         return render_template("web/join.html", form={}, **page)
     form = request.form
     try:
-        sent = manage.request_join(data.store(), lg.id, form.get("email", ""),
-                                   form.get("name", ""), form.get("partner", "").strip() or None)
+        email = manage.address(form.get("email", ""))
+        limits.check([email])
+        sent = manage.request_join(data.store(), lg.id, email, form.get("name", ""),
+                                   form.get("partner", "").strip() or None)
     except LeagueError as e:
         return render_template("web/join.html", form=form, error=str(e), **page), 400
+    limits.record([email])
     return render_template("web/join.html", form={}, sent=sent, **page)
-
-
-def _bad_link(why, status=400):
-    return render_template("web/message.html", title="This link does not work",
-                           text=f"{str(why).capitalize()}."), status
 
 
 @bp.route("/j/confirm/<token>", methods=["GET", "POST"])
@@ -186,15 +155,17 @@ def confirm(token):
     try:
         d = manage.read_link(token, manage.JOIN)
     except LeagueError as e:
-        return _bad_link(e)
+        return bad_link(e)
     with data.store().session() as s:
         lg = s.get(League, d["l"])
     if lg is None:
-        return _bad_link("that league is gone")
+        return bad_link("that league is gone")
     page = {"league": lg, "format": describe(lg), "email": d["e"], "name": d.get("m") or "",
             "partner": d.get("p")}
     if request.method == "GET":
         return render_template("web/confirm.html", **page)
+    mailed = [d["e"]] + ([d["p"]] if d.get("p") else [])  # the welcome, the partner's ask
+    limits.check(mailed)
     try:
         entry = manage.join(data.store(), lg.id, d["e"], d.get("m") or "", d.get("p"))
     except LeagueError as e:
@@ -204,6 +175,7 @@ def confirm(token):
                                    f"season {already}, already: this link has been used.",
                                    used=True, **page), 409
         return render_template("web/confirm.html", error=f"Not entered: {e}.", **page), 400
+    limits.record(mailed)
     return render_template("web/confirm.html", entry=entry, **page)
 
 
@@ -225,13 +197,13 @@ def partner(token):
     try:
         d = manage.read_link(token, manage.PARTNER)
     except LeagueError as e:
-        return _bad_link(e)
+        return bad_link(e)
     with data.store().session() as s:
         entry = s.get(Entry, d["x"])
         sn = s.get(Season, entry.season_id) if entry else None
         lg = s.get(League, sn.league_id) if sn else None
     if entry is None or lg is None:
-        return _bad_link("that entry was withdrawn")
+        return bad_link("that entry was withdrawn")
     page = {"league": lg, "season": sn, "entry": entry, "email": d["e"]}
     if request.method == "GET":
         return render_template("web/partner.html", **page)
@@ -285,10 +257,12 @@ def _season_desk(s, sn: Season) -> dict:
     at = {}
     for x in seats:
         who = people.get(x.player_id)
-        at.setdefault(x.game_id, []).append((x.seat, f"{who.name} <{who.email}>" if who
-                                             else "robot"))
+        at.setdefault(x.game_id, []).append((x.seat, f"{who.name} <{who.email}>" + (
+            " (mail to this player bounces)" if bouncing(who) else "") if who else "robot"))
     return {"season": sn, "entries": [
-        {"entry": e, "emails": [people[x].email for x in (e.player_id, e.partner_id) if x]}
+        {"entry": e, "emails": [people[x].email for x in (e.player_id, e.partner_id) if x],
+         "bouncing": [people[x].email for x in (e.player_id, e.partner_id) if x
+                      and bouncing(people[x])]}
         for e in entries],
         "tables": [{"fixture": f, "seats": at.get(f.game_id, [])} for f in playing]}
 
@@ -317,7 +291,7 @@ def add_season(admin_token):
     def act(lg):
         f = request.form
         sn = manage.add_season(data.store(), lg.id, lg.organiser_id,
-                               _day(f, "starts", "the first day"), _day(f, "ends", "the last day"))
+                               day(f, "starts", "the first day"), day(f, "ends", "the last day"))
         return f"Season {sn.number} is added: it takes entries until {sn.starts.isoformat()}."
     return _action(admin_token, act)
 
@@ -325,7 +299,7 @@ def add_season(admin_token):
 @bp.post("/o/<admin_token>/withdraw")
 def withdraw(admin_token):
     def act(lg):
-        entry_id = _whole(request.form, "entry", "the entry")
+        entry_id = whole(request.form, "entry", "the entry")
         if entry_id is None:
             raise LeagueError("choose an entry")
         entry = manage.withdraw(data.store(), lg.id, lg.organiser_id, entry_id)
@@ -337,7 +311,7 @@ def withdraw(admin_token):
 def substitute(admin_token):
     def act(lg):
         f = request.form
-        game_id, seat = _whole(f, "game", "the game"), _whole(f, "seat", "the seat")
+        game_id, seat = whole(f, "game", "the game"), whole(f, "seat", "the seat")
         if game_id is None or seat is None:
             raise LeagueError("choose a game and a seat")
         if f.get("who", "").strip().lower() == "robot" and _last_person(game_id, seat):

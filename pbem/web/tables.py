@@ -2,10 +2,11 @@
 
 from flask import Blueprint, abort, render_template, request
 
+from .. import orders
 from ..deadlines import due_for, record
 from ..engine import parse_card, pretty
 from ..engine.tricks import table_for
-from ..play import Refused, submit
+from ..play import Refused, settle, submit
 from ..store.models import Player
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, extra_time, start_vacation
@@ -26,9 +27,11 @@ def render_table(token, seat, notice=None, error=None, status=200):
                                                           t.state.seq).items()}
     mine = record(data.store(), seat.player_id) if seat.player_id else None
     prefs, joined = _prefs(seat.player_id)
+    with data.store().reader() as s:  # the seat's own orders: no other page shows them
+        given = list(dict.fromkeys(r.text for r in orders.pending(s, seat.game_id, seat.seat)))
     return render_template("web/table.html", v=v, seat=seat, token=token, links=links,
                            pass_count=pass_count, notice=notice, error=error, due=due,
-                           record=mine, vacation=prefs.get("vacation_until"),
+                           orders=given, record=mine, vacation=prefs.get("vacation_until"),
                            bank=bank(prefs, now.date(), joined)[0],
                            **pad_context(t)), status  # pad_context brings t
 
@@ -69,6 +72,24 @@ def _whole(text: str) -> int:
     if not text.isdigit():  # "-30", "2.5", "1e3": not a number of days
         raise ValueError("a vacation is a whole number of days, at least 1")
     return int(text)
+
+
+@bp.post("/t/<token>/orders")
+def give_orders(token):
+    """Orders from the table page: a line as by mail, or clear them all."""
+    seat = data.seat_for(token)
+    if request.form.get("clear"):
+        n = orders.clear(data.store(), seat.game_id, seat.seat)
+        return render_table(token, seat, notice=f"{n} orders dropped.")
+    line = request.form.get("order", "").strip()[:100]
+    try:
+        kept = orders.give(data.store(), seat.game_id, seat.seat, line, data.load(
+            seat.game_id).state)
+        settle(data.store(), seat.game_id)
+    except (ValueError, Refused) as e:
+        return render_table(token, seat, error=f"No order: {getattr(e, 'reason', e)}",
+                            status=400)
+    return render_table(token, seat, notice=f"{len(kept)} kept: {line}")
 
 
 @bp.post("/t/<token>/extra")

@@ -1,0 +1,246 @@
+"""Starting a game with friends: the form, the creator's confirmation by a mailed link (only
+then is the game made and are the invitations sent), and each invitee's yes or no."""
+
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from .. import asks, compose
+from ..deadlines import ON_TIMEOUT
+from ..engine import PRESETS, Rules, RulesError, preset
+from ..play import start
+from ..signing import NEW_GAME
+from ..store.addresses import AddressError, check_address
+from ..store.games import ROBOT, add_game, new_token, player_for
+from ..store.models import Confirmation, Game, Outbox, Seat
+from . import data, limits
+
+bp = Blueprint("newgame", __name__)
+
+
+@bp.route("/new", methods=["GET", "POST"])
+def new_game():
+    """The form. Its POST makes nothing: it mails the creator a link that carries the checked
+    game, and only the button behind that link makes it (an address is trusted once it has
+    clicked a link mailed to it). A stranger who gives someone else's address causes one
+    confirmation mail to it, no more (pbem.asks, pbem.web.limits)."""
+    form = request.form
+    if request.method == "GET":
+        return render_template("web/new.html", presets=list(PRESETS), form={}, error=None)
+    try:
+        rules, seats, creator = _read_new_game(form)
+        time_control(form)
+        limits.check([creator])
+        asks.ask(data.store(), creator, NEW_GAME, _carried(form, seats, creator),
+                 "/new/confirm/", "Confirm your new game of Spades",
+                 lambda link: _confirm_text(rules, seats, creator, link), _cfg())
+    except (RulesError, ValueError) as e:
+        return render_template("web/new.html", presets=list(PRESETS), form=form,
+                               error=str(e)), 400
+    limits.record([creator])
+    return render_template("web/asked.html", email=creator, what="start the game and send "
+                           "the invitations")
+
+
+def _cfg():
+    return current_app.config["PBEM_SETTINGS"]
+
+
+def _carried(form, seats, creator) -> dict:
+    """The checked form, as the link carries it: read back by the same reader on confirming,
+    so the link can hold nothing the form could not."""
+    options = "\n".join(x.strip() for x in form.get("options", "").splitlines() if x.strip())
+    kept = {k: form.get(k, "") for k in ("preset", "public", "move_hours", "on_timeout",
+                                         "weekend_pause")}
+    return {k: v for k, v in dict(kept, you=creator, options=options,
+                                  **{f"seat{i}": x for i, x in enumerate(seats)}).items() if v}
+
+
+def _confirm_text(rules, seats, creator, link) -> str:
+    others = [x for x in seats if x != creator]
+    return (f"Someone (we hope you) asked to start a game of Spades ({rules.preset}) for "
+            f"{creator}, with {', '.join(others)}.\n\nTo start it and send the invitations, "
+            f"open this link and press the button: {link}\n\nIf it was not you, ignore this "
+            "mail: nothing happens without the button, and no one else is mailed.\n")
+
+
+@bp.route("/new/confirm/<link:token>", methods=["GET", "POST"])
+def confirm_game(token):
+    """The link /new mailed to the creator: GET shows the game (mail scanners fetch links);
+    POST makes it, once (the link's id is its unique ref), and opens the creator's table."""
+    try:
+        form = asks.read(token, NEW_GAME, _cfg())
+        rules, seats, creator = _read_new_game(form)
+        tc = time_control(form)
+    except (RulesError, ValueError) as e:
+        return bad_link(e)
+    public = form.get("public") == "on"
+    invitees = [x for x in seats if x not in (ROBOT, creator)]
+    if _made(form["n"]) is None and request.method == "POST":
+        limits.check(invitees)
+        try:
+            gid = _create_invited(rules, seats, creator, public, tc, ref=form["n"])
+        except IntegrityError:  # the same link, pressed twice at once: the other made it
+            gid = None
+        if gid is not None:
+            limits.record(invitees)
+            start_when_full(gid)
+            return redirect(url_for("newgame.created", game_id=gid,
+                                    token=_creator_token(gid, creator)))
+    gid = _made(form["n"])
+    if gid is not None:  # a second press (a person, by POST) is shown the way to the table;
+        # a GET may be a scanner, or a forwarded mail, long after: it is not given the key
+        token = _creator_token(gid, creator) if request.method == "POST" else ""
+        return render_template("web/created.html", t=data.load(gid), used=True,
+                               token=token), 409
+    return render_template("web/confirm_new.html", title="Start this game?", rows=[
+        ("You", creator), ("Rules", rules.preset), ("Options", form.get("options") or "none"),
+        *((f"Seat {i}", x) for i, x in enumerate(seats)),
+        ("Time control", describe_clock(tc)),
+        ("Score pad", "public" if public else "private")],
+        button="Start the game and send the invitations")
+
+
+AT_DEADLINE = {"robot": "the robot moves", "forfeit": "the side forfeits",
+               "wait": "the game waits (its carer is mailed links to move it on)"}
+
+
+def describe_clock(tc: dict) -> str:
+    return (f"{tc['move_hours']} hours a move; at the deadline "
+            f"{AT_DEADLINE.get(tc['on_timeout'], tc['on_timeout'])}"
+            + ("; weekends don't count" if tc["weekend_pause"] else ""))
+
+
+def _made(ref: str) -> int | None:
+    """The game this confirmation link made, if it did."""
+    with data.store().reader() as s:
+        return s.exec(select(Confirmation.game_id).where(Confirmation.ref == ref)).first()
+
+
+def bad_link(why, status=400):
+    return render_template("web/message.html", title="This link does not work",
+                           text=f"{str(why).capitalize()}."), status
+
+
+def _read_new_game(form):
+    """(rules, seats, creator), every address checked. The creator sits at the table: a game
+    from the web always has a person in it, so robots never play a whole game inside a
+    request (a decline turns only an invitee's seat into a robot's)."""
+    rules = read_rules(form)
+    try:
+        creator = check_address(form.get("you", ""))
+    except AddressError as e:
+        raise ValueError(f"give your own email address, the game's link comes to it: {e}") \
+            from None
+    seats = [_seat_entry(form, i) for i in range(rules.players)]
+    if creator not in seats:
+        raise ValueError("take a seat yourself: put your own address in one of the seats "
+                         "(a game of robots only is for `pbem demo`, not the web)")
+    return rules, seats, creator
+
+
+def _seat_entry(form, i: int) -> str:
+    who = form.get(f"seat{i}", "").strip()
+    if who.lower() == ROBOT:
+        return ROBOT
+    try:
+        return check_address(who)
+    except AddressError as e:
+        raise ValueError(f"seat {i}: an email address, or the word robot. {e}") from None
+
+
+def read_rules(form) -> Rules:
+    """The form's preset with its KEY=VALUE option lines (RulesError, ValueError)."""
+    name = form.get("preset", "standard")
+    options = {}
+    for line in form.get("options", "").splitlines():
+        if line.strip():
+            key, eq, value = line.partition("=")
+            if not eq:
+                raise ValueError(f"write options as KEY=VALUE, not {line.strip()!r}")
+            options[key.strip()] = value.strip()
+    return Rules.from_dict({"preset": name, **options}) if name in PRESETS else preset(name)
+
+
+def time_control(form) -> dict:
+    hours = form.get("move_hours", "72")
+    how = form.get("on_timeout", "robot")
+    if hours not in ("6", "12", "24", "48", "72", "120", "168", "336") or how not in ON_TIMEOUT:
+        raise ValueError("choose a deadline and what happens at it from the lists")
+    return {"move_hours": int(hours), "remind_hours": [24, 2] if int(hours) > 24 else [2],
+            "weekend_pause": form.get("weekend_pause") == "on", "on_timeout": how}
+
+
+def _create_invited(rules, seats, creator, public, time_control, ref) -> int:
+    """Seats for people wait for their yes (by link); the creator's own seat is taken. One
+    transaction with the confirmation link's ref: a second making raises IntegrityError."""
+    cfg = _cfg()
+    with data.store().session() as s:
+        game = add_game(s, rules, seats, public=public, time_control=time_control)
+        game.created_by = player_for(s, creator).id
+        s.add(game)
+        s.add(Confirmation(ref=ref, game_id=game.id))
+        gid = game.id
+        for seat in s.exec(select(Seat).where(Seat.game_id == gid)).all():
+            email = seats[seat.seat]
+            if seat.robot or email == creator:
+                continue
+            seat.accepted = False
+            s.add(seat)
+            link = f"{cfg.base_url}/i/{seat.token}"
+            mail = compose.game_mail(  # the game's subject and thread, from its first mail
+                gid, cfg.mail_domain, f"You are invited to game {gid}",
+                f"{creator} invites you to a game of Spades ({rules.preset}), seat "
+                f"{seat.seat}.\n\nSay yes or no here: {link}\n")
+            mail["headers"]["Auto-Submitted"] = "auto-generated"
+            s.add(Outbox(**mail, to_addr=email, dedupe_key=f"invite:{gid}:{seat.seat}"))
+        s.commit()
+    return gid
+
+
+def start_when_full(gid: int) -> bool:
+    st_ = data.store()
+    with st_.session() as s:
+        seats = s.exec(select(Seat).where(Seat.game_id == gid)).all()
+        game = s.get(Game, gid)
+    if game.status == "open" and all(x.accepted for x in seats):
+        start(st_, gid)
+        return True
+    return False
+
+
+def _creator_token(gid, creator) -> str:
+    with data.store().session() as s:
+        for seat in s.exec(select(Seat).where(Seat.game_id == gid)).all():
+            if seat.player_id and player_for(s, creator).id == seat.player_id:
+                return seat.token
+    return ""
+
+
+@bp.get("/g/<int:game_id>/created")
+def created(game_id):
+    t = data.load(game_id)
+    return render_template("web/created.html", t=t, token=request.args.get("token", ""))
+
+
+@bp.route("/i/<token>", methods=["GET", "POST"])
+def invitation(token):
+    """An invitee says yes or no. GET only shows the question (mail scanners fetch links)."""
+    seat = data.seat_for(token)
+    t = data.load(seat.game_id)
+    if request.method == "POST" and not seat.accepted:
+        yes = request.form.get("answer") == "yes"
+        with data.store().session() as s:
+            row = s.get(Seat, seat.id)
+            row.accepted = True
+            if not yes:  # a robot takes the seat, so the others can still play; the old
+                row.robot, row.player_id = True, None  # link must not show the robot's hand
+                row.token = new_token()
+            s.add(row)
+            s.commit()
+        start_when_full(seat.game_id)
+        if yes:
+            return redirect(url_for("tables.table", token=token))
+        return render_template("web/message.html", title="Declined",
+                               text=f"You declined game {seat.game_id}; a robot takes the seat.")
+    return render_template("web/invite.html", t=t, seat=seat, token=token)

@@ -1,0 +1,102 @@
+"""Starting a league: the form, and the organiser's confirmation by a mailed link (only then
+is the league made and its organiser's page mailed), as pbem.web.newgame does for a game."""
+
+from datetime import date, timedelta
+
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from .. import asks
+from ..engine import PRESETS, RulesError
+from ..league import manage
+from ..signing import NEW_LEAGUE
+from ..store.models import Confirmation
+from . import data, limits
+from .leagues import ENTRIES, MAX_ENTRIES, PAIRINGS, day, whole
+from .newgame import bad_link, describe_clock, read_rules, time_control
+
+bp = Blueprint("newleague", __name__)
+
+
+@bp.route("/l/new", methods=["GET", "POST"])
+def new_league():
+    """The form. Its POST makes nothing: it mails the organiser a link carrying the checked
+    league, and the button behind that link makes it (as /new does for a game)."""
+    if request.method == "GET":
+        starts = date.today() + timedelta(days=7)
+        form = {"starts": starts.isoformat(), "ends": (starts + timedelta(days=182)).isoformat(),
+                "stale_hours": "168"}
+        return render_template("web/league_new.html", presets=list(PRESETS), form=form)
+    form = request.form
+    try:
+        organiser, name, _ = manage.check_league(**_read_new_league(form))
+        limits.check([organiser])
+        carried = {k: form.get(k, "").strip() for k in LEAGUE_FIELDS}
+        carried = {k: v for k, v in dict(carried, organiser=organiser).items() if v}
+        asks.ask(data.store(), organiser, NEW_LEAGUE, carried, "/l/new/confirm/",
+                 f"Confirm your new league: {name}", lambda link: (
+                     f"Someone (we hope you) asked to start the league \"{name}\" with "
+                     f"{organiser} as its organiser.\n\nTo start it, open this link and press "
+                     f"the button: {link}\n\nIf it was not you, ignore this mail: nothing "
+                     "happens without the button.\n"), current_app.config["PBEM_SETTINGS"])
+    except (RulesError, ValueError) as e:  # a LeagueError is a ValueError
+        return render_template("web/league_new.html", presets=list(PRESETS), form=form,
+                               error=str(e)), 400
+    limits.record([organiser])
+    return render_template("web/asked.html", email=organiser, what="start the league")
+
+
+LEAGUE_FIELDS = ("name", "preset", "options", "entry", "pairing", "rounds", "max_entries",
+                 "starts", "ends", "move_hours", "on_timeout", "weekend_pause", "stale_hours")
+
+
+@bp.route("/l/new/confirm/<link:token>", methods=["GET", "POST"])
+def confirm_league(token):
+    """The link /l/new mailed to the organiser: GET shows the league; POST makes it, once
+    (the link's id is its unique ref), and opens the organiser's page."""
+    try:
+        form = asks.read(token, NEW_LEAGUE, current_app.config["PBEM_SETTINGS"])
+        fields = _read_new_league(form)
+        organiser, name, tc = manage.check_league(**fields)
+    except (RulesError, ValueError) as e:
+        return bad_link(e)
+    if _league_made(form["n"]) is None and request.method == "POST":
+        limits.check([organiser])
+        try:
+            made = manage.create_league(data.store(), ref=form["n"], **fields)
+        except IntegrityError:  # the same link, pressed twice at once: the other made it
+            made = None
+        if made is not None:
+            limits.record([organiser])
+            return redirect(url_for("leagues.organiser", admin_token=made.admin_token))
+    if _league_made(form["n"]) is not None:
+        return render_template("web/message.html", title="This link was used already",
+                               text=f"It made the league {name}: its organiser's page is at "
+                               "the link in the mail that followed."), 409
+    rules = fields["rules"]
+    return render_template("web/confirm_new.html", title="Start this league?", rows=[
+        ("Organiser", organiser), ("Name", name), ("Rules", rules.preset),
+        ("Options", form.get("options") or "none"),
+        ("Format", f"{ENTRIES[fields['entry']]}; {PAIRINGS[fields['pairing']]}"),
+        ("First season", f"{fields['starts'].isoformat()} to {fields['ends'].isoformat()}"),
+        ("Time control", describe_clock(tc))],
+        button="Start the league")
+
+
+def _league_made(ref: str) -> int | None:
+    with data.store().reader() as s:
+        return s.exec(select(Confirmation.league_id).where(Confirmation.ref == ref)).first()
+
+
+def _read_new_league(form) -> dict:
+    return {"organiser": form.get("organiser", ""), "name": form.get("name", ""),
+            "rules": read_rules(form), "entry": form.get("entry", "single"),
+            "pairing": form.get("pairing", "round-robin"),
+            "rounds": whole(form, "rounds", "rounds"),
+            "max_entries": whole(form, "max_entries", "most entries", most=MAX_ENTRIES),
+            "starts": day(form, "starts", "the first season's first day"),
+            "ends": day(form, "ends", "the first season's last day"),
+            "time_control": time_control(form),
+            "stale_hours": whole(form, "stale_hours", "hours before a quiet table is flagged",
+                                  default=168)}

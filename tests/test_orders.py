@@ -1,0 +1,212 @@
+"""Orders given ahead (issue 14): each form read, kept secret for its seat, applied by the
+one door the moment its condition holds (`"auto": "order"` in the log), dropped with a
+mail when it can no longer be kept or its hand ends; by mail, bad orders keep nothing."""
+
+import pytest
+from helpers import deal, do
+from sqlmodel import select
+
+from pbem import orders
+from pbem.engine import new_game, preset
+from pbem.engine.orders import next_card, read
+from pbem.gamelog import export as write_log
+from pbem.gamelog import replay_log
+from pbem.play import import_log, start, submit
+from pbem.store.games import export
+from pbem.store.models import Outbox, SeatOrder
+from tests.test_no_stall import HANDS
+
+STD = preset("standard")
+SEATS = ["a@x.test", "b@x.test", "c@x.test", "d@x.test"]
+
+
+@pytest.mark.parametrize("line, want", [
+    ("play QH then KH", [{"kind": "play", "card": "QH"}, {"kind": "play", "card": "KH"}]),
+    ("Q♥ then king of hearts then 2h", [{"kind": "play", "card": c} for c in ("QH", "KH", "2H")]),
+    ("lead AS next", [{"kind": "lead", "card": "AS"}]),
+    ("if hearts are led play 2H", [{"kind": "follow", "suit": "H", "card": "2H"}]),
+    ("If clubs led, play ten of clubs", [{"kind": "follow", "suit": "C", "card": "TC"}]),
+    ("follow low in clubs", [{"kind": "low", "suit": "C"}]),
+    ("play QH", None), ("bid 4", None), ("clear", None),
+])
+def test_each_form_is_read(line, want):
+    assert read(line) == want
+
+
+@pytest.mark.parametrize("line", ["lead ZZ next", "if wands are led play 2H",
+                                  "play QH then the moon"])
+def test_a_badly_written_order_is_an_error(line):
+    with pytest.raises(ValueError):
+        read(line)
+
+
+def position():
+    st = new_game(STD, 3)
+    deal(st, HANDS)
+    while st.phase == "bid":
+        seat = st.to_act()[0]
+        do(st, seat, {"type": "bid", "bid": (4, 3, 1, 1)[seat]})
+    return st  # seat 0 leads: its hearts AH..6H, its spades AS..JS (unbroken)
+
+
+def test_which_order_acts_and_which_cannot_be_kept():
+    st = position()
+    assert next_card(st, 1, [{"kind": "play", "card": "5H"}]) == (-1, None)  # not its turn
+    assert next_card(st, 0, [{"kind": "follow", "suit": "H", "card": "AH"},
+                             {"kind": "lead", "card": "KH"}]) == (1, "KH")
+    assert next_card(st, 0, [{"kind": "lead", "card": "AS"}]) == (0, None)  # spades unbroken
+    do(st, 0, "AH")
+    assert next_card(st, 1, [{"kind": "lead", "card": "5H"}]) == (-1, None)  # it follows
+    assert next_card(st, 1, [{"kind": "low", "suit": "H"}]) == (0, "2H")
+    assert next_card(st, 1, [{"kind": "follow", "suit": "D", "card": "5H"},
+                             {"kind": "play", "card": "4H"}]) == (1, "4H")
+
+
+# -- through the door ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def gid(store):
+    log = write_log(STD, [{"seq": 1, "type": "deal", "dealer": 3, "hands": HANDS}], SEATS,
+                    first_dealer=3)
+    gid = import_log(store, log)
+    start(store, gid)
+    for seat, bid in ((0, 4), (1, 3), (2, 1), (3, 1)):
+        submit(store, gid, seat, {"type": "bid", "bid": bid})
+    return gid
+
+
+def state(store, gid):
+    return replay_log(export(store, gid))
+
+
+def rows(store, gid):
+    with store.session() as s:
+        return list(s.exec(select(SeatOrder).where(SeatOrder.game_id == gid)
+                           .order_by(SeatOrder.id)).all())
+
+
+def test_an_order_plays_the_moment_its_suit_is_led(store, gid):
+    orders.give(store, gid, 1, "if hearts are led play 5H", state(store, gid))
+    result = submit(store, gid, 0, {"type": "play", "card": "AH"})
+    made = [ev for ev in result.events if ev.get("auto") == "order"]
+    assert made == [{"seq": made[0]["seq"], "type": "play", "seat": 1, "card": "5H",
+                     "auto": "order"}]
+    assert [r.state for r in rows(store, gid)] == ["done"]
+    assert state(store, gid).trick[:2] == [(0, "AH"), (1, "5H")]
+
+
+def test_plays_ahead_go_in_order_over_tricks(store, gid):
+    orders.give(store, gid, 0, "play KH then QH", state(store, gid))
+    from pbem.play import settle
+
+    settle(store, gid)  # it is seat 0's lead: the KH goes at once
+    st = state(store, gid)
+    assert st.trick == [(0, "KH")]
+    for seat, card in ((1, "2H"), (2, "2D"), (3, "2C")):
+        submit(store, gid, seat, {"type": "play", "card": card})
+    st = state(store, gid)  # seat 0 won and led again: the QH, by the order
+    assert st.tricks[-1][1] == 0 and st.trick == [(0, "QH")]
+    assert [r.state for r in rows(store, gid)] == ["done", "done"]
+
+
+def test_an_order_that_cannot_be_kept_is_dropped_and_its_player_told(store, gid):
+    orders.give(store, gid, 0, "lead AS next", state(store, gid))
+    from pbem.play import settle
+
+    settle(store, gid)  # spades are not broken: the lead cannot be the AS
+    assert [r.state for r in rows(store, gid)] == ["dropped"]
+    assert state(store, gid).trick == []  # nothing was played for seat 0
+    with store.session() as s:
+        [told] = s.exec(select(Outbox).where(Outbox.dedupe_key.startswith("order:"))).all()
+    assert told.to_addr == "a@x.test" and "lead AS next" in told.body_text
+
+
+def test_orders_are_refused_for_cards_not_held_and_beyond_a_hand(store, gid):
+    st = state(store, gid)
+    with pytest.raises(ValueError, match="not in your hand"):
+        orders.give(store, gid, 1, "lead AH next", st)
+    orders.give(store, gid, 2, "follow low in diamonds", st)
+    with pytest.raises(ValueError, match="at most 13"):
+        orders.give(store, gid, 2, "play " + " then ".join(st.hands[2]), st)
+    assert len(rows(store, gid)) == 1
+
+
+def test_a_standing_order_keeps_acting_until_the_hand_ends(store, gid):
+    orders.give(store, gid, 2, "follow low in hearts", state(store, gid))  # seat 2: void
+    orders.give(store, gid, 1, "follow low in hearts", state(store, gid))
+    submit(store, gid, 0, {"type": "play", "card": "AH"})
+    st = state(store, gid)
+    assert st.trick[1] == (1, "2H") and st.turn == 2  # seat 2 holds no heart: dropped
+    assert {(r.seat, r.state) for r in rows(store, gid)} == {(1, "pending"), (2, "dropped")}
+
+
+def test_orders_left_when_the_hand_ends_are_dropped_with_a_word(store, gid):
+    from pbem.engine import choose, view
+
+    orders.give(store, gid, 2, "lead 2D next", state(store, gid))  # seat 2 never leads here
+    for _ in range(60):
+        st = state(store, gid)
+        if st.hand_no == 1:
+            break
+        seat = st.to_act()[0]
+        submit(store, gid, seat, choose(view(st, seat), seed=st.seq, rules=st.rules),
+               expect_seq=st.seq)
+    assert [r.state for r in rows(store, gid)] == ["dropped"]
+    with store.session() as s:
+        [told] = s.exec(select(Outbox).where(Outbox.dedupe_key.startswith("order:"))).all()
+    assert told.to_addr == "c@x.test" and "its hand is over" in told.body_text
+
+
+# -- by mail ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def env(store, monkeypatch, tmp_path):
+    from mail_helpers import running
+
+    with running(store, monkeypatch, tmp_path) as e:
+        yield e
+
+
+def test_orders_by_mail_are_kept_listed_cleared_and_bad_ones_keep_nothing(env, gid):
+    from mail_helpers import headline, text
+
+    bob = env.address(gid, seat=1)
+    env.replies()
+    msg = env.mail(bob, "if hearts are led play 5H\nfollow low in clubs\norders",
+                   frm="b@x.test", mid="<o1@x.test>")
+    assert env.send(msg)[0] == 250
+    [answer] = env.replies()
+    body = text(answer)
+    assert "if hearts are led play 5H: 1 kept" in body
+    assert "orders: if hearts are led play 5H; follow low in clubs" in body
+    before = [(r.id, r.state) for r in rows(env.store, gid)]
+    bad = env.mail(bob, "lead ZZ next", frm="b@x.test", mid="<o2@x.test>")
+    assert env.send(bad)[0] == 250
+    assert "not done" in headline(env.replies()[0])
+    assert [(r.id, r.state) for r in rows(env.store, gid)] == before
+    clear = env.mail(bob, "clear orders", frm="b@x.test", mid="<o3@x.test>")
+    env.send(clear)
+    assert "2 dropped" in text(env.replies()[0])
+    assert {r.state for r in rows(env.store, gid)} == {"dropped"}
+
+
+def test_the_table_page_shows_and_edits_the_seats_own_orders_only(store, gid, tmp_path,
+                                                                     monkeypatch):
+    from tests.web_helpers import csrf, make_app, tokens
+
+    client = make_app(store, tmp_path, monkeypatch).test_client()
+    toks = tokens(store, gid)
+    token = csrf(client)
+    r = client.post(f"/t/{toks[1]}/orders", data={"csrf": token,
+                                                   "order": "if hearts are led play 5H"})
+    assert r.status_code == 200 and "1 kept" in r.text
+    assert "if hearts are led play 5H" in client.get(f"/t/{toks[1]}").text
+    for other in (0, 2, 3):  # the others never see it
+        assert "play 5H" not in client.get(f"/t/{toks[other]}").text
+    bad = client.post(f"/t/{toks[1]}/orders", data={"csrf": token, "order": "lead AH next"})
+    assert bad.status_code == 400 and "No order" in bad.text
+    assert len(rows(store, gid)) == 1
+    r = client.post(f"/t/{toks[1]}/orders", data={"csrf": token, "clear": "1"})
+    assert "1 orders dropped" in r.text and [x.state for x in rows(store, gid)] == ["dropped"]
