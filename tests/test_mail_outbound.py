@@ -3,8 +3,9 @@
 The system is made to send each kind through its own code: turn mails, news of a trick,
 the end of a game, answers to a seat's mail (done, refused, status, help, no command, a
 forged sender), answers at the account address, hand-overs, reminders, timeouts, a carer's
-links, extra time, the digest, the league's mails (organiser, entry, partner, join link,
-bye, season over), and the web's confirmation link for a new game and its invitation.
+links, extra time, a dropped order, the digest, the league's mails (organiser, entry,
+partner, join link, bye, season over), and the web's confirmation link for a new game and
+its invitation.
 Each is delivered into a Maildir as the outbox sends it (DKIM-signed), and the file is
 read back: it parses under `email.policy.default` without a defect; every line of the text
 part is at most 78 columns (a link longer than that stands alone on its line); the HTML
@@ -54,7 +55,7 @@ ONE_HAND = preset("standard").with_options(max_hands=1)
 # what each kind's outbox key starts with
 KINDS = {"turn", "news", "over", "reply", "handover", "remind", "timeout", "care", "extra",
          "digest", "league", "entry", "pbem.join", "bye", "season-over", "pbem.new-game",
-         "invite"}
+         "invite", "order"}
 LONE_LINK = re.compile(r"^\s*(https?://|mailto:)\S+$")
 TAG = re.compile(r"</?(p|body|span|strong|a|table|td|br)\b")
 WIDE = re.compile(r"(?:min-)?width\s*(?::|=)\s*[\"']?\s*(\d+)\s*(px)?", re.I)
@@ -196,6 +197,7 @@ def sent(store, monkeypatch, tmp_path):
         answer(env, gid, "help")
         answer(env, gid, "Hello there")  # no command
         answer(env, gid, "bid 3\nplay KH")  # done, then refused
+        answer(env, gid, "follow low in clubs")  # an order: dropped when the hand ends
         answer(env, gid, "bid 4", frm="mallory@example.org")  # forged: ann is warned
         answer(env, gid, "games", to=f"pbem@{env.domain}")  # the account address
         answer(env, gid, "notify digest", to=f"pbem@{env.domain}")
@@ -256,7 +258,7 @@ def test_game_mails_and_answers_to_a_seats_mail_have_both_parts(sent):
     domain, rows, box = sent
     answers = [r for r in rows if r.dedupe_key.startswith("reply:play+")
                and r.headers["In-Reply-To"] != thread_root(r.game_id, domain)]
-    assert len(answers) == 4  # status, help, no command, done and refused
+    assert len(answers) == 5  # status, help, no command, done and refused, an order
     for row in rows:
         if row.dedupe_key.split(":")[0] in {"turn", "news", "over"} or row in answers:
             msg = BytesParser(policy=policy.default).parsebytes(
