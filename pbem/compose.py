@@ -61,7 +61,7 @@ def game_mail(game_id: int, domain: str, headline: str, text: str, html: str | N
         head = str(Markup("\n<p><strong>{}</strong></p>").format(headline))
         html = _BODY.sub(lambda m: m.group(0) + head, html, count=1)
     return {"game_id": game_id, "subject": game_subject(game_id),
-            "body_text": f"{headline}\n\n{text}", "body_html": html,
+            "body_text": f"{headline}\n\n{text.lstrip()}", "body_html": html,
             "headers": {"In-Reply-To": root, "References": root}}
 
 
