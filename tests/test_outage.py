@@ -89,9 +89,8 @@ def page_status(url) -> int:
         return e.code
 
 
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)  # the proxy fronts it
 def test_serve_waits_out_a_lost_database_and_resumes(db_url, tmp_path):
-    if not db_url.startswith("postgresql"):
-        pytest.skip("the proxy stands in front of PostgreSQL")
     url = make_url(db_url)
     proxy = Proxy((url.host, url.port or 5432))
     via = url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
