@@ -28,7 +28,9 @@ def env(store, tmp_path, monkeypatch):
     monkeypatch.setenv("PBEM_MAIL_DOMAIN", "pbem.test")
     for name in ("PBEM_DKIM_KEY", "PBEM_MAILDIR"):
         monkeypatch.delenv(name, raising=False)
-    return make_app(store, tmp_path, monkeypatch).test_client(), tmp_path / "var" / "mail"
+    client = make_app(store, tmp_path, monkeypatch).test_client()
+    monkeypatch.setenv("PBEM_BASE_URL", "https://spades.example.org")  # RFC 8058 wants https
+    return client, tmp_path / "var" / "mail"
 
 
 def sent(store, maildir) -> list:
@@ -62,6 +64,14 @@ def test_every_mail_carries_our_name_a_known_zone_and_the_list_headers(store, en
     assert "<mailto:pbem@pbem.test?subject=turns%20daily>" in turn["List-Unsubscribe"]
     assert one_click(turn).startswith("/u/")
     assert turn["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+
+
+def test_a_site_on_plain_http_offers_no_one_click(store, env, monkeypatch):
+    client, maildir = env
+    monkeypatch.setenv("PBEM_BASE_URL", "http://127.0.0.1:5000")
+    ann_game(store)
+    [turn] = sent(store, maildir)
+    assert "/u/" in turn["List-Unsubscribe"] and turn["List-Unsubscribe-Post"] is None
 
 
 def test_one_click_stops_that_kind_of_mail_and_a_get_changes_nothing(store, env):

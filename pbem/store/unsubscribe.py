@@ -32,10 +32,12 @@ def headers(cfg, domain: str, to_addr: str, dedupe_key: str) -> dict:
     kind = kind_of(dedupe_key)
     pref, value, _ = stops(kind)
     token = Signer(secret_keys(cfg), UNSUBSCRIBE).dumps({"e": to_addr, "k": kind})
-    return {"List-Id": f"Spades by email <games.{domain}>",
-            "List-Unsubscribe": f"<{cfg.base_url}/u/{token}>, "
-                                f"<mailto:pbem@{domain}?subject={pref}%20{value}>",
-            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+    out = {"List-Id": f"Spades by email <games.{domain}>",
+           "List-Unsubscribe": f"<{cfg.base_url}/u/{token}>, "
+                               f"<mailto:pbem@{domain}?subject={pref}%20{value}>"}
+    if cfg.base_url.lower().startswith("https://"):  # RFC 8058: one-click is https only
+        out["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    return out
 
 
 def read(cfg, token: str) -> dict:
