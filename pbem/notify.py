@@ -10,7 +10,8 @@ from .store.games import mailable
 from .store.models import now as utcnow
 
 
-def mails(game, seats, players, st, events, before=None) -> list[dict]:
+def mails(game, seats, players, st, events, before=None, orders=None) -> list[dict]:
+    """`orders`: each seat's pending orders, as written (a turn mail lists its own)."""
     if not events:
         return []
     cfg = load()
@@ -21,7 +22,8 @@ def mails(game, seats, players, st, events, before=None) -> list[dict]:
     for seat in acting:
         player = players[humans[seat].player_id]
         if (player.prefs or {}).get("turns") != "daily":  # else: the daily list of moves
-            out.append(turn_mail(cfg, game, humans[seat], player, st, names))
+            out.append(turn_mail(cfg, game, humans[seat], player, st, names,
+                                 (orders or {}).get(seat)))
     if before is not None and st.phase != "over" and _news(st, before):
         for seat, x in humans.items():
             player = players[x.player_id]
@@ -104,7 +106,7 @@ def seat_names(seats, players) -> list[str]:
             for x in seats]
 
 
-def turn_mail(cfg, game, seat, player, st, names) -> dict:
+def turn_mail(cfg, game, seat, player, st, names, orders=None) -> dict:
     game_id = game.id
     v = compose.context(view(st, seat.seat), game_id, names)
     address = reply_address(cfg, seat)
@@ -112,9 +114,9 @@ def turn_mail(cfg, game, seat, player, st, names) -> dict:
     table_url = f"{cfg.base_url}/t/{seat.token}"
     due = due_time(game, player, utcnow()).strftime("%a %d %b %Y, %H:%M UTC")
     text = compose.render("turn.txt", v=v, names=names, moves=moves, table_url=table_url,
-                           due=due)
+                           due=due, orders=orders)
     html = compose.render("turn.html", v=v, names=names, moves=moves, table_url=table_url,
-                           due=due)
+                           due=due, orders=orders)
     row = mail_row(cfg, game_id, seat, player, f"turn:{game_id}:{seat.seat}:{st.seq}",
                    f"Game {game_id}: your turn (move {st.seq})", text, html)
     row["headers"]["Message-ID"] = compose.turn_message_id(game_id, seat.seat, st.seq,

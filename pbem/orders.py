@@ -43,6 +43,11 @@ class Pending:
                 return apply(st, seat, {"type": "play", "card": card, "auto": "order"})[0]
         return None
 
+    def texts(self) -> dict[int, list[str]]:
+        """Each seat's pending orders as its player wrote them."""
+        return {seat: list(dict.fromkeys(r.text for r in rows))
+                for seat, rows in self.rows.items() if rows}
+
     def expire(self, st) -> None:
         for mine in self.rows.values():
             for row in [r for r in mine if r.hand != st.hand_no or st.phase == "over"]:

@@ -174,12 +174,13 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
             raise Refused(str(e), st.snapshot()) from None
         n = len(events)
         players = players_of(s, seats)
-        events += _follow_up(s, st, game, seats, players)
+        orders = seat_orders.Pending(s, game, seats, players)
+        events += _follow_up(s, st, game, seats, players, orders)
         rows = [_row(game_id, ev, actor if i < n else _actor(ev), source, ref, i, n)
                 for i, ev in enumerate(events)]
         s.add_all(rows)
         s.flush()
-        season = _react(s, game, seats, players, st, events, before)
+        season = _react(s, game, seats, players, st, events, before, orders.texts())
         s.commit()
     store.keep(game_id, st)
     if season is not None:
@@ -187,11 +188,11 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
     return Result(game_id, st.snapshot(), events)  # a copy: the cache's own changes later
 
 
-def _react(s, game, seats, players, st, events, before) -> int | None:
+def _react(s, game, seats, players, st, events, before, orders) -> int | None:
     """What the move writes beside its events, in its transaction and in this order: the
     mails, the next deadlines, the game's status and, when a league game ends, its result.
     Returns that game's season (its round may be done), else None."""
-    for mail in notify.mails(game, seats, players, st, events, before):
+    for mail in notify.mails(game, seats, players, st, events, before, orders):
         s.add(Outbox(**mail))
     if events:
         deadlines.arm(s, game, st, seats, players, utcnow())
@@ -266,13 +267,12 @@ def _check_stale(s, st, game_id, seat, expect_seq):
                     f"{st.seq}): here is the table as it is now", st.snapshot())
 
 
-def _follow_up(s, st, game, seats, players) -> list[dict]:
+def _follow_up(s, st, game, seats, players, orders) -> list[dict]:
     """What happens without a human: reveal a finished deal's salt, deal, robots move, and
     the cards that play themselves for the players who let them (pbem.engine.auto)."""
     robots = {x.seat for x in seats if x.robot}
     autos = {x.seat: _auto_pref(players.get(x.player_id)) for x in seats if not x.robot}
     autos = {seat: how for seat, how in autos.items() if how != "off"}
-    orders = seat_orders.Pending(s, game, seats, players)
     events = []
     for _ in range(_MAX_FOLLOW):
         orders.expire(st)

@@ -210,3 +210,15 @@ def test_the_table_page_shows_and_edits_the_seats_own_orders_only(store, gid, tm
     assert len(rows(store, gid)) == 1
     r = client.post(f"/t/{toks[1]}/orders", data={"csrf": token, "clear": "1"})
     assert "1 orders dropped" in r.text and [x.state for x in rows(store, gid)] == ["dropped"]
+
+
+def test_the_turn_mail_lists_the_seats_own_pending_orders_and_no_one_elses(store, gid):
+    orders.give(store, gid, 1, "lead 5H next", state(store, gid))  # not while following
+    submit(store, gid, 0, {"type": "play", "card": "AH"})
+    with store.session() as s:
+        mails = s.exec(select(Outbox).where(Outbox.dedupe_key.startswith("turn:"))).all()
+    [mine] = [m for m in mails if m.to_addr == "b@x.test" and "lead 5H next" in m.body_text]
+    assert "lead 5H next" in mine.body_html
+    with store.session() as s:
+        others = s.exec(select(Outbox).where(Outbox.to_addr != "b@x.test")).all()
+    assert not any("5H next" in (m.body_text + (m.body_html or "")) for m in others)
