@@ -48,3 +48,16 @@ def store(db_url):
     from pbem.store.states import Store
 
     return Store(db_url)
+
+
+@pytest.fixture
+def app(store, tmp_path, monkeypatch):
+    """The web app on `store`, with settings of its own (tests.web_helpers.make_app)."""
+    from tests.web_helpers import make_app
+
+    return make_app(store, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()

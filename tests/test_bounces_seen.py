@@ -5,7 +5,6 @@ clock under time_machine."""
 
 from datetime import UTC, datetime, timedelta
 
-import pytest
 import time_machine
 from sqlmodel import select
 
@@ -18,17 +17,11 @@ from pbem.store import bounces
 from pbem.store.games import create_game
 from pbem.store.models import League, Move, Outbox, Player, Seat
 from tests.league_helpers import league
-from tests.web_helpers import make_app
 
 NOTE = "mail to this player bounces"
 HUMANS = ["ann@example.org", "bob@example.org", "cy@example.org", "di@example.org"]
 T0 = datetime(2026, 1, 5, 12, tzinfo=UTC)
 H = timedelta(hours=1)
-
-
-@pytest.fixture
-def client(store, tmp_path, monkeypatch):
-    return make_app(store, tmp_path, monkeypatch).test_client()
 
 
 def stop(store, email: str) -> None:

@@ -5,7 +5,6 @@ and do nothing once the game has moved on."""
 
 import re
 
-import pytest
 import time_machine
 from sqlmodel import select
 
@@ -15,16 +14,11 @@ from pbem.play import start
 from pbem.store.games import create_game, player_for
 from pbem.store.models import Deadline, Game, Move, Outbox
 from tests.test_clock import HUMANS, T0, move, state
-from tests.web_helpers import counts, csrf, make_app
+from tests.web_helpers import counts, csrf
 
 H = 3600
 WAIT = {"move_hours": 6, "remind_hours": [], "on_timeout": "wait"}
 BOSS = "boss@example.org"
-
-
-@pytest.fixture
-def client(store, tmp_path, monkeypatch):
-    return make_app(store, tmp_path, monkeypatch).test_client()
 
 
 def waiting_game(store, t, creator=BOSS) -> int:

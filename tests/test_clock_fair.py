@@ -162,13 +162,6 @@ def test_reminders_left_due_now_are_no_reminders_in_the_record(store):
 # -- the same attacks through the player's page ------------------------------------------------
 
 
-@pytest.fixture
-def client(store, tmp_path, monkeypatch):
-    from tests.web_helpers import make_app
-
-    return make_app(store, tmp_path, monkeypatch).test_client()
-
-
 def test_the_page_refuses_a_negative_vacation_and_self_given_time(store, client):
     from tests.web_helpers import csrf, tokens
 

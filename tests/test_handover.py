@@ -21,17 +21,11 @@ from tests.web_helpers import (
     game_state,
     humans_game,
     mail_links,
-    make_app,
     seats,
     tokens,
 )
 
 SUB = "sub@x.test"
-
-
-@pytest.fixture
-def client(store, tmp_path, monkeypatch):
-    return make_app(store, tmp_path, monkeypatch).test_client()
 
 
 def outbox_to(store, who: str) -> list[Outbox]:

@@ -6,7 +6,6 @@ import io
 import json
 import zipfile
 
-import pytest
 from click.testing import CliRunner
 
 from pbem.engine import choose, preset, view
@@ -17,14 +16,8 @@ from pbem.play import submit
 from pbem.store.games import export
 from pbem.store.models import League
 from tests.league_helpers import league, playing_games, state
-from tests.web_helpers import make_app
 
 TWO_HANDS = preset("standard").with_options(max_hands=2)
-
-
-@pytest.fixture
-def client(store, tmp_path, monkeypatch):
-    return make_app(store, tmp_path, monkeypatch).test_client()
 
 
 def moves(store, gid, n) -> None:

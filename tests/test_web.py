@@ -70,16 +70,6 @@ ROUTES = {
 }  # and test_docs_api_md_documents_every_endpoint for /api/
 
 
-@pytest.fixture
-def app(store, tmp_path, monkeypatch):
-    return make_app(store, tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
-
-
 def test_every_route_is_tested(app):
     rules = {r.rule for r in app.url_map.iter_rules() if r.endpoint != "static"}
     assert rules == set(ROUTES)

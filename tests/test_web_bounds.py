@@ -37,16 +37,6 @@ MAX_ID = 2**31 - 1  # PostgreSQL's integer
 PHISH = "your account is suspended. log in at http://evil.example/login @x.test"
 
 
-@pytest.fixture
-def app(store, tmp_path, monkeypatch):
-    return make_app(store, tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
-
-
 def database(store) -> dict:
     """Every row of every table: what a refused request must leave exactly as it was."""
     with store.session() as s:

@@ -35,19 +35,9 @@ from tests.league_helpers import (
     snapshot,
 )
 from tests.test_web_crawl import html_cards, json_cards
-from tests.web_helpers import BASE, Forms, confirmation_links, counts, csrf, make_app
+from tests.web_helpers import BASE, Forms, confirmation_links, counts, csrf
 
 ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-
-
-@pytest.fixture
-def app(store, tmp_path, monkeypatch):
-    return make_app(store, tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
 
 
 # -- helpers ---------------------------------------------------------------------------------
