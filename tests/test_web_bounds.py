@@ -7,6 +7,7 @@ sent on as a Referer."""
 import html
 import mailbox
 import re
+import urllib.request
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -35,6 +36,14 @@ CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
        "form-action 'self'; frame-ancestors 'none'")
 MAX_ID = 2**31 - 1  # PostgreSQL's integer
 PHISH = "your account is suspended. log in at http://evil.example/login @x.test"
+
+
+def answers(site: str) -> bool:
+    """Does the server at `site` serve its home page yet?"""
+    try:
+        return urllib.request.urlopen(site + "/", timeout=5).status == 200
+    except OSError:
+        return False
 
 
 def database(store) -> dict:
@@ -489,7 +498,6 @@ def test_pbem_serve_masks_keys_in_its_access_log_and_refuses_a_huge_body(store, 
     import sys
     import time
     import urllib.error
-    import urllib.request
 
     from tests.test_serve import free_port, wait_for
 
@@ -503,12 +511,7 @@ def test_pbem_serve_masks_keys_in_its_access_log_and_refuses_a_huge_body(store, 
                               text=True)
     site = f"http://127.0.0.1:{port}"
     try:
-        def up():
-            try:
-                return urllib.request.urlopen(site + "/", timeout=5).status == 200
-            except OSError:
-                return False
-        wait_for(up)
+        wait_for(lambda: answers(site))
         for path in (f"/t/{tok}", f"/api/t/{tok}", f"/g/{gid}/created?token={tok}",
                      "/m/secretmovelink.abc", "/j/confirm/secretjoinlink",
                      "/l/new/confirm/secretleaguelink"):
@@ -545,7 +548,6 @@ def test_gunicorn_with_the_masked_logger_writes_no_key(store, db_url, tmp_path):
     import signal
     import subprocess
     import sys
-    import urllib.request
     from pathlib import Path
 
     from tests.test_serve import free_port, wait_for
@@ -564,12 +566,7 @@ def test_gunicorn_with_the_masked_logger_writes_no_key(store, db_url, tmp_path):
         stderr=subprocess.STDOUT, text=True)
     site = f"http://127.0.0.1:{port}"
     try:
-        def up():
-            try:
-                return urllib.request.urlopen(site + "/", timeout=5).status == 200
-            except OSError:
-                return False
-        wait_for(up)
+        wait_for(lambda: answers(site))
         for path in (f"/t/{tok}", f"/g/{gid}/created?token={tok}&x=1"):
             req = urllib.request.Request(site + path, headers={"Referer": f"{site}/t/{tok}"})
             urllib.request.urlopen(req, timeout=10)
