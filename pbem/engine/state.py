@@ -13,7 +13,7 @@ from .commitment import deal_digest
 from .errors import IllegalAction
 from .rules import NILS, Rules
 from .scoring import end_of_game, score_hand
-from .tricks import playable_cards, spades_closed, table_for
+from .tricks import breaks_spades, playable_cards, spades_closed, table_for
 
 
 class State:
@@ -523,7 +523,7 @@ def step_play(st: State, ev):
     st.hands[seat].remove(card)
     st.trick.append((seat, card))
     st.must_lead = None
-    if st.table.suit[card] == "S":
+    if breaks_spades(st.table, st.trick):
         st.broken = True
     if len(st.trick) < st.n:
         st.turn = (seat + 1) % st.n
