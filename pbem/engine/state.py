@@ -250,9 +250,24 @@ def check_deal(st: State, ev):
         _need(not any(hands) and not out, "with the draw phase the cards start in the stock")
     else:
         _need(not stock, "this game has no stock")
-        _need(all(len(h) == r.hand_size for h in hands), f"each hand has {r.hand_size} cards")
+        for seat, h in enumerate(hands):
+            _need(len(h) == r.hand_size, f"seat {seat}'s hand has {len(h)} cards, not "
+                  f"{r.hand_size}")
     every = [c for h in hands for c in h] + stock + out
-    _need(sorted(every) == st.table.sorted_deck, "the deal is not exactly the deck")
+    _need(all(isinstance(c, str) for c in every), "a deal lists cards as strings (e.g. \"QH\")")
+    _need(sorted(every) == st.table.sorted_deck, _deck_mismatch(every, st.table.sorted_deck))
+
+
+def _deck_mismatch(cards, deck) -> str:
+    """Which cards make a deal differ from the deck: "the deal is not exactly the deck: 5H
+    once too often, AS missing"."""
+    have, want = Counter(cards), Counter(deck)
+    extra = sorted((have - want).elements())
+    missing = sorted((want - have).elements())
+    said = [f"{c} once too often" for c in extra[:5]] + [f"{c} missing" for c in missing[:5]]
+    more = len(extra) + len(missing) - len(said)
+    return "the deal is not exactly the deck: " + ", ".join(said) + (
+        f" and {more} more" if more > 0 else "")
 
 
 def step_deal(st: State, ev):
