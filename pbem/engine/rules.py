@@ -49,6 +49,7 @@ class Rules:
     nil: bool = True  # B2
     blind_nil: bool = True  # B3
     blind_nil_behind: int = 100  # B3: blind nil only when the side trails by this much
+    blind_side_unseen: bool = False  # B3: blind bids only while neither partner has looked
     blind_min: int = 0  # B6: blind bids of at least this many; 0 means none
     blind_behind: int = 0  # B6: blind bids only when the side trails by this much
     blind_lost: str = "double"  # B6: a lost blind bid costs "double" or "single"
@@ -239,7 +240,7 @@ def _check(r: Rules) -> None:
     if r.partnerships and r.players not in (4, 6):
         bad("partnerships need 4 or 6 players")
     if not r.partnerships:
-        for key in ("pass_to_partner", "side_min", "double_nil_exchange"):
+        for key in ("pass_to_partner", "side_min", "double_nil_exchange", "blind_side_unseen"):
             if getattr(r, key):
                 bad(f"option {key!r} needs partnerships")
         if r.bidding == "side" or r.bid_order == "side" or r.double_nil:
@@ -288,7 +289,8 @@ def _sides(r: Rules) -> tuple[tuple[int, ...], ...]:
 
 _TOURNAMENT = dict(
     jokers=True, remove=("2H", "2D"), top_trumps=("BJ", "LJ", "2S"),
-    bid_order="side", side_min=4, blind_nil_exchange=0, misdeal=("no_faces", "no_spades"),
+    bid_order="side", side_min=4, blind_nil_exchange=0, blind_side_unseen=True,
+    misdeal=("no_faces", "no_spades"),
     misdeal_before="bidding", nil_fail="nothing",
 )
 

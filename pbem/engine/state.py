@@ -162,7 +162,7 @@ class State:
         r = self.rules
         side = self.side_of[seat]
         unlooked = not self.looked[seat]
-        if r.bidding == "side":
+        if r.bidding == "side" or r.blind_side_unseen:
             unlooked = not any(self.looked[s] for s in self.sides[side])
         behind = self.behind(side) if unlooked else 0
         blind_nil = r.blind_nil and unlooked and behind >= r.blind_nil_behind
@@ -354,7 +354,17 @@ def check_look(st: State, ev):
 
 
 def step_look(st: State, ev):
-    st.looked[ev["seat"]] = True
+    _seen(st, ev["seat"])
+
+
+def _seen(st: State, seat: int):
+    """`seat` has seen its cards. Where a side bids blind only while neither partner has
+    looked (side bidding, blind_side_unseen), its partners may no longer bid blind: they see
+    theirs too, with no round trip to ask for a look."""
+    st.looked[seat] = True
+    if st.rules.bidding == "side" or st.rules.blind_side_unseen:
+        for s in st.sides[st.side_of[seat]]:
+            st.looked[s] = True
 
 
 def check_bid(st: State, ev):
@@ -383,10 +393,8 @@ def step_bid(st: State, ev):
     seat, r = ev["seat"], st.rules
     st.bids[seat] = ev["bid"]
     st.blind[seat] = bool(ev.get("blind")) or ev["bid"] == "blind nil"
-    st.looked[seat] = True
+    _seen(st, seat)
     if r.bidding == "side":
-        for s in st.sides[st.side_of[seat]]:
-            st.looked[s] = True
         if st.blind[seat] and r.blind_come_out and ev["bid"] < 10:
             st.comeout_side = st.side_of[seat]
             return
