@@ -13,7 +13,8 @@ from .cards import JOKERS, SUITS, all_cards, is_card
 from .errors import RulesError
 
 NILS = ("nil", "blind nil")  # the bids that promise no trick
-NIL_FAIL_MODES = ("bags", "help", "set_partner", "nothing")  # S4, S4a, S4b, S4c
+# S4, S4a, S4b, S4c; "bags_unless_set": bags, but scoring no point when the side is set
+NIL_FAIL_MODES = ("bags", "help", "set_partner", "nothing", "bags_unless_set")
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,8 @@ class Rules:
     overtrick_points: int = 1  # S1; S3: -1, 0, or -10 a bag
     bag_limit: int = 10  # S2; 0: no penalty (S3)
     bag_penalty: int = 100  # S2
-    bag_overflow: str = "carry"  # S2 "carry" the surplus, or "reset" the count to zero
+    bag_overflow: str = "carry"  # S2 "carry" the surplus, "reset" the count to zero, or
+    # "carry_once": at most one penalty a hand, the surplus carried
     bags_in_score: bool = False  # S3 "kept apart": the units digit of the score counts bags
     set_by_shortfall: bool = False  # S3: a set costs 10 a missing trick, not 10 a trick bid
     twice_bid_loses: bool = False  # S3: taking twice the bid loses the bid
@@ -177,7 +179,7 @@ _CHOICES = {
     "first_lead": ("left", "dealer", "low_club"),
     "spade_lead": ("broken", "any", "after3"),
     "contract": ("standard", "cutthroat", "nyc"),
-    "bag_overflow": ("carry", "reset"),
+    "bag_overflow": ("carry", "reset", "carry_once"),
     "nil_fail": NIL_FAIL_MODES,
 }
 MISDEAL_TESTS = ("no_spades", "one_spade", "no_faces", "long_suit")
