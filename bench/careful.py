@@ -3,7 +3,8 @@ real order language (pbem.engine.orders) and decided on that seat's view alone.
 
 Only orders whose card is clearly right whatever the others hold:
   follow low in clubs    every club I hold is below every club still out: when another
-                         seat leads clubs I cannot win, so my lowest goes (standing)
+                         seat leads clubs I cannot win, so my lowest goes (standing; not
+                         with auto equal, which plays the same card already)
   play KS then QS        I lead next for sure and hold the top trumps still out: each wins,
   lead AH next           so I keep the lead; the run ends with the one top card of a side
                          suit (it may be trumped, so nothing is ordered after it)
@@ -15,8 +16,10 @@ from pbem.engine.rules import NILS
 from pbem.engine.tricks import table_for
 
 
-def careful_lines(v: dict, rules) -> list[str]:
-    """Order lines for the seat whose view `v` is (after its own card of this mail)."""
+def careful_lines(v: dict, rules, equal: bool = False) -> list[str]:
+    """Order lines for the seat whose view `v` is (after its own card of this mail).
+    `equal`: the seat lets touching cards play themselves (auto equal), and those already
+    play what `follow low` would: no card still out lies between its cards of the suit."""
     seat, hand = v["seat"], v["hand"] or []
     if v["phase"] != "play" or not hand or _nil_on_side(v, rules, seat):
         return []
@@ -25,7 +28,7 @@ def careful_lines(v: dict, rules) -> list[str]:
         | {x["card"] for x in v["trick"]}
     out = [c for c in table.deck if c not in seen]
     lines = [f"follow low in {SUIT_NAMES[s]}" for s in SUITS
-             if _cannot_win(table, hand, out, s)]
+             if not equal and _cannot_win(table, hand, out, s)]
     run = _run(v, table, hand, out) if _leads_next(v, table, out) else []
     if len(run) == 1:
         lines.append(f"lead {run[0]} next")
