@@ -6,9 +6,13 @@ Only orders whose card is clearly right whatever the others hold:
                          seat leads clubs I cannot win, so my lowest goes (standing; not
                          with auto equal, which plays the same card already)
   play KS then QS        I lead next for sure and hold the top trumps still out: each wins,
-  lead AH next           so I keep the lead; the run ends with the one top card of a side
+  then AH                so I keep the lead; the run ends with the one top card of a side
                          suit (it may be trumped, so nothing is ordered after it)
-No orders while a nil is bid on my side: each card matters there.
+  lead AH next           not sure to lead next: the top card still out of a suit, when I
+                         hold another card of it (a lone top card would go when the suit
+                         is led to me)
+No orders while a nil is bid on my side: each card matters there. The player restates
+them with each answer (`clear orders`, then these lines), so they follow what it sees.
 """
 
 from pbem.engine.cards import SUIT_NAMES, SUITS
@@ -29,7 +33,9 @@ def careful_lines(v: dict, rules, equal: bool = False) -> list[str]:
     out = [c for c in table.deck if c not in seen]
     lines = [f"follow low in {SUIT_NAMES[s]}" for s in SUITS
              if not equal and _cannot_win(table, hand, out, s)]
-    run = _run(v, table, hand, out) if _leads_next(v, table, out) else []
+    run = _run(v, table, hand, out)
+    if not _leads_next(v, table, out):
+        run = [c for c in run[:1] if sum(table.suit[x] == table.suit[c] for x in hand) > 1]
     if len(run) == 1:
         lines.append(f"lead {run[0]} next")
     elif run:

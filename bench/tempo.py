@@ -127,18 +127,19 @@ class Careful:
         return False
 
     def answer(self, st, seat) -> None:
-        """After `seat` answered a mail: the orders its careful player adds."""
+        """After `seat` answered a mail: its careful player's orders, restated (`clear
+        orders` first: no mail), each checked as pbem.orders.give checks it."""
         if st.phase != "play":
             return  # pbem.orders.give: orders are for the play of a hand
-        mine = self.pending[seat]
+        mine, kept = self.pending[seat], []
         for line in careful_lines(view(st, seat), st.rules, self.equal):
             orders = [dict(o, hand=st.hand_no) for o in read(line)]
-            if any(o in mine for o in orders) or len(mine) + len(orders) > MAX_ORDERS:
-                continue
             if any(o.get("card") and o["card"] not in st.hands[seat] for o in orders):
                 raise AssertionError(f"careful order {line!r}: a card not in the hand")
-            mine += orders
-            self.tally.given += len(orders)
+            if len(kept) + len(orders) <= MAX_ORDERS:
+                kept += orders
+        self.tally.given += sum(o not in mine for o in kept)
+        mine[:] = kept
 
 
 def tally_game(seed, rules=None) -> tuple[dict[str, Tally], int]:

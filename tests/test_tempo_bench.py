@@ -42,20 +42,21 @@ def test_one_card_a_mail_hears_of_every_trick(games):
         assert tallies[tempo.ORDERS].news < tallies[tempo.ONE].news
 
 
-def _position():
+def _position(bids=(4, 3, 1, 1)):
     """HANDS: seat 0 AS-JS and AH-6H, seat 1 TS-2S and 5H-2H, seat 2 diamonds, seat 3
     clubs; seat 0 leads."""
     st = new_game(STD, 3)
     deal(st, HANDS)
     for seat in (0, 1, 2, 3):
-        do(st, seat, {"type": "bid", "bid": (4, 3, 1, 1)[seat]})
+        do(st, seat, {"type": "bid", "bid": bids[seat]})
     return st
 
 
 def test_the_careful_player_orders_only_what_it_cannot_lose():
     st = _position()
     do(st, 0, "AH")
-    assert careful_lines(view(st, 0), STD, equal=True) == []  # AH may yet be trumped
+    # AH may yet be trumped (so no run), but KH is now the top heart and not alone
+    assert careful_lines(view(st, 0), STD, equal=True) == ["lead KH next"]
     do(st, 1, "5H")
     # seat 1's hearts and spades are all below every one still out: it cannot win them
     assert careful_lines(view(st, 1), STD) == ["follow low in spades", "follow low in hearts"]
@@ -63,6 +64,14 @@ def test_the_careful_player_orders_only_what_it_cannot_lose():
     do(st, 2, "2D")
     do(st, 3, "2C")
     assert careful_lines(view(st, 0), STD, equal=True) == ["lead KH next"]  # spades closed
+
+
+def test_no_orders_on_a_side_with_a_nil():
+    st = _position((4, 3, 1, "nil"))
+    do(st, 0, "AH")
+    do(st, 1, "5H")
+    assert careful_lines(view(st, 1), STD) == []  # its partner, seat 3, bid nil
+    assert careful_lines(view(st, 0), STD) == ["lead KH next"]
 
 
 def test_a_run_of_top_trumps_ends_with_the_side_suit_top_card():
