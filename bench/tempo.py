@@ -16,8 +16,10 @@ those cards needed a person:
                            gives (bench/careful.py), applied by the server's own functions
                            (pbem.engine.orders.next_card, then pbem.engine.auto.auto_card)
   forced + equal + orders  both
-An order that would play another card than the robot's is counted as overruled and its
-turn as a decision (a mail the product would have saved: the figures are a floor).
+The careful player restates its orders with each answer (`clear orders`, then the lines,
+above its card so they are in place when it is played; after a bid only once the bids are
+in). An order that would play another card than the robot's is counted as overruled and
+its turn as a decision (a mail the product would have saved: the figures are a floor).
 
 Mails: a turn mail per decision; with the default `notify every turn` a mail to each
 player not to act whenever a move ended a trick or a hand (pbem.notify); with `notify
