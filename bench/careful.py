@@ -1,7 +1,7 @@
 """The orders a careful player gives when answering a mail (bench/tempo.py), written in the
 real order language (pbem.engine.orders) and decided on that seat's view alone.
 
-Only orders whose card is clearly right whatever the others hold:
+Three kinds, each where the player's own view shows the card is safe:
   follow low in clubs    every club I hold is below every club still out: when another
                          seat leads clubs I cannot win, so my lowest goes (standing; not
                          with auto equal, which plays the same card already)
@@ -10,7 +10,8 @@ Only orders whose card is clearly right whatever the others hold:
                          suit (it may be trumped, so nothing is ordered after it)
   lead AH next           not sure to lead next: the top card still out of a suit, when I
                          hold another card of it (a lone top card would go when the suit
-                         is led to me)
+                         is led to me). Which top card to cash is a choice: where the
+                         robot leads another, bench/tempo.py counts the order overruled
 No orders while a nil is bid on my side: each card matters there. The player restates
 them with each answer (`clear orders`, then these lines), so they follow what it sees.
 """
