@@ -10,7 +10,7 @@
   var FAST = 3000, HIDDEN = 30000, MAX_WAIT = 60000, IDLE = 30 * 60 * 1000;
   var tag = box.getAttribute("data-etag"), url = box.getAttribute("data-seq-url");
   var table = box.getAttribute("data-table-url");
-  var wait = FAST, last = Date.now(), timer = null;
+  var wait = FAST, last = Date.now(), timer = null, asking = false;
 
   function busy() {  // a form half filled in must not be lost to a reload
     var a = document.activeElement;
@@ -31,15 +31,18 @@
 
   function poll() {
     timer = null;
+    if (asking) { return; }  // one question at a time
     if (Date.now() - last > IDLE) { say("No longer following the game: refresh to see it."); return; }
+    asking = true;
     fetch(url, {headers: {"If-None-Match": tag}, cache: "no-store", credentials: "same-origin"})
       .then(function (r) {
+        asking = false;
         if (r.status === 304) { wait = FAST; schedule(); return; }
         if (!r.ok) { throw new Error(String(r.status)); }
         if (r.headers.get("ETag") && r.headers.get("ETag") !== tag) { moved(); return; }
         wait = FAST; schedule();
       })
-      .catch(function () { wait = Math.min(MAX_WAIT, wait * 2); schedule(); });
+      .catch(function () { asking = false; wait = Math.min(MAX_WAIT, wait * 2); schedule(); });
   }
 
   function schedule(ms) {
@@ -47,7 +50,7 @@
     timer = setTimeout(poll, ms || (document.hidden ? Math.max(HIDDEN, wait) : wait));
   }
 
-  function awake() { last = Date.now(); if (!timer) { poll(); } }
+  function awake() { last = Date.now(); if (!timer && !asking) { poll(); } }
   document.addEventListener("visibilitychange", function () {
     if (!document.hidden) { last = Date.now(); schedule(100); }
   });
