@@ -14,7 +14,7 @@ from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, start_vacation
 from . import data
 from .signin import signed_in
-from .tables import _left
+from .tables import time_left
 from .view import side_labels
 
 bp = Blueprint("home", __name__)
@@ -83,7 +83,7 @@ def _game(seat: Seat, player: Player, now) -> dict | None:
 
 def _due_text(player, due, now) -> str:
     when = prefs.local(player, due).strftime("%a %d %b %H:%M")
-    return f"{when} {prefs.get(player, 'zone')} ({_left(due - now)} left)"
+    return f"{when} {prefs.get(player, 'zone')} ({time_left(due - now)} left)"
 
 
 def _form(player) -> dict:

@@ -24,7 +24,7 @@ def render_table(token, seat, notice=None, error=None, status=200):
     links = move_links(t, seat.seat, v)
     pass_count = next((a["count"] for a in v["legal"] if a["type"] == "pass"), 0)
     now = utcnow()
-    due = {s: (d, _left(d - now)) for s, d in due_for(data.store(), t.game.id,
+    due = {s: (d, time_left(d - now)) for s, d in due_for(data.store(), t.game.id,
                                                           t.state.seq).items()}
     mine = record(data.store(), seat.player_id) if seat.player_id else None
     prefs, joined = _prefs(seat.player_id)
@@ -38,7 +38,7 @@ def render_table(token, seat, notice=None, error=None, status=200):
                            **pad_context(t)), status  # pad_context brings t
 
 
-def _left(delta) -> str:
+def time_left(delta) -> str:
     hours = max(0, int(delta.total_seconds() // 3600))
     return f"{hours // 24} days {hours % 24} hours" if hours >= 24 else f"{hours} hours"
 
