@@ -90,7 +90,7 @@ def your_moves(store, player_id: int) -> list[str]:
     lines = []
     for seat, game, st in states:
         if seat.seat in st.to_act():
-            due = due_for(store, game.id, st.seq).get(seat.seat)
+            due = due_for(store, game.id, st.move_seq).get(seat.seat)
             when = f", due {due.strftime('%a %d %b %H:%M UTC')}" if due else ""
             lines.append(f"Game {game.id}{where.get(game.id, '')}{when}: {base}/t/{seat.token}")
     return lines

@@ -7,6 +7,7 @@ the state). `advance` does both: replaying a log is advancing through its events
 import copy
 from collections import Counter
 
+from . import acts
 from .cards import FACES
 from .claims import claim_holds
 from .commitment import deal_digest
@@ -44,6 +45,10 @@ class State:
         self.reveals: dict[int, str] = {}  # deal seq -> salt, once revealed
         self.revealed_deal: dict | None = None  # the latest revealed deal, cards and salt
         self._checked: dict | None = None  # the last event `check` passed, at this seq
+        self.move_seq = 0  # the last event that was not talk or an offer (acts.QUIET)
+        self.last_moved = [0] * self.n  # each seat's last own event but talk and offers
+        self.talk: list[dict] = []  # the latest `say` events (acts.TALK_KEEP)
+        self.undo_point: tuple | None = None  # (seat, seq, what its step changed): acts.py
         self._clear_hand()
 
     def _clear_hand(self):
@@ -73,6 +78,7 @@ class State:
         self.must_lead: str | None = None
         self.claimed_by: int | None = None
         self.unbid = False
+        self.offers: set[int] = set()  # seats that offered to resign this hand (concede)
 
     def snapshot(self) -> "State":
         """An independent copy (the rules and card table are shared: they never change)."""
@@ -632,6 +638,9 @@ EVENTS = {
     "reveal": (check_reveal, step_reveal),
     "resign": (check_resign, step_resign),
     "substitute": (check_substitute, step_substitute),
+    "say": (acts.check_say, acts.step_say),
+    "concede": (acts.check_concede, acts.step_concede),
+    "undo": (acts.check_undo, acts.step_undo),
 }
 
 
@@ -654,5 +663,13 @@ def check(st: State, ev: dict) -> None:
 def advance(st: State, ev: dict) -> None:
     """Check `ev` and apply it to `st`."""
     check(st, ev)
-    EVENTS[ev["type"]][1](st, ev)
+    kind, hand_no = ev["type"], st.hand_no
+    acts.remember(st, ev)
+    EVENTS[kind][1](st, ev)
+    acts.forget_if_hand_ended(st, hand_no)
     st.seq += 1
+    if kind not in acts.QUIET:
+        st.move_seq = st.seq
+        seat = ev.get("seat")
+        if seat.__class__ is int and kind != "substitute":
+            st.last_moved[seat] = st.seq
