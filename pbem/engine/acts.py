@@ -106,7 +106,8 @@ def remember(st, ev):
     if kind == "play":
         saved["hand"] = list(st.hands[ev["seat"]])
         saved["tricks"] = len(st.tricks)
-    st.undo_point = (ev["seat"], ev["seq"], saved)
+    st.undo_point = (ev["seat"], ev["seq"], saved, {k: ev[k] for k in ("type", "card", "bid",
+                                                                          "blind") if k in ev})
 
 
 def forget_if_hand_ended(st, hand_no: int):
@@ -124,13 +125,18 @@ def undo_target(st, seat: int) -> int | None:
     return point[1] if point and point[0] == seat else None
 
 
+def undoable(st, seat: int) -> dict | None:
+    """The move `seat` may take back now ({"seq", "type", "card" or "bid"}), if any."""
+    point = st.undo_point
+    return dict(point[3], seq=point[1]) if point and point[0] == seat else None
+
+
 def check_undo(st, ev):
     seat = _seat(st, ev)
     point = st.undo_point
-    _need(point is not None, "there is no move to take back: only your last bid or card, "
-          "before anyone else acts (not a card that ended the hand, a claim or an automatic "
-          "card)")
-    _need(point[0] == seat, "you can only take back your own move")
+    _need(point is not None and point[0] == seat, "there is no move of yours to take back: "
+          "only your own last bid or card, before anyone else acts (not a card that ended "
+          "the hand, a claim or a card played for you)")
     _need(ev.get("undo") == point[1], f"the move you may take back is move {point[1]}")
 
 

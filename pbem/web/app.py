@@ -18,6 +18,7 @@ from . import (
     newgame,
     newleague,
     pages,
+    table_acts,
     tables,
     unsubscribe,
 )
@@ -36,7 +37,7 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     app.before_request(_check_csrf)
     app.jinja_env.globals["csrf_token"] = csrf_token
     for bp in (pages.bp, newgame.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp,
-               leagues.bp, newleague.bp, league_api.bp):
+               leagues.bp, newleague.bp, league_api.bp, table_acts.bp):
         app.register_blueprint(bp)
     return app
 
