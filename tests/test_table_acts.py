@@ -11,7 +11,7 @@ from sqlmodel import select
 from web_helpers import game_state, humans_game
 
 from pbem.engine import IllegalAction, apply, choose, new_game, preset, replay, score_pad, view
-from pbem.engine.acts import TALK_MAX, TALK_KEEP
+from pbem.engine.acts import TALK_KEEP, TALK_MAX
 from pbem.gamelog import make_header, replay_log, write_log
 from pbem.play import TALK_PER_HOUR, Refused, Stale, submit
 from pbem.store.models import Deadline, Move, Outbox
