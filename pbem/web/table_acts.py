@@ -4,13 +4,13 @@ guard; resigning asks to confirm first, so one stray click gives nothing up."""
 
 from flask import Blueprint, abort, render_template, request
 
-from ..engine.acts import TALK_MAX
+from ..engine.acts import TALK_MAX, clean_talk
 from ..play import Refused, submit
 from . import data
 from .tables import render_table
 
 bp = Blueprint("acts", __name__)
-_MAX_FORM_TEXT = 4 * TALK_MAX  # longer than this is not read at all (the engine says why)
+_MAX_FORM_TEXT = 4 * TALK_MAX  # the rest of a longer text is not even read
 
 
 def _seat(token):
@@ -33,10 +33,11 @@ def _do(token, seat, action, done: str):
 @bp.post("/t/<token>/say")
 def say(token):
     seat = _seat(token)
-    text = request.form.get("text", "")
-    if len(text) > _MAX_FORM_TEXT:
-        return render_table(token, seat, error=f"Not said: at most {TALK_MAX} characters.",
-                            status=400)
+    text = clean_talk(request.form.get("text", "")[:_MAX_FORM_TEXT + 1])
+    if not text or len(text) > TALK_MAX:
+        return render_table(token, seat, status=400, error="Not said: write something, at "
+                            f"most {TALK_MAX} characters" + (f" (this was {len(text)})" if
+                                                            text else "") + ".")
     return _do(token, seat, {"type": "say", "text": text}, "Said.")
 
 
