@@ -7,7 +7,17 @@ the state). `advance` does both: replaying a log is advancing through its events
 import copy
 from collections import Counter
 
-from . import acts
+from .acts import (
+    QUIET,
+    check_concede,
+    check_say,
+    check_undo,
+    forget_if_hand_ended,
+    remember,
+    step_concede,
+    step_say,
+    step_undo,
+)
 from .cards import FACES
 from .claims import claim_holds
 from .commitment import deal_digest
@@ -638,9 +648,9 @@ EVENTS = {
     "reveal": (check_reveal, step_reveal),
     "resign": (check_resign, step_resign),
     "substitute": (check_substitute, step_substitute),
-    "say": (acts.check_say, acts.step_say),
-    "concede": (acts.check_concede, acts.step_concede),
-    "undo": (acts.check_undo, acts.step_undo),
+    "say": (check_say, step_say),
+    "concede": (check_concede, step_concede),
+    "undo": (check_undo, step_undo),
 }
 
 
@@ -664,11 +674,11 @@ def advance(st: State, ev: dict) -> None:
     """Check `ev` and apply it to `st`."""
     check(st, ev)
     kind, hand_no = ev["type"], st.hand_no
-    acts.remember(st, ev)
+    remember(st, ev)
     EVENTS[kind][1](st, ev)
-    acts.forget_if_hand_ended(st, hand_no)
+    forget_if_hand_ended(st, hand_no)
     st.seq += 1
-    if kind not in acts.QUIET:
+    if kind not in QUIET:
         st.move_seq = st.seq
         seat = ev.get("seat")
         if seat.__class__ is int and kind != "substitute":
