@@ -6,7 +6,7 @@ import random
 from datetime import timedelta
 
 import pytest
-from helpers import bid_round, deal, do, play_out
+from helpers import bid_round, deal, do, fixed_hands, play_out, top_trumps
 from sqlmodel import select
 from web_helpers import game_state, humans_game
 
@@ -301,3 +301,24 @@ def test_a_robot_partner_agrees_to_resign(store):
     assert st.phase == "over" and st.resigned == 2 and st.winner == 1
     with pytest.raises(Refused, match="the game is over"):
         submit(store, gid, 0, {"type": "say", "text": "gg"})
+
+
+def test_a_claim_cannot_be_taken_back():
+    st = new_game(preset("standard"))
+    deal(st, fixed_hands(st.rules, {1: top_trumps(st.rules)}))
+    bid_round(st)
+    assert st.turn == 1
+    do(st, 1, {"type": "claim"})
+    assert st.phase == "deal"
+    refused(st, 1, {"type": "undo"}, "no move of yours")
+
+
+def test_no_undo_once_a_robot_has_acted(store):
+    from mail_helpers import game as robots_game
+
+    gid = robots_game(store)  # ann in seat 0, robots beside her: they act at once
+    st = game_state(store, gid)
+    submit(store, gid, 0, {"type": "bid", "bid": 3}, expect_seq=st.seq)
+    assert game_state(store, gid).seq > st.seq + 1  # the robots moved on
+    with pytest.raises(Refused, match="no move of yours"):
+        submit(store, gid, 0, {"type": "undo"})
