@@ -428,8 +428,24 @@ def test_account_commands(env, playing):
     assert any(f"game {gid} (standard), seat 0: playing" in text(m) for m in replies)
 
 
+def test_settings_by_mail(env, playing):
+    to = f"pbem@{env.domain}"
+    body = "zone europe/paris\nrest Saturday and Sunday\nquiet 23-7\ncap 20\nmerge 30\n"
+    assert env.send(env.mail(to, body))[0] == 250
+    assert prefs(env.store, ANN) == {"zone": "Europe/Paris", "rest": [5, 6], "quiet": [23, 7],
+                                     "cap": 20, "merge": 30}
+    said = text(env.replies()[0])
+    for line in ("zone: Europe/Paris", "rest: sat sun", "quiet: 23:00-07:00",
+                 "cap: 20 mails a day", "merge: 30 minutes"):
+        assert f"Done: {line}\n" in said
+    assert env.send(env.mail(to, "quiet off\ncap off\nmerge off\nrest none"))[0] == 250
+    assert prefs(env.store, ANN) == {"zone": "Europe/Paris", "rest": [], "merge": 0}
+
+
 @pytest.mark.parametrize("line", ["vacation 99 days", "vacation forever", "notify never",
-                                  "bid 3", "status"])
+                                  "bid 3", "status", "zone Mars/Olympus", "rest every day",
+                                  "rest mon tue wed thu", "quiet 8-23", "quiet 7-7", "cap 0",
+                                  "cap 1000", "merge 999", "merge soon"])
 def test_bad_account_commands(env, playing, line):
     gid, _ = playing
     assert env.send(env.mail(f"pbem@{env.domain}", f"notify digest\n{line}\nvacation off"))[

@@ -10,6 +10,7 @@ from sqlmodel import select
 from .. import orders
 from ..engine import parse_action, pretty
 from ..play import Refused, settle, submit
+from ..store import prefs
 from ..store.models import Game, Player, Seat
 from ..vacation import end_vacation, start_vacation
 
@@ -131,12 +132,32 @@ class Mail(Command):
 
 
 def set_pref(ctx, key, value):
-    with ctx.store.session() as s:
-        player = s.get(Player, ctx.player.id)
-        player.prefs = dict(player.prefs or {}, **{key: value})
-        s.add(player)
-        s.commit()
-        ctx.player = player
+    ctx.player = prefs.update(ctx.store, ctx.player.id, **{key: value})
+
+
+class Setting(Command):
+    """A setting of pbem.store.prefs, read from words: "zone Europe/Paris", "quiet 23-7"."""
+
+    def __init__(self, name, help):
+        self.name, self.help = name, help
+
+    def process(self, ctx, args):
+        try:
+            value = prefs.PARSERS[self.name](args)
+        except ValueError as e:
+            raise CommandError(str(e)) from None
+        set_pref(ctx, self.name, value)
+        return f"{self.name}: {prefs.describe(self.name, value)}"
+
+
+SETTINGS = [
+    Setting("zone", "zone Europe/Paris: your time zone, for rest days and quiet hours"),
+    Setting("rest", "rest sat sun, rest weekends, rest none: days your deadlines stand still"),
+    Setting("quiet", "quiet 23-7: no mail from us between those hours; quiet off"),
+    Setting("cap", "cap 20: at most that many turn and news mails a day; cap off"),
+    Setting("merge", "merge 30: a turn mail waits 30 minutes, so several games' turns come as "
+                     "one mail; merge off"),
+]
 
 
 class Move(Command):
@@ -269,7 +290,7 @@ class Orders(Command):
 
 
 SEAT_COMMANDS = [Status(), Help(), Games(), Say(), Undo(), Resign(), Orders(), Move()]
-ACCOUNT_COMMANDS = [Help(), Games(), Vacation(), Notify(), Auto(), Mail()]
+ACCOUNT_COMMANDS = [Help(), Games(), Vacation(), Notify(), Auto(), Mail(), *SETTINGS]
 
 
 def run(ctx: Context, lines: list[str], commands) -> tuple | None:

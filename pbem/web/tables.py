@@ -11,6 +11,7 @@ from ..store.models import Player
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, extra_time, start_vacation
 from . import data
+from .live import etag, last_seq
 from .pages import pad_context
 from .view import move_links, seat_view
 
@@ -33,6 +34,7 @@ def render_table(token, seat, notice=None, error=None, status=200):
                            pass_count=pass_count, notice=notice, error=error, due=due,
                            orders=given, record=mine, vacation=prefs.get("vacation_until"),
                            bank=bank(prefs, now.date(), joined)[0],
+                           live_etag=etag(t.game.id, last_seq(t.game.id)),
                            **pad_context(t)), status  # pad_context brings t
 
 

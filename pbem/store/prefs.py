@@ -1,0 +1,153 @@
+"""A player's settings (`Player.prefs`, a JSON object): the keys players set themselves, read
+from plain words ("zone Europe/Paris", "rest sat sun", "quiet 23-7"), with their defaults, and
+one writer that locks the player's row, so two writers never lose each other's keys.
+
+    zone    the player's time zone (an IANA name): rest days and quiet hours are in it
+    rest    weekdays (0 Monday .. 6 Sunday) on which the player's deadlines stand still
+    quiet   [from, to] local hours in which no mail is sent (held until `to`), or None
+    cap     at most this many turn and news mails a local day (more wait for the next), or None
+    merge   minutes a turn mail waits, so that several games' turns go out as one mail
+"""
+
+from datetime import datetime
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from sqlmodel import select
+
+from .models import Player
+
+DEFAULTS = {"zone": "UTC", "rest": [], "quiet": None, "cap": None, "merge": 0}
+DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_FULL = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY_NAMES = {name: i for i, d in enumerate(DAYS) for name in (d, _FULL[i], _FULL[i] + "s")} \
+    | {"tues": 1, "thur": 3, "thurs": 3}
+MAX_REST_DAYS = 3  # more would let one player stand a game still most of the week
+MAX_QUIET_HOURS = 12
+CAP_RANGE, MERGE_RANGE = (1, 100), (0, 240)
+
+
+def get(player: Player | None, key: str):
+    value = (player.prefs or {}).get(key) if player is not None else None
+    return DEFAULTS[key] if value is None else value
+
+
+def zone(player: Player | None) -> ZoneInfo:
+    try:
+        return ZoneInfo(get(player, "zone"))
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")  # a zone the system no longer knows: never fail a move on it
+
+
+def local(player: Player | None, when: datetime) -> datetime:
+    """`when` (aware, UTC) on the player's own clock."""
+    return when.astimezone(zone(player))
+
+
+def rest_days(player: Player | None) -> frozenset[int]:
+    return frozenset(get(player, "rest"))
+
+
+def quiet_hours(player: Player | None) -> tuple[int, int] | None:
+    q = get(player, "quiet")
+    return (q[0], q[1]) if q else None
+
+
+# -- reading settings from words ------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def _zones() -> dict[str, str]:
+    return {z.lower(): z for z in available_timezones()} | {"utc": "UTC"}
+
+
+def parse_zone(text: str) -> str:
+    name = _zones().get(text.strip().lower())
+    if name is None:
+        raise ValueError(f"{text.strip()[:40]!r} is not a time zone: write a name such as "
+                         "Europe/Paris, America/New_York or UTC")
+    return name
+
+
+def parse_rest(text: str) -> list[int]:
+    words = text.lower().replace(",", " ").replace(" and ", " ").split()
+    if words in (["none"], ["off"], ["no"]):
+        return []
+    if words in (["weekend"], ["weekends"]):
+        return [5, 6]
+    days = set()
+    for w in words:
+        day = _DAY_NAMES.get(w)
+        if day is None:
+            raise ValueError(f"{w[:20]!r} is not a day: write e.g. rest sat sun, rest weekends, "
+                             "or rest none")
+        days.add(day)
+    if not days or len(days) > MAX_REST_DAYS:
+        raise ValueError(f"rest on 1 to {MAX_REST_DAYS} days a week, or none")
+    return sorted(days)
+
+
+def _hour(text: str) -> int:
+    h, _, m = text.strip().partition(":")
+    if not h.isdigit() or m not in ("", "00") or not 0 <= int(h) <= 24:
+        raise ValueError(f"{text.strip()[:10]!r} is not an hour: write e.g. quiet 23-7")
+    return int(h) % 24
+
+
+def parse_quiet(text: str):
+    t = text.strip().lower()
+    if t in ("off", "none", "no"):
+        return None
+    start, sep, end = t.replace(" to ", "-").replace(" ", "").partition("-")
+    if not sep:
+        raise ValueError("write e.g. quiet 23-7 (no mail from 23:00 to 07:00), or quiet off")
+    a, b = _hour(start), _hour(end)
+    if a == b or (b - a) % 24 > MAX_QUIET_HOURS:
+        raise ValueError(f"quiet hours are 1 to {MAX_QUIET_HOURS} hours")
+    return [a, b]
+
+
+def _number(text: str, lo: int, hi: int, what: str, off=None):
+    t = text.strip().lower().split()
+    if t and t[0] in ("off", "none", "no"):
+        return off
+    if not t or not t[0].isdigit() or not lo <= int(t[0]) <= hi:
+        raise ValueError(f"{what} is a number from {lo} to {hi}, or off")
+    return int(t[0])
+
+
+def parse_cap(text: str):
+    return _number(text, *CAP_RANGE, "the daily cap")
+
+
+def parse_merge(text: str) -> int:
+    return _number(text, *MERGE_RANGE, "the minutes a turn mail waits", off=0)
+
+
+PARSERS = {"zone": parse_zone, "rest": parse_rest, "quiet": parse_quiet, "cap": parse_cap,
+           "merge": parse_merge}
+
+
+def describe(key: str, value) -> str:
+    """A setting as the player reads it back."""
+    if key == "rest":
+        return " ".join(DAYS[d] for d in value) or "none"
+    if key == "quiet":
+        return f"{value[0]:02d}:00-{value[1]:02d}:00" if value else "off"
+    if key == "cap":
+        return f"{value} mails a day" if value else "off"
+    if key == "merge":
+        return f"{value} minutes" if value else "off (each turn mail at once)"
+    return str(value)
+
+
+def update(store, player_id: int, **values) -> Player:
+    """Set keys of a player's prefs in one transaction, the row locked (PostgreSQL), so a
+    concurrent writer of other keys is not undone. A value None removes the key."""
+    with store.session() as s:
+        player = s.exec(select(Player).where(Player.id == player_id).with_for_update()).one()
+        prefs = dict(player.prefs or {}, **values)
+        player.prefs = {k: v for k, v in prefs.items() if v is not None}
+        s.add(player)
+        s.commit()
+        s.refresh(player)
+        return player
