@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, update
 from sqlmodel import select
 
+from .engine.acts import QUIET
 from .store.models import Deadline, Game, Move, Player, Seat
 from .store.models import now as utcnow
 
@@ -102,6 +103,7 @@ def rebuild(store, now: datetime | None = None) -> int:
     with store.session() as s:
         games = s.exec(select(Game).where(Game.status == "playing")).all()
         last = {g: q for g, q in s.exec(select(Move.game_id, func.max(Move.seq))
+                                        .where(Move.type.not_in(QUIET))  # talk moves none
                                         .group_by(Move.game_id)).all()}
         have = {(g, q) for g, q in s.exec(select(Deadline.game_id, Deadline.seq)
                                           .where(Deadline.kind != EXTRA).distinct()).all()}

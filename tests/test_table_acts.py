@@ -322,3 +322,13 @@ def test_no_undo_once_a_robot_has_acted(store):
     assert game_state(store, gid).seq > st.seq + 1  # the robots moved on
     with pytest.raises(Refused, match="no move of yours"):
         submit(store, gid, 0, {"type": "undo"})
+
+
+def test_rebuilding_deadlines_after_talk_keeps_them(store):
+    from pbem.deadlines import rebuild
+
+    gid = humans_game(store, preset("standard"))
+    before = _pending(store, gid)
+    submit(store, gid, 2, {"type": "say", "text": "brb"})
+    assert rebuild(store) == 0  # armed at the game's last move already: talk is none
+    assert _pending(store, gid) == before
