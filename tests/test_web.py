@@ -50,6 +50,10 @@ ROUTES = {
     "/c/<token>": "test_the_creator_lets_the_robot_make_the_waiting_move_once",  # test_care
     "/u/<token>": "test_one_click_stops_that_kind_of_mail_and_a_get_changes_nothing",
     "/t/<token>/orders": "test_the_table_page_shows_and_edits_the_seats_own_orders_only",
+    # at the table: tests/test_web_table_acts.py
+    "/t/<token>/say": "test_say_on_the_table_page",
+    "/t/<token>/undo": "test_undo_on_the_table_page",
+    "/t/<token>/resign": "test_resign_on_the_table_page_asks_to_confirm",
     # the league pages: tests/test_web_leagues.py
     "/l": "test_create_a_league_by_the_form", "/l/new": "test_create_a_league_by_the_form",
     "/l/new/confirm/<link:token>": "test_create_a_league_by_the_form",

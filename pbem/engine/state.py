@@ -7,6 +7,17 @@ the state). `advance` does both: replaying a log is advancing through its events
 import copy
 from collections import Counter
 
+from .acts import (
+    QUIET,
+    check_concede,
+    check_say,
+    check_undo,
+    forget_if_hand_ended,
+    remember,
+    step_concede,
+    step_say,
+    step_undo,
+)
 from .cards import FACES
 from .claims import claim_holds
 from .commitment import deal_digest
@@ -44,6 +55,10 @@ class State:
         self.reveals: dict[int, str] = {}  # deal seq -> salt, once revealed
         self.revealed_deal: dict | None = None  # the latest revealed deal, cards and salt
         self._checked: dict | None = None  # the last event `check` passed, at this seq
+        self.move_seq = 0  # the last event that was not talk or an offer (acts.QUIET)
+        self.last_moved = [0] * self.n  # each seat's last own event but talk and offers
+        self.talk: list[dict] = []  # the latest `say` events (acts.TALK_KEEP)
+        self.undo_point: tuple | None = None  # (seat, seq, what its step changed): acts.py
         self._clear_hand()
 
     def _clear_hand(self):
@@ -73,6 +88,7 @@ class State:
         self.must_lead: str | None = None
         self.claimed_by: int | None = None
         self.unbid = False
+        self.offers: set[int] = set()  # seats that offered to resign this hand (concede)
 
     def snapshot(self) -> "State":
         """An independent copy (the rules and card table are shared: they never change)."""
@@ -655,6 +671,9 @@ EVENTS = {
     "reveal": (check_reveal, step_reveal),
     "resign": (check_resign, step_resign),
     "substitute": (check_substitute, step_substitute),
+    "say": (check_say, step_say),
+    "concede": (check_concede, step_concede),
+    "undo": (check_undo, step_undo),
 }
 
 
@@ -677,5 +696,13 @@ def check(st: State, ev: dict) -> None:
 def advance(st: State, ev: dict) -> None:
     """Check `ev` and apply it to `st`."""
     check(st, ev)
-    EVENTS[ev["type"]][1](st, ev)
+    kind, hand_no = ev["type"], st.hand_no
+    remember(st, ev)
+    EVENTS[kind][1](st, ev)
+    forget_if_hand_ended(st, hand_no)
     st.seq += 1
+    if kind not in QUIET:
+        st.move_seq = st.seq
+        seat = ev.get("seat")
+        if seat.__class__ is int and kind != "substitute":
+            st.last_moved[seat] = st.seq

@@ -21,6 +21,7 @@ from . import (
     newleague,
     pages,
     signin,
+    table_acts,
     tables,
     unsubscribe,
 )
@@ -41,7 +42,8 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.globals["signed_in"] = lambda: "player" in session  # the header's link
     for bp in (pages.bp, newgame.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp,
-               leagues.bp, newleague.bp, league_api.bp, signin.bp, home.bp, live.bp):
+               leagues.bp, newleague.bp, league_api.bp, signin.bp, home.bp, live.bp,
+               table_acts.bp):
         app.register_blueprint(bp)
     return app
 

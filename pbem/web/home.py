@@ -69,7 +69,7 @@ def _game(seat: Seat, player: Player, now) -> dict | None:
     st = t.state
     over = st.phase == "over"
     mine = not over and seat.seat in st.to_act()
-    due = due_for(data.store(), game.id, st.seq).get(seat.seat) if mine else None
+    due = due_for(data.store(), game.id, st.move_seq).get(seat.seat) if mine else None
     with data.store().reader() as s:  # this seat's own orders, never another's
         given = list(dict.fromkeys(r.text for r in orders.pending(s, game.id, seat.seat)))
     return {"id": game.id, "group": 2 if over else (0 if mine else 1), "due": due,

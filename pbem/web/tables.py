@@ -25,7 +25,7 @@ def render_table(token, seat, notice=None, error=None, status=200):
     pass_count = next((a["count"] for a in v["legal"] if a["type"] == "pass"), 0)
     now = utcnow()
     due = {s: (d, time_left(d - now)) for s, d in due_for(data.store(), t.game.id,
-                                                          t.state.seq).items()}
+                                                          t.state.move_seq).items()}
     mine = record(data.store(), seat.player_id) if seat.player_id else None
     prefs, joined = _prefs(seat.player_id)
     with data.store().reader() as s:  # the seat's own orders: no other page shows them

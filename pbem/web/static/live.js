@@ -15,7 +15,7 @@
   function busy() {  // a form half filled in must not be lost to a reload
     var a = document.activeElement;
     if (a && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName) && a.type !== "hidden") { return true; }
-    return Array.prototype.some.call(document.querySelectorAll("input[type=checkbox], input[name=order]"),
+    return Array.prototype.some.call(document.querySelectorAll("input[type=checkbox], input[name=order], input[name=text]"),
       function (i) { return i.checked || (i.type !== "checkbox" && i.value !== ""); });
   }
 
