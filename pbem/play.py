@@ -44,6 +44,7 @@ from .store.states import CorruptGame, Store
 
 log = logging.getLogger(__name__)
 _HARMLESS = ("look", "pass")  # another seat's look or pass leaves my move meaning the same
+_OWN_MOVES = ("mail", "web", "cli", "clock")  # a seat's own move, or its timeout: it pays
 _MAX_FOLLOW = 10_000  # robot moves and deals after one human move: a whole robot game at most
 
 
@@ -180,7 +181,8 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
                 for i, ev in enumerate(events)]
         s.add_all(rows)
         s.flush()
-        season = _react(s, game, seats, players, st, events, before, orders.texts())
+        season = _react(s, game, seats, players, st, events, before, orders.texts(),
+                        _clock_movers(events, n, actor, source))
         s.commit()
     store.keep(game_id, st)
     if season is not None:
@@ -188,14 +190,18 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
     return Result(game_id, st.snapshot(), events)  # a copy: the cache's own changes later
 
 
-def _react(s, game, seats, players, st, events, before, orders) -> int | None:
+def _react(s, game, seats, players, st, events, before, orders, movers) -> int | None:
     """What the move writes beside its events, in its transaction and in this order: the
     mails, the next deadlines, the game's status and, when a league game ends, its result.
-    Returns that game's season (its round may be done), else None."""
-    for mail in notify.mails(game, seats, players, st, events, before, orders):
+    (A bank clock's banks are paid first, so the mails can say what they hold.) Returns
+    that game's season (its round may be done), else None."""
+    now = utcnow()
+    clocks = deadlines.settle_clocks(s, game, st, seats, players, now, *movers) \
+        if events else None
+    for mail in notify.mails(game, seats, players, st, events, before, orders, clocks):
         s.add(Outbox(**mail))
     if events:
-        deadlines.arm(s, game, st, seats, players, utcnow())
+        deadlines.arm(s, game, st, seats, players, now, clocks)
     if st.phase == "over" and game.status != "over":
         game.status = "over"
         s.add(game)
@@ -215,6 +221,14 @@ def _next_round(store, season_id: int) -> None:
     except Exception:
         log.exception("season %s: the next round did not open; the clock will retry",
                       season_id)
+
+
+def _clock_movers(events, n, actor, source) -> tuple[int | None, frozenset]:
+    """For a bank clock: the seat whose own move (or timeout) this write is, unless all it
+    did was look at its cards, and the seats whose cards the server played for them."""
+    mine = [ev for ev in events[:n] if ev.get("type") != "look"]
+    moved = actor if mine and source in _OWN_MOVES else None
+    return moved, frozenset(ev["seat"] for ev in events[n:] if ev.get("auto"))
 
 
 def _move(s, st, game_id, seat, action, expect_seq) -> list[dict]:
