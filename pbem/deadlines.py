@@ -127,6 +127,30 @@ def _reminder(cal, start, hours, due, h) -> datetime:
     return cal.add(start, hours - h)
 
 
+def shift_bank(s, game: Game, clock, player, by: timedelta, now: datetime) -> None:
+    """A vacation of a seat waiting on a bank clock (pbem.vacation): the wait so far is
+    paid, the wait counts from `by` later (back early: `by` is negative), and the seat's
+    pending deadlines are derived again from its bank."""
+    tc = time_control(game)
+    cal = owntime.calendar(player, tc["weekend_pause"])
+    if by > timedelta(0):
+        used = cal.spent(clock.since, now)
+        clock.bank_seconds = max(0, clock.bank_seconds - int(used.total_seconds()))
+        clock.since = max(now, clock.since)
+    clock.since = clock.since + by
+    s.add(clock)
+    hours = clock.bank_seconds / 3600
+    due = cal.add(clock.since, hours)
+    for row in s.exec(select(Deadline).where(Deadline.game_id == game.id,
+                                             Deadline.seat == clock.seat,
+                                             Deadline.state == "pending")).all():
+        if row.kind == "reminder":
+            row.due = _reminder(cal, clock.since, hours, due, row.hours_before)
+        else:  # a timeout given again (care, a vacation day) moves as the days do
+            row.due = due if row.hours_before == 0 else row.due + by
+        s.add(row)
+
+
 def rearm(s, game: Game, seat: int, seq: int, hours: int, now: datetime) -> Deadline:
     """A new timeout for a seat whose game waits (its `wait` timeout fired): `hours` from
     now, in the caller's transaction. The first timeout stays on the seat's record; the new

@@ -9,7 +9,7 @@ from sqlmodel import select
 
 from . import compose
 from .config import load
-from .deadlines import EXTRA
+from .deadlines import EXTRA, shift_bank
 from .notify import seat_names
 from .store.games import mailable, players_of
 from .store.models import Deadline, Game, Outbox, Player, Seat, SeatClock
@@ -192,15 +192,20 @@ def _tell_the_table(s, game_id, st, by, hours) -> None:
 
 
 def _shift(s, player_id: int, by: timedelta) -> None:
+    """Move the player's pending deadlines by `by`. A seat waiting on a bank clock pays for
+    its wait so far and waits from `by` later; its deadlines are derived again from that
+    (rest days do not shift with the calendar), so a rebuild finds the same ones."""
+    player = s.get(Player, player_id)
     seats = s.exec(select(Seat).where(Seat.player_id == player_id)).all()
     for seat in seats:
+        clock = s.exec(select(SeatClock).where(SeatClock.game_id == seat.game_id,
+                                               SeatClock.seat == seat.seat,
+                                               SeatClock.since.is_not(None))).first()
+        if clock is not None:
+            shift_bank(s, s.get(Game, seat.game_id), clock, player, by, utcnow())
+            continue
         for row in s.exec(select(Deadline).where(Deadline.game_id == seat.game_id,
                                                  Deadline.seat == seat.seat,
                                                  Deadline.state == "pending")).all():
             row.due = row.due + by
             s.add(row)
-        for clock in s.exec(select(SeatClock).where(SeatClock.game_id == seat.game_id,
-                                                    SeatClock.seat == seat.seat,
-                                                    SeatClock.since.is_not(None))).all():
-            clock.since = clock.since + by  # a bank clock's wait counts from later
-            s.add(clock)

@@ -10,7 +10,6 @@ from sqlmodel import select
 
 from .. import asks
 from ..config import load
-from ..deadlines import DEFAULTS as CLOCK_DEFAULTS
 from ..deadlines import check as check_clock
 from ..engine import Rules
 from ..signing import Signer, secret_keys
@@ -95,8 +94,10 @@ def _check_format(rules, entry, pairing, rounds, max_entries, stale_hours) -> No
 def _time_control(tc: dict | None) -> dict:
     """Checked, with the defaults: automatic vacation stays off unless the organiser
     turns it on (a league's games should not wait on one player's vacation bank)."""
+    tc = {"auto_vacation": False} | (tc or {})
     try:
-        return check_clock(CLOCK_DEFAULTS | {"auto_vacation": False} | (tc or {}))
+        check_clock(tc)
+        return tc
     except ValueError as e:
         raise LeagueError(f"a bad time control: {e}") from None
 

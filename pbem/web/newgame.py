@@ -6,7 +6,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from .. import asks, compose
-from ..deadlines import DEFAULTS, ON_TIMEOUT, check
+from ..deadlines import CLOCKS, DEFAULTS, ON_TIMEOUT, check
 from ..engine import PRESETS, Rules, RulesError, preset
 from ..play import start
 from ..seatclock import DEFAULTS as BANK
@@ -181,15 +181,16 @@ def time_control(form, league: bool = False) -> dict:
     if hours not in ("6", "12", "24", "48", "72", "120", "168", "336") or how not in ON_TIMEOUT:
         raise ValueError("choose a deadline and what happens at it from the lists")
     vac = form.get("auto_vacation") or ("off" if league else "on")
+    if form.get("clock", "move") not in CLOCKS or vac not in ("on", "off"):
+        raise ValueError("choose the clock and automatic vacation from the lists")
     tc = {"move_hours": int(hours), "remind_hours": [24, 2] if int(hours) > 24 else [2],
           "weekend_pause": form.get("weekend_pause") == "on", "on_timeout": how,
           "auto_vacation": vac == "on"}
     if form.get("clock", "move") == "bank":
         tc.update(clock="bank", **{k: _hours(form, k) for k in CLOCK_FIELDS[1:4]})
         tc["remind_hours"] = [24, 2] if tc["bank_hours"] > 24 else [2]
-    elif form.get("clock", "move") != "move" or vac not in ("on", "off"):
-        raise ValueError("choose the clock and automatic vacation from the lists")
-    return check(tc)
+    check(tc)
+    return tc
 
 
 def _hours(form, key) -> int:
