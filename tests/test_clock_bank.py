@@ -16,7 +16,7 @@ from pbem.league.manage import LeagueError, _time_control
 from pbem.store import prefs
 from pbem.store.models import Deadline, Game, Move, Outbox, SeatClock
 from tests.test_clock import FAST, T0, move, new_game, pending, player_id, state
-from tests.web_helpers import csrf, tokens
+from tests.web_helpers import confirmed, csrf, tokens
 
 H = timedelta(hours=1)
 AUCKLAND, LA = ZoneInfo("Pacific/Auckland"), ZoneInfo("America/Los_Angeles")
@@ -378,5 +378,15 @@ def test_the_new_game_form_offers_the_bank_and_refuses_bad_values(store, client)
         assert r.status_code == 400 and words in r.text, (change, r.text[-600:])
     with store.session() as s:
         assert s.exec(select(Game)).all() == [] and s.exec(select(Outbox)).all() == []
-    r = client.post("/new", data=good)
-    assert r.status_code == 200 and "Check your mail" in r.text
+    assert confirmed(client, store, "/new", good, "a@x.test").status_code == 302
+    with store.session() as s:
+        [game] = s.exec(select(Game)).all()
+    assert game.time_control == {"move_hours": 72, "remind_hours": [24, 2],
+                                 "weekend_pause": False, "on_timeout": "robot",
+                                 "auto_vacation": True, "clock": "bank", "bank_hours": 72,
+                                 "increment_hours": 24, "cap_hours": 168}
+
+
+def test_the_new_league_form_keeps_automatic_vacation_off_unless_asked(store, client):
+    page = client.get("/l/new").text
+    assert 'name="auto_vacation"' in page and '<option value="off" selected>' in page
