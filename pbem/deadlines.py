@@ -9,7 +9,7 @@ from sqlalchemy import func, update
 from sqlmodel import select
 
 from . import owntime, seatclock
-from .store.models import Deadline, Game, Move, Player, Seat
+from .store.models import Deadline, Game, Move, Player, Seat, SeatClock
 from .store.models import now as utcnow
 
 DEFAULTS = {
@@ -127,10 +127,12 @@ def _reminder(cal, start, hours, due, h) -> datetime:
     return cal.add(start, hours - h)
 
 
-def shift_bank(s, game: Game, clock, player, by: timedelta, now: datetime) -> None:
-    """A vacation of a seat waiting on a bank clock (pbem.vacation): the wait so far is
-    paid, the wait counts from `by` later (back early: `by` is negative), and the seat's
-    pending deadlines are derived again from its bank."""
+def shift_bank(s, game: Game, clock, player, by: timedelta, now: datetime,
+               more: timedelta = timedelta(0)) -> None:
+    """A seat waiting on a bank clock is given time (pbem.vacation): a vacation (`by`) pays
+    for the wait so far and counts it from `by` later (back early: `by` is negative);
+    extra time (`more`) goes into the bank. Its pending deadlines are derived again from
+    the bank, as `arm` would (a rest day does not move with the calendar)."""
     tc = time_control(game)
     cal = owntime.calendar(player, tc["weekend_pause"])
     if by > timedelta(0):
@@ -138,6 +140,7 @@ def shift_bank(s, game: Game, clock, player, by: timedelta, now: datetime) -> No
         clock.bank_seconds = max(0, clock.bank_seconds - int(used.total_seconds()))
         clock.since = max(now, clock.since)
     clock.since = clock.since + by
+    clock.bank_seconds += int(more.total_seconds())
     s.add(clock)
     hours = clock.bank_seconds / 3600
     due = cal.add(clock.since, hours)
@@ -147,7 +150,7 @@ def shift_bank(s, game: Game, clock, player, by: timedelta, now: datetime) -> No
         if row.kind == "reminder":
             row.due = _reminder(cal, clock.since, hours, due, row.hours_before)
         else:  # a timeout given again (care, a vacation day) moves as the days do
-            row.due = due if row.hours_before == 0 else row.due + by
+            row.due = due if row.hours_before == 0 else row.due + by + more
         s.add(row)
 
 
@@ -158,8 +161,17 @@ def rearm(s, game: Game, seat: int, seq: int, hours: int, now: datetime) -> Dead
     given = s.exec(select(func.max(Deadline.hours_before)).where(
         Deadline.game_id == game.id, Deadline.seat == seat, Deadline.seq == seq,
         Deadline.kind == "timeout")).one() or 0
+    due = add_hours(now, hours, time_control(game)["weekend_pause"])
+    clock = s.exec(select(SeatClock).where(SeatClock.game_id == game.id, SeatClock.seat == seat,
+                                           SeatClock.since.is_not(None))).first()
+    if clock is not None:  # a bank clock: the hours given are the bank, from now
+        row = s.exec(select(Seat).where(Seat.game_id == game.id, Seat.seat == seat)).one()
+        player = s.get(Player, row.player_id) if row.player_id else None
+        clock.bank_seconds, clock.since = hours * 3600, now
+        s.add(clock)
+        due = owntime.calendar(player, time_control(game)["weekend_pause"]).add(now, hours)
     row = Deadline(game_id=game.id, seat=seat, seq=seq, kind="timeout", hours_before=given + 1,
-                   due=add_hours(now, hours, time_control(game)["weekend_pause"]))
+                   due=due)
     s.add(row)
     return row
 

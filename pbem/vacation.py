@@ -152,15 +152,25 @@ def extra_time(store, game_id: int, hours: int, by: int | None = None) -> int:
             _tell_the_table(s, game_id, st, by, hours)
         rows = s.exec(select(Deadline).where(Deadline.game_id == game_id,
                                              Deadline.state == "pending")).all()
+        banked = _into_banks(s, game, timedelta(hours=hours))
         for row in rows:
-            row.due = row.due + timedelta(hours=hours)
-            s.add(row)
-        for clock in s.exec(select(SeatClock).where(SeatClock.game_id == game_id,
-                                                    SeatClock.since.is_not(None))).all():
-            clock.bank_seconds += hours * 3600  # a bank clock: into the waiting seats' banks
-            s.add(clock)
+            if row.seat not in banked:
+                row.due = row.due + timedelta(hours=hours)
+                s.add(row)
         s.commit()
         return len(rows)
+
+
+def _into_banks(s, game, more: timedelta) -> set[int]:
+    """A bank clock: the extra time goes into the waiting seats' banks. Returns them."""
+    clocks = s.exec(select(SeatClock).where(SeatClock.game_id == game.id,
+                                            SeatClock.since.is_not(None))).all()
+    for clock in clocks:
+        seat = s.exec(select(Seat).where(Seat.game_id == game.id,
+                                         Seat.seat == clock.seat)).one()
+        player = s.get(Player, seat.player_id) if seat.player_id else None
+        shift_bank(s, game, clock, player, timedelta(0), utcnow(), more=more)
+    return {c.seat for c in clocks}
 
 
 def _may_give(s, st, game_id, by) -> None:

@@ -248,11 +248,34 @@ def test_a_restart_and_a_rebuild_find_the_same_due_times(store):
 
 
 def test_extra_time_goes_into_the_waiting_seats_bank(store):
-    with time_machine.travel(T0, tick=False):
+    """Bob rests on Saturdays in Auckland: 24 more hours go into his bank, so the deadline
+    moves by 24 of his own hours (past his Saturday), and a rebuild agrees."""
+    friday = datetime(2026, 1, 9, 10, tzinfo=AUCKLAND)
+    with time_machine.travel(friday, tick=False):
+        bob = player_id_after(store)
+        prefs.update(store, bob, zone="Pacific/Auckland", rest=[5])
         gid = new_game(store, BANK)
+        assert timeout_of(store, gid, 1) == datetime(2026, 1, 9, 20, tzinfo=AUCKLAND)
         vacation.extra_time(store, gid, 24, by=2)
-        assert timeout_of(store, gid, 1) == T0 + 34 * H
-        assert banks(store, gid)[1] == (34, T0)
+        assert timeout_of(store, gid, 1) == datetime(2026, 1, 11, 20, tzinfo=AUCKLAND)
+        assert banks(store, gid)[1] == (34, friday)
+        before = pending(store, gid)
+        with store.session() as s:
+            s.exec(delete(Deadline).where(Deadline.game_id == gid))
+            s.commit()
+        deadlines.rebuild(store)
+        assert pending(store, gid) == before
+
+
+def test_care_gives_a_waiting_bank_seat_its_hours_as_the_bank(store):
+    with time_machine.travel(T0, tick=False) as t:
+        gid = new_game(store, dict(BANK, on_timeout="wait", remind_hours=[]))
+        t.shift(10 * H)
+        assert clock.tick(store) == 1  # the game waits for bob
+        with store.session() as s:
+            row = deadlines.rearm(s, s.get(Game, gid), 1, 1, 24, T0 + 11 * H)
+            s.commit()
+        assert row.due == T0 + 35 * H and banks(store, gid)[1] == (24, T0 + 11 * H)
 
 
 def test_the_table_page_shows_the_seats_own_bank(store, client):
