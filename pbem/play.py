@@ -44,7 +44,8 @@ from .store.states import CorruptGame, Store
 
 log = logging.getLogger(__name__)
 _HARMLESS = ("look", "pass")  # another seat's look or pass leaves my move meaning the same
-_OWN_MOVES = ("mail", "web", "cli", "clock")  # a seat's own move, or its timeout: it pays
+# a seat's own move, or the robot's at its timeout (the clock, or the carer's link): it pays
+_OWN_MOVES = ("mail", "web", "cli", "clock", "organiser")
 _MAX_FOLLOW = 10_000  # robot moves and deals after one human move: a whole robot game at most
 
 

@@ -4,9 +4,10 @@ the bank; each of its moves adds the increment, up to the cap; its timeout falls
 bank runs out. `sync` keeps the SeatClock rows, in the move's own transaction.
 
 A move the server makes for the seat (an automatic play or an order: source "auto") costs
-nothing and adds nothing: the seat was never really asked. A timeout empties the bank and
-then adds the increment, so after the robot's move the player has that long for the next
-one (rather than the robot playing all the rest of the seat's moves at once)."""
+nothing and adds nothing: the seat was never really asked. A timeout (the robot's move, by
+the clock or by the carer's link) empties the bank and then adds the increment, so the
+player has that long for the next move (rather than the robot playing all the rest of the
+seat's moves at once)."""
 
 from datetime import datetime, timedelta
 
