@@ -175,6 +175,23 @@ def test_the_bank_spends_waiting_time_adds_the_increment_and_stops_at_the_cap(st
         assert banks(store, gid)[1][0] == 11
 
 
+def test_talk_and_an_undo_earn_no_increment(store):
+    from pbem.play import submit
+
+    with time_machine.travel(T0, tick=False) as t:
+        gid = new_game(store, BANK)
+        t.shift(H)
+        move(store, gid)  # bob bids after an hour: 10 - 1 + 3
+        assert banks(store, gid)[1] == (12, None)
+        t.shift(H)
+        submit(store, gid, 1, {"type": "say", "text": "good luck"}, source="mail")
+        submit(store, gid, 2, {"type": "say", "text": "thanks"}, source="mail")
+        assert banks(store, gid)[1][0] == 12 and banks(store, gid)[2][0] == 10  # unpaid yet
+        seq = state(store, gid).move_seq
+        submit(store, gid, 1, {"type": "undo", "seq": seq}, source="mail")
+        assert banks(store, gid)[1][0] == 12  # taking the bid back earns nothing
+
+
 def test_the_bank_runs_out_the_robot_moves_and_the_increment_follows(store):
     with time_machine.travel(T0, tick=False) as t:
         gid = new_game(store, dict(BANK, auto_vacation=False))
