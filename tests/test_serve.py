@@ -48,7 +48,8 @@ def test_serve_answers_a_move_by_mail(tmp_path):
                PBEM_WEB_PORT=str(web), PBEM_BASE_URL=f"http://127.0.0.1:{web}")
     env.pop("DATABASE_URL", None)
     new = subprocess.run(PBEM + ["game", "new", "--seat", "ann@example.org", "--seat", "robot",
-                                 "--seat", "robot", "--seat", "robot", "--first-dealer", "3"],
+                                 "--seat", "robot", "--seat", "robot", "--first-dealer", "3",
+                           "--no-auto-vacation"],  # the robot moves at the timeout
                          env=env, capture_output=True, text=True, check=True)
     assert "game 1" in new.stdout.lower() or "1" in new.stdout
     server = subprocess.Popen(PBEM + ["serve"], env=env, stdout=subprocess.PIPE, text=True)
@@ -118,7 +119,8 @@ def test_pbem_clock_fires_a_due_deadline(tmp_path):
     env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path))
     env.pop("DATABASE_URL", None)
     subprocess.run(PBEM + ["game", "new", "--seat", "ann@example.org", "--seat", "robot",
-                           "--seat", "robot", "--seat", "robot", "--first-dealer", "3"],
+                           "--seat", "robot", "--seat", "robot", "--first-dealer", "3",
+                           "--no-auto-vacation"],  # the robot moves at the timeout
                    env=env, check=True, capture_output=True)
     store = Store(f"sqlite:///{tmp_path / 'pbem.db'}")
     with store.session() as s:
