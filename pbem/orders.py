@@ -21,8 +21,8 @@ from .store.models import Outbox, SeatOrder
 
 class Pending:
     """The seats' pending orders (pbem.engine.orders), in the move's transaction: the one
-    whose moment has come plays (`"auto": "order"`); one that can no longer be kept, or
-    that outlived its hand, is dropped and its player told."""
+    whose moment has come plays or bids (`"auto": "order"`); one that can no longer be
+    kept, or that outlived its hand or its bidding, is dropped and its player told."""
 
     def __init__(self, s, game, seats, players):
         self.s, self.game, self.seats, self.players = s, game, seats, players
@@ -107,7 +107,8 @@ def give(store, game_id: int, seat: int, line: str, st) -> list[SeatOrder]:
     if orders is None:
         raise ValueError(f"{line!r} is not an order")
     if st.phase != "play":
-        raise ValueError("orders are for the play of a hand: give them once the bids are in")
+        raise ValueError("orders are for the play of a hand: give them once the bids are in "
+                         "(a bid before your turn, bid 4 say, is kept for your turn)")
     for order in orders:
         if order.get("card") and order["card"] not in st.hands[seat]:
             raise ValueError(f"{order['card']} is not in your hand")
