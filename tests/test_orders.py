@@ -309,3 +309,23 @@ def test_no_other_seats_mail_shows_a_bid_ahead(store, bidding):
         mails = s.exec(select(Outbox)).all()
     assert [m.to_addr for m in mails if m.dedupe_key.startswith("turn:")] == ["b@x.test"]
     assert not any("Your orders" in m.body_text + (m.body_html or "") for m in mails)
+
+
+def test_a_seat_that_may_bid_blind_looks_then_bids_ahead_in_one_mail(env):
+    from mail_helpers import text
+
+    from pbem.engine import Rules
+
+    rules = Rules(preset="standard", blind_nil_behind=0)  # blind nil open: nobody has looked
+    log = write_log(rules, [{"seq": 1, "type": "deal", "dealer": 3, "hands": HANDS}], SEATS,
+                    first_dealer=3)
+    gid = import_log(env.store, log)
+    start(env.store, gid)
+    carol = env.address(gid, seat=2)
+    env.replies()
+    env.send(env.mail(carol, "bid 4", frm="c@x.test", mid="<l1@x.test>"))
+    assert "look at your cards first" in text(env.replies()[0])
+    assert rows(env.store, gid) == []
+    env.send(env.mail(carol, "look\nbid 4", frm="c@x.test", mid="<l2@x.test>"))
+    assert "bid 4: kept, made at your turn" in text(env.replies()[0])
+    assert [r.spec for r in rows(env.store, gid)] == [{"kind": "bid", "bid": 4}]
