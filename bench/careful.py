@@ -12,19 +12,29 @@ Three kinds, each where the player's own view shows the card is safe:
                          hold another card of it (a lone top card would go when the suit
                          is led to me). Which top card to cash is a choice: where the
                          robot leads another, bench/tempo.py counts the order overruled
+  cover                  with `cover` (bench/tempo.py's policies with it): when a side
+                         suit is led to me, beat the trick as cheaply as I can, low when
+                         my partner wins it or it is trumped (always given, last, so the
+                         orders above act first; not for spades, where holding a top
+                         trump back is a choice); not once my side has made its bid with
+                         its bags near the limit (then it ducks: each trick is a bag)
 No orders while a nil is bid on my side: each card matters there. The player restates
 them with each answer (`clear orders`, then these lines), so they follow what it sees.
+Bids ahead are not lines of an answer to a turn: bench/tempo.py gives them at the deal
+(`ahead_bid`).
 """
 
+from pbem.engine import choose
 from pbem.engine.cards import SUIT_NAMES, SUITS
 from pbem.engine.rules import NILS
 from pbem.engine.tricks import table_for
 
 
-def careful_lines(v: dict, rules, equal: bool = False) -> list[str]:
+def careful_lines(v: dict, rules, equal: bool = False, cover: bool = False) -> list[str]:
     """Order lines for the seat whose view `v` is (after its own card of this mail).
     `equal`: the seat lets touching cards play themselves (auto equal), and those already
-    play what `follow low` would: no card still out lies between its cards of the suit."""
+    play what `follow low` would: no card still out lies between its cards of the suit.
+    `cover`: the player also gives `cover` where it is safe (see above)."""
     seat, hand = v["seat"], v["hand"] or []
     if v["phase"] != "play" or not hand or _nil_on_side(v, rules, seat):
         return []
@@ -41,7 +51,35 @@ def careful_lines(v: dict, rules, equal: bool = False) -> list[str]:
         lines.append(f"lead {run[0]} next")
     elif run:
         lines.append("play " + " then ".join(run))
+    if cover and not _ducking(v, rules, seat):
+        lines.append("cover")
     return lines
+
+
+def ahead_bid(v: dict, rules):
+    """The bid the careful player gives ahead when its new hand arrives, before the bids
+    before its own are known: the robot's bid on this view, as if its turn had come (None
+    if it has not looked at its cards: a blind bid waits for its turn)."""
+    if v["phase"] != "bid" or not v["looked"] or not v["hand"]:
+        return None
+    options = (["nil"] if rules.nil else []) + list(range(rules.bid_min, rules.max_bid + 1))
+    legal = [{"type": "bid", "bid": b} for b in options]
+    return choose(dict(v, legal=legal), rules=rules)["bid"]
+
+
+def _ducking(v, rules, seat) -> bool:
+    """Has my side made its bid with its bags near the limit (or where overtricks cost)?
+    Then it takes no more tricks than it must, and a cover would take them."""
+    i, side = next((i, s) for i, s in enumerate(rules.sides) if seat in s)
+    bids = [v["bids"][s] for s in side]
+    if any(b is None for b in bids):
+        return False
+    need = sum(b for b in bids if b not in NILS)
+    if sum(v["won"][s] for s in side if v["bids"][s] not in NILS) < need:
+        return False
+    if rules.contract != "standard" or rules.overtrick_points <= 0:
+        return True
+    return bool(rules.bag_limit) and v["sides"][i]["bags"] >= rules.bag_limit - 3
 
 
 def _nil_on_side(v, rules, seat) -> bool:

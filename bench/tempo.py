@@ -16,6 +16,15 @@ those cards needed a person:
                            gives (bench/careful.py), applied by the server's own functions
                            (pbem.engine.orders.next_card, then pbem.engine.auto.auto_card)
   forced + equal + orders  both
+    + cover                and the careful player also gives `cover` (bench/careful.py)
+    + cover + bids ahead   and bids ahead: every player hears of a hand's end with the new
+                           hand in the same mail, so those not first to bid answer it with
+                           their bid at once, in parallel with the first bidder (the robot's
+                           bid on the view at the deal, bench/careful.py `ahead_bid`; a seat
+                           that may bid blind looks at its cards in that mail first); the
+                           bidding waits for the slowest of them, and no turn mail goes to a
+                           seat whose bid ahead was made. A bid ahead that differs from the
+                           robot's bid at its turn is overruled: its turn is a decision
 The careful player restates its orders with each answer (`clear orders`, then the lines,
 above its card so they are in place when it is played; after a bid only once the bids are
 in). An order that would play another card than the robot's is counted as overruled and
@@ -37,16 +46,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.careful import careful_lines  # noqa: E402
+from bench.careful import ahead_bid, careful_lines  # noqa: E402
 from pbem.engine import preset, view  # noqa: E402
 from pbem.engine.auto import auto_card  # noqa: E402
-from pbem.engine.orders import MAX_ORDERS, next_card, read  # noqa: E402
+from pbem.engine.orders import MAX_ORDERS, STANDING, next_card, read  # noqa: E402
 from pbem.simulate import play_game  # noqa: E402
 
 ONE, FORCED, EQUAL = "one card a mail", "forced", "forced + equal"
 FORCED_ORDERS, ORDERS = "forced + orders", "forced + equal + orders"
-POLICIES = (ONE, FORCED, EQUAL, FORCED_ORDERS, ORDERS)
-EQUALS = {FORCED: False, EQUAL: True, FORCED_ORDERS: False, ORDERS: True}  # auto equal?
+COVER, AHEAD = "  + cover", "  + cover + bids ahead"
+POLICIES = (ONE, FORCED, EQUAL, FORCED_ORDERS, ORDERS, COVER, AHEAD)
+EQUALS = {FORCED: False, EQUAL: True, FORCED_ORDERS: False, ORDERS: True, COVER: True,
+          AHEAD: True}  # auto equal?
+CAREFUL = {FORCED_ORDERS: (), ORDERS: (), COVER: ("cover",), AHEAD: ("cover", "ahead")}
+BEST = AHEAD  # the policy the verdict judges
 MEDIAN_HOURS, SIGMA, SLEEP = 4.0, 1.0, (23, 7)
 ZONES = (1, -5, 1, -5)  # each seat's hours from UTC: two players in Europe, two in New York
 DIGEST_HOUR = 6  # UTC: when `pbem digest` runs each day
@@ -55,12 +68,14 @@ DECIDED = ("bid", "look", "pass", "play")  # what a person chooses (deals are th
 
 class Tally:
     """One policy's count over one game: its moves (a decision and what plays itself after
-    it, up to the next decision), and whether each ended a trick or a hand."""
+    it, up to the next decision), and whether each ended a trick or a hand. A move's seat
+    is a tuple when several seats answer at once (bids ahead with the first bid)."""
 
     def __init__(self):
-        self.moves: list[list] = []  # [seat, ended a trick or hand]
-        self.start = None
+        self.moves: list[list] = []  # [seat or seats, ended a trick or hand]
+        self.start = self.group = None
         self.drops = self.given = self.by_order = self.overruled = self.illegal = 0
+        self.ahead = self.ahead_overruled = 0  # bids ahead made as given; overruled
 
     def decide(self, key, seat) -> None:
         """`seat` decides the next event; `key`: (hand, tricks done) before it."""
@@ -68,10 +83,23 @@ class Tally:
             self.moves[-1][1] = self.start != key
         self.moves.append([seat, False])
         self.start = key
+        if self.group is None:
+            self.group = len(self.moves) - 1
+
+    def dealt(self) -> None:
+        """A new hand: its first decision is the one bids ahead are answered beside."""
+        self.group = None
+
+    def join(self, seat) -> None:
+        """`seat` decided its bid ahead, answering at the same time as the hand's first
+        decision (the mail with the new hand reached every player at once)."""
+        move = self.moves[self.group]
+        move[0] = (move[0] if isinstance(move[0], tuple) else (move[0],)) + (seat,)
+        self.ahead += 1
 
     @property
     def decisions(self) -> int:
-        return len(self.moves)
+        return sum(len(s) if isinstance(s, tuple) else 1 for s, _ in self.moves)
 
     @property
     def news(self) -> int:
@@ -85,16 +113,46 @@ class Careful:
     (given with an answer, spent when played, dropped with a mail when they cannot be
     kept or their hand ends), applied as the door applies them."""
 
-    def __init__(self, tally: Tally, players: int, equal: bool):
+    def __init__(self, tally: Tally, players: int, equal: bool, more=()):
         self.tally, self.equal = tally, equal
+        self.cover, self.bids_ahead = "cover" in more, "ahead" in more
         self.pending: list[list[dict]] = [[] for _ in range(players)]
         self.plan = None  # for the seat to play now: (order index or -1, its card, auto card)
+        self.ahead: dict[int, object] = {}  # seat: its bid given ahead, not yet made
+
+    def dealt(self, st) -> None:
+        """The new hand reached every player: each not first to bid gives its bid ahead."""
+        self.ahead = {}
+        if not self.bids_ahead or st.phase != "bid":
+            return
+        for seat in [s for turn in st.bid_turns[st.bid_index + 1:] for s in turn]:
+            seen = st
+            if not st.looked[seat]:  # it may bid blind: it looks first, in the same mail
+                seen = st.snapshot()
+                seen.looked[seat] = True
+            bid = ahead_bid(view(seen, seat), st.rules)
+            if bid is not None:
+                self.ahead[seat] = bid
+                self.tally.given += 1
+
+    def looked_ahead(self, ev) -> bool:
+        """Was this look in the mail that gave the seat's bid ahead (no decision of its own)?"""
+        return ev["type"] == "look" and ev["seat"] in self.ahead
+
+    def held(self, ev) -> bool:
+        """Was this bid made by the seat's bid ahead (the robot bid the same)?"""
+        if ev["type"] != "bid" or ev["seat"] not in self.ahead:
+            return False
+        if self.ahead.pop(ev["seat"]) == ev["bid"] and not ev.get("blind"):
+            return True
+        self.tally.ahead_overruled += 1
+        return False
 
     def before(self, st) -> None:
         """The state before the next event: expire orders, and see what would play."""
         for mine in self.pending:
             left = [o for o in mine if o["hand"] == st.hand_no and st.phase != "over"]
-            self.tally.drops += len(mine) - len(left)
+            self.tally.drops += sum(o["kind"] not in STANDING for o in mine if o not in left)
             mine[:] = left
         self.plan = None
         if st.phase == "play":
@@ -121,7 +179,7 @@ class Careful:
             return auto is not None
         if ordered == card or auto is not None:  # auto: every legal card is as good
             self.tally.by_order += 1
-            if self.pending[seat][i]["kind"] != "low":  # a standing order stays
+            if self.pending[seat][i]["kind"] not in STANDING:  # a standing order stays
                 self.pending[seat].pop(i)
             return True
         self.pending[seat].pop(i)
@@ -134,7 +192,7 @@ class Careful:
         if st.phase != "play":
             return  # pbem.orders.give: orders are for the play of a hand
         mine, kept = self.pending[seat], []
-        for line in careful_lines(view(st, seat), st.rules, self.equal):
+        for line in careful_lines(view(st, seat), st.rules, self.equal, self.cover):
             orders = [dict(o, hand=st.hand_no) for o in read(line)]
             if any(o.get("card") and o["card"] not in st.hands[seat] for o in orders):
                 raise AssertionError(f"careful order {line!r}: a card not in the hand")
@@ -148,17 +206,27 @@ def tally_game(seed, rules=None) -> tuple[dict[str, Tally], int]:
     """Per policy, the tally of one robot game to 500; and its hands."""
     rules = rules or preset("standard")
     tallies = {name: Tally() for name in POLICIES}
-    careful = {name: Careful(tallies[name], rules.players, EQUALS[name])
-               for name in (FORCED_ORDERS, ORDERS)}
+    careful = {name: Careful(tallies[name], rules.players, EQUALS[name], more)
+               for name, more in CAREFUL.items()}
     before = {}
 
     def watch(st, ev):
         if ev["type"] in DECIDED:
             for name, t in tallies.items():
-                if not _free(name, ev, before, careful.get(name)):
+                c = careful.get(name)
+                if c and c.looked_ahead(ev):
+                    continue
+                if c and c.held(ev):
+                    t.join(ev["seat"])
+                elif not _free(name, ev, before, c):
                     t.decide(before["key"], ev["seat"])
-                    if name in careful:
-                        careful[name].answer(st, ev["seat"])
+                    if c:
+                        c.answer(st, ev["seat"])
+        if ev["type"] == "deal":
+            for t in tallies.values():
+                t.dealt()
+            for c in careful.values():
+                c.dealt(st)
         for c in careful.values():
             c.before(st)
         before.update(key=(st.hand_no, len(st.tricks)),
@@ -193,9 +261,12 @@ def calendar(moves, rng, median=MEDIAN_HOURS) -> tuple[float, int, int]:
     to that player."""
     t0 = t = datetime(2027, 1, 4, 9)
     moved, turns = set(), set()
-    for seat, _ in moves:
-        turns.add((seat, _digest_day(t)))  # its turn mail went out when the last answer came
-        t = answered(t, ZONES[seat], rng, median)
+    beside = random.Random(str(rng.getstate()[1][:8]))  # seats answering beside another
+    for seat, _ in moves:  # another: `rng` gives each policy the same delays, in turn
+        seats = seat if isinstance(seat, tuple) else (seat,)
+        turns |= {(s, _digest_day(t)) for s in seats}  # the mail went out with the last answer
+        t = max([answered(t, ZONES[seats[0]], rng, median)] +
+                [answered(t, ZONES[s], beside, median) for s in seats[1:]])
         moved.add(_digest_day(t))
     quiet = sum((seat, day) not in turns for seat in range(len(ZONES)) for day in moved)
     return (t - t0) / timedelta(days=1), len(ZONES) * len(moved), quiet
@@ -214,11 +285,12 @@ def run(games: int, seed) -> tuple[dict[str, dict[str, list[float]]], dict[str, 
         for name, t in tallies.items():
             days, digests, quiet = calendar(t.moves, _rng(seed, g))
             over = len(ZONES)  # the result, to each player
-            fixed = t.decisions + t.drops + over
+            fixed = t.decisions - t.ahead + t.drops + over  # a bid ahead answers the news
             figures = {"decisions": t.decisions, "mails": fixed + t.news,
                        "digest mails": fixed + digests, "quiet digest mails": fixed + quiet,
                        "turn mails only": fixed, "given": t.given, "by order": t.by_order,
-                       "overruled": t.overruled, "dropped": t.drops, "illegal": t.illegal}
+                       "overruled": t.overruled, "dropped": t.drops, "illegal": t.illegal,
+                       "bids ahead": t.ahead, "bids overruled": t.ahead_overruled}
             for k, n in figures.items():
                 out[name].setdefault(k, []).append(n / hands)
             out[name].setdefault("days", []).append(days)
@@ -253,21 +325,23 @@ def report(res, moves, games, seed) -> None:
     print("\ndecisions, mails: per hand; %: of one card a mail. mails: a turn mail a decision, "
           "news of\ntricks and hands (`notify every turn`, the default) or a daily digest "
           "(`notify digest`),\ndropped orders, the result. days: median and p90 of a game.")
-    for name in (FORCED_ORDERS, ORDERS):
+    for name in CAREFUL:
         o = mean[name]
-        print(f"orders a hand, {name}: {o['given']:.1f} given, {o['by order']:.1f} cards "
-              f"played by them, {o['overruled']:.1f} overruled, {o['dropped']:.1f} dropped")
+        print(f"orders a hand, {name.strip()}: {o['given']:.1f} given, {o['by order']:.1f} "
+              f"cards played by them, {o['overruled']:.1f} overruled, {o['dropped']:.1f} "
+              f"dropped" + (f", {o['bids ahead']:.1f} bids made ahead ({o['bids overruled']:.1f} "
+                            "overruled)" if "ahead" in CAREFUL[name] else ""))
     verdict(mean, res, moves, seed)
 
 
 def verdict(mean, res, moves, seed) -> None:
     """The issue's target: half the mails per hand and half the calendar days."""
-    one, best = mean[ONE], mean[ORDERS]
+    one, best = mean[ONE], mean[BEST]
     mails = min(best["mails"], best["digest mails"]) / one["mails"]
     base_days = statistics.median(res[ONE]["days"])
-    days = statistics.median(res[ORDERS]["days"]) / base_days
-    print(f"\ntarget, half of one card a mail, with orders: mails {mails:.0%} ({_met(mails)});"
-          f"\ndays {days:.0%} ({_met(days)}).")
+    days = statistics.median(res[BEST]["days"]) / base_days
+    print(f"\ntarget, half of one card a mail, with {BEST.strip()}: mails {mails:.0%} "
+          f"({_met(mails)});\ndays {days:.0%} ({_met(days)}).")
     if mails > 0.5:
         print(f"Half the mails: turn mails alone (no news mails) would be "
               f"{best['turn mails only'] / one['mails']:.0%}; a digest only on\ndays without "
@@ -276,7 +350,7 @@ def verdict(mean, res, moves, seed) -> None:
         need = one["decisions"] / 2
         print(f"Half the days: about {need:.1f} decisions a hand (now {best['decisions']:.1f}: "
               f"{best['decisions'] - need:.1f} more cards a hand by orders),\nor answers with "
-              f"a median delay of {_median_needed(moves[ORDERS], seed, base_days / 2)} "
+              f"a median delay of {_median_needed(moves[BEST], seed, base_days / 2)} "
               f"instead of {MEDIAN_HOURS:g} h.")
 
 

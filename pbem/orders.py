@@ -3,22 +3,26 @@
 They are the seat's secret: kept in the database, shown only to that seat, and applied by
 the one door (pbem.play, in the move's transaction) the moment the seat is to play and an
 order's condition holds, as a play with `"auto": "order"`. An order that can no longer be
-kept, or outlives its hand, is dropped and its player told."""
+kept, or outlives its hand, is dropped and its player told; a standing order (pbem.engine.
+orders.STANDING) that lasted its hand simply ends. A bid given ahead (`give_bid`) is made
+by the door at the seat's turn to bid, as a bid with `"auto": "order"`, or dropped with a
+mail if it is not allowed then or the bidding ends without it (a misdeal, a partner's bid
+for the side)."""
 
 from sqlmodel import select
 
 from . import notify
 from .config import load
-from .engine import apply
-from .engine.orders import MAX_ORDERS, next_card, read
+from .engine import IllegalAction, apply
+from .engine.orders import MAX_ORDERS, STANDING, bid_order, next_bid, next_card, read
 from .store.games import mailable
 from .store.models import Outbox, SeatOrder
 
 
 class Pending:
     """The seats' pending orders (pbem.engine.orders), in the move's transaction: the one
-    whose moment has come plays (`"auto": "order"`); one that can no longer be kept, or
-    that outlived its hand, is dropped and its player told."""
+    whose moment has come plays or bids (`"auto": "order"`); one that can no longer be
+    kept, or that outlived its hand or its bidding, is dropped and its player told."""
 
     def __init__(self, s, game, seats, players):
         self.s, self.game, self.seats, self.players = s, game, seats, players
@@ -28,19 +32,38 @@ class Pending:
         self.rows = {x.seat: [r for r in rows if r.seat == x.seat] for x in seats}
 
     def next_play(self, st) -> dict | None:
+        """The event of the first order whose moment has come (a bid or a card), if any."""
         for seat in st.to_act():
-            mine = self.rows.get(seat) or []
-            while mine:
-                i, card = next_card(st, seat, [r.spec for r in mine])
-                if i < 0:
-                    break
-                row = mine[i]
-                if card is None:
-                    self._drop(row, mine, f"it could not be kept at move {st.seq + 1}")
-                    continue
-                if row.spec["kind"] != "low":  # a standing order stays
-                    self._close(row, mine, "done")
-                return apply(st, seat, {"type": "play", "card": card, "auto": "order"})[0]
+            ev = self._bid(st, seat) if st.phase == "bid" else self._card(st, seat)
+            if ev is not None:
+                return ev
+        return None
+
+    def _bid(self, st, seat) -> dict | None:
+        mine = self.rows.get(seat) or []
+        i, action = next_bid(st, seat, [r.spec for r in mine])
+        if i < 0:
+            return None
+        if action is None:
+            why = _bid_refusal(st, seat, mine[i].spec["bid"])
+            self._drop(mine[i], mine, f"at your turn that bid was not allowed ({why})")
+            return None
+        self._close(mine[i], mine, "done")
+        return apply(st, seat, dict(action, auto="order"))[0]
+
+    def _card(self, st, seat) -> dict | None:
+        mine = self.rows.get(seat) or []
+        while mine:
+            i, card = next_card(st, seat, [r.spec for r in mine])
+            if i < 0:
+                break
+            row = mine[i]
+            if card is None:
+                self._drop(row, mine, f"it could not be kept at move {st.seq + 1}")
+                continue
+            if row.spec["kind"] not in STANDING:  # a standing order stays
+                self._close(row, mine, "done")
+            return apply(st, seat, {"type": "play", "card": card, "auto": "order"})[0]
         return None
 
     def texts(self) -> dict[int, list[str]]:
@@ -49,9 +72,17 @@ class Pending:
                 for seat, rows in self.rows.items() if rows}
 
     def expire(self, st) -> None:
+        """Orders past their time: a standing order's hand is over (it simply ends); any
+        other's hand is over, or a bid's bidding (both dropped with a mail)."""
         for mine in self.rows.values():
             for row in [r for r in mine if r.hand != st.hand_no or st.phase == "over"]:
-                self._drop(row, mine, "its hand is over")
+                if row.spec["kind"] in STANDING:
+                    self._close(row, mine, "done")
+                else:
+                    self._drop(row, mine, "its hand is over")
+            for row in [r for r in mine if r.spec["kind"] == "bid" and st.phase != "bid"]:
+                self._drop(row, mine, "the bidding ended before your turn came (a misdeal, "
+                                      "or your partner bid for your side)")
 
     def _close(self, row, mine, state) -> None:
         row.state = state
@@ -76,7 +107,8 @@ def give(store, game_id: int, seat: int, line: str, st) -> list[SeatOrder]:
     if orders is None:
         raise ValueError(f"{line!r} is not an order")
     if st.phase != "play":
-        raise ValueError("orders are for the play of a hand: give them once the bids are in")
+        raise ValueError("orders are for the play of a hand: give them once the bids are in "
+                         "(a bid before your turn, bid 4 say, is kept for your turn)")
     for order in orders:
         if order.get("card") and order["card"] not in st.hands[seat]:
             raise ValueError(f"{order['card']} is not in your hand")
@@ -89,6 +121,56 @@ def give(store, game_id: int, seat: int, line: str, st) -> list[SeatOrder]:
         s.add_all(rows)
         s.commit()
     return rows
+
+
+def give_bid(store, game_id: int, seat: int, action: dict, text: str, st) -> SeatOrder:
+    """Keep a bid the seat gives before its turn to bid (`action` as pbem.engine.parse_action
+    reads it), in place of an earlier one; ValueError says why not (nothing kept then)."""
+    order = bid_order(action)
+    _check_ahead(st, seat, order["bid"])
+    with store.session() as s:
+        for row in pending(s, game_id, seat):
+            if row.spec["kind"] == "bid":  # the newer bid stands: no mail for this one
+                row.state = "dropped"
+                s.add(row)
+        row = SeatOrder(game_id=game_id, seat=seat, spec=order, text=text[:100],
+                        hand=st.hand_no)
+        s.add(row)
+        s.commit()
+        s.refresh(row)
+    return row
+
+
+def may_bid_ahead(st, seat: int) -> bool:
+    """Has the seat looked at its cards, with its turn to bid still to come?"""
+    if st.phase != "bid" or st.comeout_side is not None or st.bids[seat] is not None:
+        return False
+    later = [s for turn in st.bid_turns[st.bid_index + 1:] for s in turn]
+    return st.looked[seat] and seat in later
+
+
+def _check_ahead(st, seat, bid) -> None:
+    if st.phase != "bid" or st.comeout_side is not None:
+        raise ValueError("a bid is given ahead only during the bidding")
+    if st.bids[seat] is not None:
+        raise ValueError("you have bid already")
+    if seat in st.bid_turns[st.bid_index]:
+        raise ValueError("it is your turn to bid: bid now")
+    if not may_bid_ahead(st, seat):
+        raise ValueError("look at your cards first: a bid ahead is made on the cards you "
+                         "have seen (a blind bid waits for your turn)")
+    r = st.rules
+    ok = r.nil if bid == "nil" else isinstance(bid, int) and r.bid_min <= bid <= r.max_bid
+    if not ok:
+        raise ValueError(f"bid {bid} is not a bid of this game")
+
+
+def _bid_refusal(st, seat, bid) -> str:
+    try:
+        apply(st, seat, {"type": "bid", "bid": bid})
+    except IllegalAction as e:
+        return str(e)
+    return "not allowed"
 
 
 def pending(s, game_id: int, seat: int) -> list[SeatOrder]:

@@ -158,6 +158,24 @@ def test_orders_left_when_the_hand_ends_are_dropped_with_a_word(store, gid):
     assert told.to_addr == "c@x.test" and "its hand is over" in told.body_text
 
 
+def test_a_standing_order_that_lasted_its_hand_ends_without_a_mail(store, gid):
+    from pbem.engine import choose, view
+
+    orders.give(store, gid, 1, "cover in hearts", state(store, gid))
+    orders.give(store, gid, 3, "duck in hearts", state(store, gid))  # seat 3: void, dropped
+    for _ in range(60):
+        st = state(store, gid)
+        if st.hand_no == 1:
+            break
+        seat = st.to_act()[0]
+        submit(store, gid, seat, choose(view(st, seat), seed=st.seq, rules=st.rules),
+               expect_seq=st.seq)
+    assert [(r.seat, r.state) for r in rows(store, gid)] == [(1, "done"), (3, "dropped")]
+    with store.session() as s:
+        told = s.exec(select(Outbox).where(Outbox.dedupe_key.startswith("order:"))).all()
+    assert [m.to_addr for m in told] == ["d@x.test"]  # only the order that could not be kept
+
+
 # -- by mail ---------------------------------------------------------------------------------
 
 
@@ -222,3 +240,92 @@ def test_the_turn_mail_lists_the_seats_own_pending_orders_and_no_one_elses(store
     with store.session() as s:
         others = s.exec(select(Outbox).where(Outbox.to_addr != "b@x.test")).all()
     assert not any("5H next" in (m.body_text + (m.body_html or "")) for m in others)
+
+
+# -- bids ahead (tests/test_orders_ahead.py has the rest) ------------------------------------
+
+
+@pytest.fixture
+def bidding(store):
+    """HANDS dealt, nobody has bid: seat 0 bids first, then 1, 2, 3."""
+    log = write_log(STD, [{"seq": 1, "type": "deal", "dealer": 3, "hands": HANDS}], SEATS,
+                    first_dealer=3)
+    gid = import_log(store, log)
+    start(store, gid)
+    return gid
+
+
+def test_a_bid_by_mail_before_ones_turn_is_kept_and_made_at_it(env, bidding):
+    from mail_helpers import headline, text
+
+    carol = env.address(bidding, seat=2)
+    env.replies()
+    env.send(env.mail(carol, "bid 4", frm="c@x.test", mid="<b1@x.test>"))
+    [answer] = env.replies()
+    assert "bid 4: kept, made at your turn" in text(answer)
+    assert "bid 4 at your turn" in headline(answer)
+    assert state(env.store, bidding).bids == [None] * 4  # nothing bid yet
+    blind = env.mail(carol, "blind 6", frm="c@x.test", mid="<b2@x.test>")
+    env.send(blind)
+    assert "blind bid cannot be given ahead" in text(env.replies()[0])
+    submit(env.store, bidding, 0, {"type": "bid", "bid": 3})
+    result = submit(env.store, bidding, 1, {"type": "bid", "bid": 3})
+    assert {"seq": 4, "type": "bid", "seat": 2, "bid": 4, "auto": "order"} in result.events
+    assert state(env.store, bidding).bids == [3, 3, 4, None]
+
+
+def test_bid_ahead_buttons_on_the_page_keep_a_bid_only_for_the_seat(store, bidding, tmp_path,
+                                                                    monkeypatch):
+    from tests.web_helpers import csrf, make_app, tokens
+
+    client = make_app(store, tmp_path, monkeypatch).test_client()
+    toks = tokens(store, bidding)
+    assert "Your bid ahead" not in client.get(f"/t/{toks[0]}").text  # its turn: bid now
+    page = client.get(f"/t/{toks[2]}").text
+    assert "Your bid ahead" in page and 'name="bid" value="nil"' in page
+    before = {s: client.get(f"/t/{toks[s]}").text for s in (0, 1, 3)}
+    no_guard = client.post(f"/t/{toks[2]}/orders", data={"bid": "5"})
+    assert no_guard.status_code == 400 and rows(store, bidding) == []
+    token = csrf(client)
+    bad = client.post(f"/t/{toks[2]}/orders", data={"csrf": token, "bid": "99"})
+    assert bad.status_code == 400 and "No bid ahead" in bad.text
+    r = client.post(f"/t/{toks[2]}/orders", data={"csrf": token, "bid": "5"})
+    assert r.status_code == 200 and "Kept: bid 5, made at your turn" in r.text
+    assert "<li>bid 5</li>" in client.get(f"/t/{toks[2]}").text
+    assert {s: client.get(f"/t/{toks[s]}").text for s in (0, 1, 3)} == before  # unseen
+    assert "Your bid ahead" not in client.get(f"/t/{toks[0]}").text
+    for seat in (0, 1):
+        submit(store, bidding, seat, {"type": "bid", "bid": 2})
+    assert state(store, bidding).bids[2] == 5
+    assert "Your bid ahead" not in client.get(f"/t/{toks[2]}").text  # made: its section goes
+
+
+def test_no_other_seats_mail_shows_a_bid_ahead(store, bidding):
+    for seat, bid in ((2, 7), (3, 6)):
+        orders.give_bid(store, bidding, seat, {"type": "bid", "bid": bid}, f"bid {bid}",
+                        state(store, bidding))
+    submit(store, bidding, 0, {"type": "bid", "bid": 3})  # seat 1's turn mail
+    with store.session() as s:
+        mails = s.exec(select(Outbox)).all()
+    assert [m.to_addr for m in mails if m.dedupe_key.startswith("turn:")] == ["b@x.test"]
+    assert not any("Your orders" in m.body_text + (m.body_html or "") for m in mails)
+
+
+def test_a_seat_that_may_bid_blind_looks_then_bids_ahead_in_one_mail(env):
+    from mail_helpers import text
+
+    from pbem.engine import Rules
+
+    rules = Rules(preset="standard", blind_nil_behind=0)  # blind nil open: nobody has looked
+    log = write_log(rules, [{"seq": 1, "type": "deal", "dealer": 3, "hands": HANDS}], SEATS,
+                    first_dealer=3)
+    gid = import_log(env.store, log)
+    start(env.store, gid)
+    carol = env.address(gid, seat=2)
+    env.replies()
+    env.send(env.mail(carol, "bid 4", frm="c@x.test", mid="<l1@x.test>"))
+    assert "look at your cards first" in text(env.replies()[0])
+    assert rows(env.store, gid) == []
+    env.send(env.mail(carol, "look\nbid 4", frm="c@x.test", mid="<l2@x.test>"))
+    assert "bid 4: kept, made at your turn" in text(env.replies()[0])
+    assert [r.spec for r in rows(env.store, gid)] == [{"kind": "bid", "bid": 4}]

@@ -8,7 +8,7 @@ import pytest
 from helpers import deal, do
 
 from bench import tempo
-from bench.careful import careful_lines
+from bench.careful import ahead_bid, careful_lines
 from pbem.engine import new_game, preset, view
 from pbem.engine.orders import next_card, read
 from tests.test_no_stall import HANDS
@@ -27,11 +27,34 @@ def test_orders_play_only_legal_cards_and_never_ask_more(games):
         d = {name: t.decisions for name, t in tallies.items()}
         assert d[tempo.ORDERS] <= d[tempo.EQUAL] <= d[tempo.FORCED] <= d[tempo.ONE]
         assert d[tempo.FORCED_ORDERS] <= d[tempo.FORCED]
-        for name in (tempo.ORDERS, tempo.FORCED_ORDERS):
+        assert d[tempo.COVER] < d[tempo.ORDERS] and d[tempo.AHEAD] < d[tempo.ORDERS]
+        for name in tempo.CAREFUL:
             assert tallies[name].illegal == 0
             assert d[name] >= 4 * hands  # every bid is a person's
         played += tallies[tempo.ORDERS].by_order
     assert played > 0  # the careful player's orders did play cards
+
+
+def test_bids_ahead_answer_beside_the_first_bid_and_need_no_turn_mail(games):
+    for tallies, hands in games:
+        t = tallies[tempo.AHEAD]
+        assert 0 < t.ahead + t.ahead_overruled <= 3 * hands  # never the first bidder's
+        groups = [seats for seats, _ in t.moves if isinstance(seats, tuple)]
+        assert 0 < len(groups) <= hands and sum(len(g) - 1 for g in groups) == t.ahead
+        assert all(len(set(g)) == len(g) for g in groups)  # each seat answers once
+        assert tallies[tempo.COVER].ahead == 0  # without bids ahead nobody answers beside
+        assert t.decisions == t.ahead + sum(1 for seats, _ in t.moves
+                                             if not isinstance(seats, tuple)) + len(groups)
+
+
+def test_answering_beside_waits_for_the_slowest_not_for_the_sum():
+    one, four, chain = [], [], []
+    for i in range(300):
+        one.append(tempo.calendar([[0, False]], random.Random(i))[0])
+        four.append(tempo.calendar([[(0, 1, 2, 3), False]], random.Random(i))[0])
+        chain.append(tempo.calendar([[s, False] for s in range(4)], random.Random(i))[0])
+    assert all(f >= o for f, o in zip(four, one, strict=True))  # the first seat is one of them
+    assert sum(one) < sum(four) < sum(chain) * 0.75
 
 
 def test_one_card_a_mail_hears_of_every_trick(games):
@@ -64,6 +87,34 @@ def test_the_careful_player_orders_only_what_it_cannot_lose():
     do(st, 2, "2D")
     do(st, 3, "2C")
     assert careful_lines(view(st, 0), STD, equal=True) == ["lead KH next"]  # spades closed
+
+
+def test_the_careful_player_covers_unless_its_side_ducks_bags():
+    st = _position()
+    do(st, 0, "AH")
+    do(st, 1, "5H")
+    assert careful_lines(view(st, 1), STD, cover=True)[-1] == "cover"
+    v = view(st, 1)  # as if its side had made its bid with 8 bags: each trick is a bag
+    v["won"][1], v["won"][3] = 3, 1
+    v["sides"][1]["bags"] = 8
+    assert "cover" not in careful_lines(v, STD, cover=True)
+    v["sides"][1]["bags"] = 2
+    assert "cover" in careful_lines(v, STD, cover=True)
+
+
+def test_a_bid_ahead_is_the_robots_bid_on_the_new_hand():
+    from pbem.engine import choose
+
+    st = new_game(STD, 3)
+    deal(st, HANDS)
+    ahead = {seat: ahead_bid(view(st, seat), STD) for seat in (1, 2, 3)}
+    for seat in range(4):
+        do(st, seat, choose(view(st, seat), rules=STD))
+    assert ahead == {1: st.bids[1], 2: st.bids[2], 3: st.bids[3]}  # nobody bid nil here
+    st = new_game(STD, 3)
+    deal(st, HANDS)
+    st.looked[2] = False  # it may bid blind: no bid ahead before it looks
+    assert ahead_bid(view(st, 2), STD) is None
 
 
 def test_no_orders_on_a_side_with_a_nil():

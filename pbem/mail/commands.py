@@ -31,6 +31,7 @@ class Context:
     want_help: bool = False
     sender: str = ""  # the mail's From address
     moves: list[tuple[dict, bool]] = field(default_factory=list)  # (action, was a repeat)
+    ahead: list[str] = field(default_factory=list)  # bids kept for the seat's turn
 
 
 class Command:
@@ -161,13 +162,16 @@ SETTINGS = [
 
 
 class Move(Command):
-    name, help, seat_only = "", "a move: bid 4, nil, blind nil, play QH, Q♥, claim, misdeal", True
+    name, help, seat_only = "", ("a move: bid 4, nil, blind nil, play QH, Q♥, claim, misdeal "
+                                 "(a bid before your turn is kept and made at your turn)"), True
 
     def process(self, ctx, line):
         try:
             action = parse_action(line, ctx.state.rules)
         except ValueError as e:
             raise CommandError(str(e)) from None
+        if action["type"] == "bid" and _not_yet(ctx.state, ctx.seat.seat):
+            return bid_ahead(ctx, action, line)
         return act(ctx, line, action)
 
 
@@ -227,6 +231,30 @@ class Resign(Command):
         return act(ctx, f"resign {off}".strip(), action)
 
 
+def _not_yet(st, seat) -> bool:
+    """Is the seat still to bid, but not now?"""
+    return st.phase == "bid" and st.comeout_side is None and st.bids[seat] is None \
+        and seat not in st.bid_turns[st.bid_index]
+
+
+def bid_ahead(ctx, action, line) -> str:
+    """A bid from a seat whose turn to bid has not come: kept as its order (pbem.orders),
+    made by the door at that turn."""
+    gid, seat = ctx.seat.game_id, ctx.seat.seat
+    try:
+        orders.give_bid(ctx.store, gid, seat, action, did(action), ctx.state)
+        result = settle(ctx.store, gid)  # its turn may have come meanwhile
+    except (ValueError, Refused) as e:
+        raise CommandError(show_cards(getattr(e, "reason", str(e)))) from None
+    ctx.state, ctx.expect_seq = result.state, result.state.seq
+    if any(ev.get("auto") == "order" and ev["seat"] == seat and ev["type"] == "bid"
+           for ev in result.events):
+        ctx.moves.append((action, False))
+        return f"{line}: done"
+    ctx.ahead.append(f"{did(action)} at your turn")
+    return f"{line}: kept, made at your turn"
+
+
 _CODE = re.compile(r"'([2-9TJQKA][SHDC]|BJ|LJ)'|(?<![\w'])([2-9TJQKA][SHDC]|BJ|LJ)(?![\w'])")
 
 
@@ -259,7 +287,9 @@ def did(action: dict) -> str:
 class Orders(Command):
     name, seat_only = "orders", True
     help = ("orders ahead, kept secret: play QH then KH; lead AS next; if hearts are led play "
-            "2H; follow low in clubs; orders (list them); clear orders")
+            "2H; follow low in clubs (or duck in clubs); cover in hearts, or cover (every suit "
+            "but spades): beat the trick when you can, low when your partner wins it; orders "
+            "(list them); clear orders")
 
     def claims(self, line):
         low = " ".join(line.lower().split())

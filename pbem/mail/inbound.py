@@ -239,7 +239,7 @@ def _subject_command(subject: str) -> list[str]:
 def outcome(ctx, lines, error) -> str:
     """The reply's subject says what happened: "you played 10♥", "you bid 4; not done: QS",
     "nothing done"."""
-    new = [did(a) for a, repeat in ctx.moves if not repeat]
+    new = [did(a) for a, repeat in ctx.moves if not repeat] + ctx.ahead
     said = "you " + " and ".join(new) if new else ""
     if error:
         line = error[0] if len(error[0]) <= 40 else error[0][:39] + "…"

@@ -4,7 +4,7 @@ from flask import Blueprint, abort, render_template, request
 
 from .. import orders, owntime, seatclock
 from ..deadlines import due_for, record, time_control
-from ..engine import parse_card, pretty
+from ..engine import parse_action, parse_card, pretty
 from ..engine.tricks import table_for
 from ..play import Refused, settle, submit
 from ..store.models import Player
@@ -33,7 +33,8 @@ def render_table(token, seat, notice=None, error=None, status=200):
         given = list(dict.fromkeys(r.text for r in orders.pending(s, seat.game_id, seat.seat)))
     return render_template("web/table.html", v=v, seat=seat, token=token, links=links,
                            pass_count=pass_count, notice=notice, error=error, due=due,
-                           orders=given, record=mine, vacation=prefs.get("vacation_until"),
+                           orders=given, ahead=_ahead_bids(t.state, seat.seat), record=mine,
+                           vacation=prefs.get("vacation_until"),
                            bank=bank(prefs, now.date(), joined)[0], clock_bank=clock_bank,
                            live_etag=etag(t.game.id, last_seq(t.game.id)),
                            **pad_context(t)), status  # pad_context brings t
@@ -49,6 +50,15 @@ def _clock_bank(game, seat, now) -> str | None:
         clock = seatclock.for_game(s, game.id).get(seat.seat)
         player = s.get(Player, seat.player_id)
         return owntime.describe(seatclock.left(tc, clock, player, now))
+
+
+def _ahead_bids(st, seat: int) -> list:
+    """The bids the seat may give ahead now (none unless its turn to bid is still to come);
+    whether each is allowed is checked at that turn."""
+    if not orders.may_bid_ahead(st, seat):
+        return []
+    r = st.rules
+    return (["nil"] if r.nil else []) + list(range(r.bid_min, r.max_bid + 1))
 
 
 def time_left(delta) -> str:
@@ -91,8 +101,10 @@ def _whole(text: str) -> int:
 
 @bp.post("/t/<token>/orders")
 def give_orders(token):
-    """Orders from the table page: a line as by mail, or clear them all."""
+    """Orders from the table page: a line as by mail, a bid ahead, or clear them all."""
     seat = data.seat_for(token)
+    if "bid" in request.form:
+        return _bid_ahead(token, seat, request.form["bid"][:20])
     if request.form.get("clear"):
         n = orders.clear(data.store(), seat.game_id, seat.seat)
         return render_table(token, seat, notice=f"{n} orders dropped.")
@@ -105,6 +117,20 @@ def give_orders(token):
         return render_table(token, seat, error=f"No order: {getattr(e, 'reason', e)}",
                             status=400)
     return render_table(token, seat, notice=f"{len(kept)} kept: {line}")
+
+
+def _bid_ahead(token, seat, bid: str):
+    """A bid button of a seat whose turn to bid has not come: kept for that turn."""
+    st = data.load(seat.game_id).state
+    try:
+        action = parse_action(f"bid {bid}", st.rules)
+        orders.give_bid(data.store(), seat.game_id, seat.seat, action, f"bid {action['bid']}",
+                        st)
+        settle(data.store(), seat.game_id)  # its turn may have come meanwhile
+    except (ValueError, Refused) as e:
+        return render_table(token, seat, error=f"No bid ahead: {getattr(e, 'reason', e)}",
+                            status=400)
+    return render_table(token, seat, notice=f"Kept: bid {action['bid']}, made at your turn.")
 
 
 @bp.post("/t/<token>/extra")
