@@ -15,6 +15,9 @@ from markupsafe import escape
 from .models import Outbox
 from .pacing import kind, turn_of
 
+# the words of templates/mail/turn.* that send a reply to "this mail"
+_REPLY_TO_THIS = (("Reply to this mail with one of:", "Write to {} with one of:"),
+                  ("reply to this mail with its words", "write its words to {}"))
 _BODY = re.compile(r"<body[^>]*>(.*)</body>", re.S | re.I)
 
 
@@ -47,14 +50,14 @@ def mail(carrier: Outbox, shown: list[Outbox]) -> Outbox:
             f"Your move in game {moves[0].game_id}" if moves else "News of your games")
     intro = (f"{head}; news of {len(shown) - len(moves)} more.\n" if len(shown) > len(moves)
              else f"{head}.\n")
-    intro += ("Each game below has its own reply address and links. A reply to this mail "
-              f"moves in game {first.game_id}.\n")
-    text = intro + "".join(_section(r) for r in shown)
+    intro += ("Each game below has its own reply address and links.\n"
+              f"A reply to this mail moves in game {first.game_id}.\n")
+    text = intro + "".join(_section(r, r is first) for r in shown)
     headers = {k: v for k, v in (first.headers or {}).items()
                if k not in ("In-Reply-To", "References")}  # one game's thread is not all
     ids = "+".join(str(r.id) for r in shown)
     return Outbox(id=carrier.id, game_id=None, to_addr=carrier.to_addr, subject=subject[:300],
-                  body_text=text, body_html=_html(intro, shown), headers=headers,
+                  body_text=text, body_html=_html(intro, shown, first), headers=headers,
                   dedupe_key=f"{kind(first)}:merged:{ids}"[:200])
 
 
@@ -69,21 +72,32 @@ def _address(r: Outbox) -> str:
 
 def _title(r: Outbox) -> str:
     if kind(r) == "turn":
-        return f"Game {r.game_id}: your move. Reply to {_address(r)} to move in it."
+        return f"Game {r.game_id}: your move.\nReply to {_address(r)} to move in game {r.game_id}."
     return f"Game {r.game_id}: news."
 
 
-def _section(r: Outbox) -> str:
-    return f"\n{'-' * 40}\n{_title(r)}\n\n{r.body_text.rstrip()}\n"
+def _elsewhere(body: str, r: Outbox, html: bool) -> str:
+    """A section's "reply to this mail" says where to write instead: a reply to the merged
+    mail reaches only the first game (its Reply-To)."""
+    address = str(escape(_address(r))) if html else _address(r)
+    for this, there in _REPLY_TO_THIS:
+        body = body.replace(this, there.format(address))
+    return body
 
 
-def _html(intro: str, shown: list[Outbox]) -> str | None:
+def _section(r: Outbox, first: bool) -> str:
+    body = r.body_text.rstrip() if first else _elsewhere(r.body_text.rstrip(), r, False)
+    return f"\n{'-' * 40}\n{_title(r)}\n\n{body}\n"
+
+
+def _html(intro: str, shown: list[Outbox], first: Outbox) -> str | None:
     if not all(r.body_html for r in shown):
         return None  # a text part for all, rather than some games missing from the HTML
     parts = [f"<p>{escape(intro)}</p>"]
     for r in shown:
         m = _BODY.search(r.body_html)
         inner = m.group(1) if m else r.body_html
+        inner = inner if r is first else _elsewhere(inner, r, True)
         parts.append(f'<hr><h3 style="margin: 0.5em 0">{escape(_title(r))}</h3>\n{inner}')
     return ('<!doctype html>\n<html><head><meta name="viewport" content="width=device-width, '
             'initial-scale=1"></head>\n<body style="font-family: sans-serif; color: #111; '

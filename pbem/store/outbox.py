@@ -155,11 +155,12 @@ def _send(store, deliver, row, merge: bool, now, lease) -> bool:
         for r in taken:  # back to waiting, to be merged again
             _set(store, r.id, None, attempts=0, next_attempt=now + backoff(row.attempts + 1))
         return False
-    for r in taken:  # settled by this mail: last_error says how (the cap counts one mail)
-        note = (f"in one mail with {row.dedupe_key}" if r in shown
+    own = mail if any(mail is r for r in shown) else row  # its mail (the cap counts one)
+    for r in [x for x in [row, *taken] if x is not own]:
+        note = (f"in one mail with {own.dedupe_key}" if any(r is x for x in shown)
                 else "a newer mail of its game went instead")
         _set(store, r.id, None, sent_at=now, last_error=pacing.SETTLED + note[:900])
-    _set(store, row.id, None, sent_at=now, last_error=None)
+    _set(store, own.id, None, sent_at=now, last_error=None)
     return True
 
 
