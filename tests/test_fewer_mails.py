@@ -3,17 +3,19 @@ sender applies them, through the real SMTP handler, the real outbox and its Mail
 Rows are written at the real time; each drain passes its own `now` after that."""
 
 import re
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, time, timedelta
 from email import policy
 from email.parser import BytesParser
 from urllib.parse import urlparse
 from zoneinfo import ZoneInfo
 
 import pytest
+from league_helpers import TODAY, league
 from mail_helpers import ANN, game, running, state, text
 from sqlmodel import select
 
 from pbem.config import load
+from pbem.league import seasons
 from pbem.play import submit
 from pbem.signing import Signer, secret_keys
 from pbem.store import prefs
@@ -183,3 +185,28 @@ def test_without_settings_each_mail_goes_at_once(env):
     mails = delivered(env, utcnow())
     assert sorted(str(m["Subject"]) for m in mails) == [f"Spades game {one}",
                                                         f"Spades game {two}"]
+
+
+def test_league_turn_mails_wait_a_quarter_hour_unless_the_player_says_otherwise(env):
+    league(env.store, players=4, rounds=1)
+    seasons.tick(env.store, datetime.combine(TODAY + timedelta(days=7), time(12), UTC))
+    with env.store.session() as s:
+        [first] = s.exec(select(Outbox).where(Outbox.dedupe_key.like("turn:%"))).all()
+        players = s.exec(select(Player.id).where(Player.email.like("%@league.test"))).all()
+    gid = first.game_id
+
+    def turns(now) -> list:
+        return [m for m in delivered(env, now) if "your turn" in text(m)]
+
+    t0 = utcnow()
+    assert turns(t0) == []  # (the league's welcome mails go at once)
+    assert aware(row(env, "turn:").next_attempt) > t0 + 14 * M  # held, out of the drain's way
+    [mail] = turns(t0 + 15 * M)
+    assert str(mail["To"]) == first.to_addr and str(mail["Subject"]) == f"Spades game {gid}"
+    for pid in players:
+        prefs.update(env.store, pid, merge=0)  # `merge off`: each turn mail at once
+    st = state(env.store, gid)
+    [seat] = st.to_act()
+    submit(env.store, gid, seat, {"type": "bid", "bid": 3})
+    [mail] = turns(t0 + 15 * M)
+    assert str(mail["To"]) != first.to_addr and f"Game {gid}: your turn" in text(mail)
