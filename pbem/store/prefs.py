@@ -5,8 +5,11 @@ one writer that locks the player's row, so two writers never lose each other's k
     zone    the player's time zone (an IANA name): rest days and quiet hours are in it
     rest    weekdays (0 Monday .. 6 Sunday) on which the player's deadlines stand still
     quiet   [from, to] local hours in which no mail is sent (held until `to`), or None
-    cap     at most this many turn and news mails a local day (more wait for the next), or None
+    cap     at most this many turn and news mails a local day (past it turn mails wait for
+            the next day and news is not sent), or None
     merge   minutes a turn mail waits, so that several games' turns go out as one mail
+            (unset: 15 in a league's games, else 0)
+pbem.store.pacing applies quiet, cap and merge as the outbox sends.
 """
 
 from datetime import datetime
