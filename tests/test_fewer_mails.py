@@ -87,7 +87,8 @@ def test_two_games_waiting_go_in_one_mail_whose_replies_and_links_work_for_each(
     assert "References" not in mail  # threaded under neither game alone
     assert re.match(rf"<turn\.{one}\.0\.", str(mail["Message-ID"]))
     html = mail.get_body(("html",)).get_content()
-    assert f"write its words to {second}" in html and "reply to this mail with its" in html
+    assert re.search(rf"write its words to <span[^>]*>{re.escape(second)}</span>", html)
+    assert html.count("reply to this mail with its words") == 1
     # every row is settled: one mail went, the other says it went with it
     assert row(env, f"turn:{one}:").last_error is None
     assert row(env, f"turn:{two}:").last_error.startswith("settled: in one mail with")
@@ -164,6 +165,23 @@ def test_the_cap_counts_mails_a_local_day_drops_news_and_holds_turns(env):
     assert delivered(env, midnight - M) == []
     [mail] = delivered(env, midnight)  # the next local day, as one mail
     assert str(mail["Subject"]) == f"Spades: your move in games {two} and {three}"
+    queue(env, ANN, f"news:{first}:0:92", first)  # the merged mail counted once: 1 of 2
+    assert len(delivered(env, midnight + M)) == 1
+
+
+def test_a_merged_mail_that_fails_leaves_every_game_waiting_and_goes_later(env):
+    one, two = waiting(env), waiting(env)
+    settle(env, merge=5)
+    t0 = utcnow()
+
+    def refuse(row):
+        raise OSError("the relay is away")
+
+    assert drain(env.store, refuse, now=t0 + 6 * M) == 0
+    with env.store.session() as s:
+        assert not s.exec(select(Outbox).where(Outbox.sent_at.is_not(None))).all()
+    [mail] = delivered(env, t0 + 8 * M)  # after the backoff, both again, in one mail
+    assert str(mail["Subject"]) == f"Spades: your move in games {one} and {two}"
 
 
 def test_held_mails_do_not_stall_the_drain_for_anyone_else(env):

@@ -18,6 +18,7 @@ from .pacing import kind, turn_of
 # the words of templates/mail/turn.* that send a reply to "this mail"
 _REPLY_TO_THIS = (("Reply to this mail with one of:", "Write to {} with one of:"),
                   ("reply to this mail with its words", "write its words to {}"))
+_BREAK = "overflow-wrap: anywhere; word-break: break-all"
 _BODY = re.compile(r"<body[^>]*>(.*)</body>", re.S | re.I)
 
 
@@ -79,10 +80,22 @@ def _title(r: Outbox) -> str:
 def _elsewhere(body: str, r: Outbox, html: bool) -> str:
     """A section's "reply to this mail" says where to write instead: a reply to the merged
     mail reaches only the first game (its Reply-To)."""
-    address = str(escape(_address(r))) if html else _address(r)
+    address = _address_html(r) if html else _address(r)
     for this, there in _REPLY_TO_THIS:
         body = body.replace(this, there.format(address))
     return body
+
+
+def _address_html(r: Outbox) -> str:
+    """The address, breakable anywhere: one long word must not widen a phone's screen."""
+    return f'<span style="{_BREAK}">{escape(_address(r))}</span>'
+
+
+def _title_html(r: Outbox) -> str:
+    if kind(r) == "turn":
+        return (f"<strong>Game {r.game_id}: your move.</strong><br>Reply to "
+                f"{_address_html(r)} to move in game {r.game_id}.")
+    return f"<strong>Game {r.game_id}: news.</strong>"
 
 
 def _section(r: Outbox, first: bool) -> str:
@@ -98,7 +111,7 @@ def _html(intro: str, shown: list[Outbox], first: Outbox) -> str | None:
         m = _BODY.search(r.body_html)
         inner = m.group(1) if m else r.body_html
         inner = inner if r is first else _elsewhere(inner, r, True)
-        parts.append(f'<hr><h3 style="margin: 0.5em 0">{escape(_title(r))}</h3>\n{inner}')
+        parts.append(f'<hr><p style="margin: 0.5em 0">{_title_html(r)}</p>\n{inner}')
     return ('<!doctype html>\n<html><head><meta name="viewport" content="width=device-width, '
             'initial-scale=1"></head>\n<body style="font-family: sans-serif; color: #111; '
             'background: #fff">\n' + "\n".join(parts) + "\n</body></html>")
