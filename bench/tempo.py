@@ -1,16 +1,30 @@
 """Tempo (issue 14): how many decisions and mails a game to 500 asks of its players, and how
-many calendar days it takes, with one card per mail beside cards that play themselves.
+many calendar days it takes, with one card per mail beside cards that play themselves and
+orders given ahead.
 
-    .venv/bin/python bench/tempo.py [--games 20] [--seed 1]
+    .venv/bin/python bench/tempo.py [--games 40] [--seed 1]
 
 Robots stand in for four humans. Each decision waits for its player to read a mail and
 answer: a log-normal delay, median 4 hours (sigma 1), and nobody answers between 23:00 and
-07:00 (all in one zone). The play is the same robot game for each policy (same deals, same
-choices); a policy only decides which of those cards needed a person:
-  one card a mail   every bid and card is a mail and a decision
-  forced            a seat's only legal card plays itself (the default)
-  forced + equal    and touching cards (auto equal), lowest first
-Orders given ahead are not modelled here: a careful player's orders would cut more.
+07:00 in their own zone (seats 0 and 2 at UTC+1, seats 1 and 3 at UTC-5). The game is the
+same robot game for every policy (same deals, same cards); a policy only decides which of
+those cards needed a person:
+  one card a mail          every bid and card is a mail and a decision
+  forced                   a seat's only legal card plays itself (the default)
+  forced + equal           and touching cards (auto equal), lowest first
+  forced + orders          forced, and with each answer the orders a careful player
+                           gives (bench/careful.py), applied by the server's own functions
+                           (pbem.engine.orders.next_card, then pbem.engine.auto.auto_card)
+  forced + equal + orders  both
+The careful player restates its orders with each answer (`clear orders`, then the lines,
+above its card so they are in place when it is played; after a bid only once the bids are
+in). An order that would play another card than the robot's is counted as overruled and
+its turn as a decision (a mail the product would have saved: the figures are a floor).
+
+Mails: a turn mail per decision; with the default `notify every turn` a mail to each
+player not to act whenever a move ended a trick or a hand (pbem.notify); with `notify
+digest` one digest a player a day the game moved (run at 06:00 UTC) instead; a mail for
+each order dropped (it could not be kept, or its hand ended: pbem.orders); the result.
 """
 
 import argparse
@@ -23,74 +37,270 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pbem.engine import preset  # noqa: E402
+from bench.careful import careful_lines  # noqa: E402
+from pbem.engine import preset, view  # noqa: E402
 from pbem.engine.auto import auto_card  # noqa: E402
+from pbem.engine.orders import MAX_ORDERS, next_card, read  # noqa: E402
 from pbem.simulate import play_game  # noqa: E402
 
-POLICIES = {"one card a mail": None, "forced": False, "forced + equal": True}
+ONE, FORCED, EQUAL = "one card a mail", "forced", "forced + equal"
+FORCED_ORDERS, ORDERS = "forced + orders", "forced + equal + orders"
+POLICIES = (ONE, FORCED, EQUAL, FORCED_ORDERS, ORDERS)
+EQUALS = {FORCED: False, EQUAL: True, FORCED_ORDERS: False, ORDERS: True}  # auto equal?
 MEDIAN_HOURS, SIGMA, SLEEP = 4.0, 1.0, (23, 7)
+ZONES = (1, -5, 1, -5)  # each seat's hours from UTC: two players in Europe, two in New York
+DIGEST_HOUR = 6  # UTC: when `pbem digest` runs each day
+DECIDED = ("bid", "look", "pass", "play")  # what a person chooses (deals are the server's)
 
 
-def decisions(seed) -> tuple[dict[str, int], int]:
-    """Per policy: the decisions a person made in one robot game to 500; and its hands."""
-    counts = dict.fromkeys(POLICIES, 0)
-    rules = preset("standard")
+class Tally:
+    """One policy's count over one game: its moves (a decision and what plays itself after
+    it, up to the next decision), and whether each ended a trick or a hand."""
+
+    def __init__(self):
+        self.moves: list[list] = []  # [seat, ended a trick or hand]
+        self.start = None
+        self.drops = self.given = self.by_order = self.overruled = self.illegal = 0
+
+    def decide(self, key, seat) -> None:
+        """`seat` decides the next event; `key`: (hand, tricks done) before it."""
+        if self.moves:
+            self.moves[-1][1] = self.start != key
+        self.moves.append([seat, False])
+        self.start = key
+
+    @property
+    def decisions(self) -> int:
+        return len(self.moves)
+
+    @property
+    def news(self) -> int:
+        """Mails under `notify every turn`: each player not to act hears of a trick or a
+        hand that a move ended (the last move ends the game: its mail is the result)."""
+        return sum(3 for _, ended in self.moves if ended)
+
+
+class Careful:
+    """The orders policy's seats: each one's pending orders, as pbem.orders keeps them
+    (given with an answer, spent when played, dropped with a mail when they cannot be
+    kept or their hand ends), applied as the door applies them."""
+
+    def __init__(self, tally: Tally, players: int, equal: bool):
+        self.tally, self.equal = tally, equal
+        self.pending: list[list[dict]] = [[] for _ in range(players)]
+        self.plan = None  # for the seat to play now: (order index or -1, its card, auto card)
+
+    def before(self, st) -> None:
+        """The state before the next event: expire orders, and see what would play."""
+        for mine in self.pending:
+            left = [o for o in mine if o["hand"] == st.hand_no and st.phase != "over"]
+            self.tally.drops += len(mine) - len(left)
+            mine[:] = left
+        self.plan = None
+        if st.phase == "play":
+            self.plan = self._act(st, st.turn) + (auto_card(st, st.turn, self.equal),)
+
+    def _act(self, st, seat) -> tuple[int, str | None]:
+        """As pbem.orders.Pending.next_play: orders that cannot be kept drop, with a mail."""
+        mine = self.pending[seat]
+        while mine:
+            i, card = next_card(st, seat, mine)
+            if i < 0:
+                break
+            if card is not None:
+                self.tally.illegal += card not in st.playable(seat)
+                return i, card
+            mine.pop(i)
+            self.tally.drops += 1
+        return -1, None
+
+    def free(self, seat, card) -> bool:
+        """Did an order, or a card that plays itself, play the robot's `card`?"""
+        i, ordered, auto = self.plan
+        if i < 0:
+            return auto is not None
+        if ordered == card or auto is not None:  # auto: every legal card is as good
+            self.tally.by_order += 1
+            if self.pending[seat][i]["kind"] != "low":  # a standing order stays
+                self.pending[seat].pop(i)
+            return True
+        self.pending[seat].pop(i)
+        self.tally.overruled += 1
+        return False
+
+    def answer(self, st, seat) -> None:
+        """After `seat` answered a mail: its careful player's orders, restated (`clear
+        orders` first: no mail), each checked as pbem.orders.give checks it."""
+        if st.phase != "play":
+            return  # pbem.orders.give: orders are for the play of a hand
+        mine, kept = self.pending[seat], []
+        for line in careful_lines(view(st, seat), st.rules, self.equal):
+            orders = [dict(o, hand=st.hand_no) for o in read(line)]
+            if any(o.get("card") and o["card"] not in st.hands[seat] for o in orders):
+                raise AssertionError(f"careful order {line!r}: a card not in the hand")
+            if len(kept) + len(orders) <= MAX_ORDERS:
+                kept += orders
+        self.tally.given += sum(o not in mine for o in kept)
+        mine[:] = kept
+
+
+def tally_game(seed, rules=None) -> tuple[dict[str, Tally], int]:
+    """Per policy, the tally of one robot game to 500; and its hands."""
+    rules = rules or preset("standard")
+    tallies = {name: Tally() for name in POLICIES}
+    careful = {name: Careful(tallies[name], rules.players, EQUALS[name])
+               for name in (FORCED_ORDERS, ORDERS)}
     before = {}
 
     def watch(st, ev):
-        # after each event, `before` says whether the seat to play next had a card that
-        # would play itself (then every legal card is as good: the robot's choice counts)
-        kind = ev["type"]
-        if kind in ("bid", "look", "play", "pass"):
-            for name, equal in POLICIES.items():
-                auto = kind == "play" and equal is not None and before.get(equal) is not None
-                counts[name] += 0 if auto else 1
-        before.clear()
-        if st.phase == "play":
-            for equal in (False, True):
-                before[equal] = auto_card(st, st.turn, equal)
+        if ev["type"] in DECIDED:
+            for name, t in tallies.items():
+                if not _free(name, ev, before, careful.get(name)):
+                    t.decide(before["key"], ev["seat"])
+                    if name in careful:
+                        careful[name].answer(st, ev["seat"])
+        for c in careful.values():
+            c.before(st)
+        before.update(key=(st.hand_no, len(st.tricks)),
+                      auto={equal: auto_card(st, st.turn, equal) for equal in (False, True)})
 
     st, _ = play_game(rules, seed, on_event=watch)
-    return counts, st.hand_no
+    return tallies, st.hand_no
 
 
-def answered(start: datetime, rng) -> datetime:
-    """When a player who got a mail at `start` answers it."""
-    t = start + timedelta(hours=math.exp(math.log(MEDIAN_HOURS) + SIGMA * rng.gauss(0, 1)))
+def _free(name, ev, before, careful) -> bool:
+    """Did the card of `ev` play itself under the policy `name` (no person decided it)?"""
+    if ev["type"] != "play" or name == ONE:
+        return False
+    if careful:
+        return careful.free(ev["seat"], ev["card"])
+    return before["auto"][EQUALS[name]] is not None
+
+
+def answered(start: datetime, zone: int, rng, median=MEDIAN_HOURS) -> datetime:
+    """When a player `zone` hours from UTC who got a mail at `start` (UTC) answers it."""
+    t = start + timedelta(hours=zone + math.exp(math.log(median) + SIGMA * rng.gauss(0, 1)))
     if t.hour >= SLEEP[0] or t.hour < SLEEP[1]:  # asleep: the answer comes after waking
         wake = t.replace(hour=SLEEP[1], minute=0) + timedelta(days=1 if t.hour >= SLEEP[0]
                                                                  else 0)
         t = wake + timedelta(minutes=rng.uniform(0, 90))
-    return t
+    return t - timedelta(hours=zone)
 
 
-def days(n: int, rng) -> float:
+def calendar(moves, rng, median=MEDIAN_HOURS) -> tuple[float, int, int]:
+    """The days a game's moves take one after another; the digests they cause (one a
+    player a day the game moved), and how many of those fall on a day without a turn mail
+    to that player."""
     t0 = t = datetime(2027, 1, 4, 9)
-    for _ in range(n):
-        t = answered(t, rng)
-    return (t - t0) / timedelta(days=1)
+    moved, turns = set(), set()
+    for seat, _ in moves:
+        turns.add((seat, _digest_day(t)))  # its turn mail went out when the last answer came
+        t = answered(t, ZONES[seat], rng, median)
+        moved.add(_digest_day(t))
+    quiet = sum((seat, day) not in turns for seat in range(len(ZONES)) for day in moved)
+    return (t - t0) / timedelta(days=1), len(ZONES) * len(moved), quiet
+
+
+def _digest_day(t: datetime):
+    return (t - timedelta(hours=DIGEST_HOUR)).date()
+
+
+def run(games: int, seed) -> tuple[dict[str, dict[str, list[float]]], dict[str, list]]:
+    """Per policy, per figure, one value a game; and per policy each game's moves."""
+    out = {name: {} for name in POLICIES}
+    moves = {name: [] for name in POLICIES}
+    for g in range(games):
+        tallies, hands = tally_game(f"{seed}:{g}")
+        for name, t in tallies.items():
+            days, digests, quiet = calendar(t.moves, _rng(seed, g))
+            over = len(ZONES)  # the result, to each player
+            fixed = t.decisions + t.drops + over
+            figures = {"decisions": t.decisions, "mails": fixed + t.news,
+                       "digest mails": fixed + digests, "quiet digest mails": fixed + quiet,
+                       "turn mails only": fixed, "given": t.given, "by order": t.by_order,
+                       "overruled": t.overruled, "dropped": t.drops, "illegal": t.illegal}
+            for k, n in figures.items():
+                out[name].setdefault(k, []).append(n / hands)
+            out[name].setdefault("days", []).append(days)
+            moves[name].append(t.moves)
+    return out, moves
+
+
+def _rng(seed, game):
+    """The same answer delays, in turn, for every policy of a game: its days compare."""
+    return random.Random(f"{seed}:{game}:answers")
+
+
+def p90(xs) -> float:
+    return statistics.quantiles(xs, n=10)[-1]
+
+
+def report(res, moves, games, seed) -> None:
+    mean = {name: {k: statistics.mean(v) for k, v in f.items()} for name, f in res.items()}
+    base, base_days = mean[ONE]["mails"], statistics.median(res[ONE]["days"])
+    print(f"{games} robot games of standard to 500. A mail is answered after a log-normal "
+          f"delay (median {MEDIAN_HOURS:g} h,\nsigma {SIGMA:g}), nobody answering "
+          f"{SLEEP[0]}:00-{SLEEP[1]:02}:00 in their zone (seats 0, 2 at UTC{ZONES[0]:+d}; "
+          f"1, 3 at UTC{ZONES[1]:+d}).\n")
+    print(f"{'policy':<24} {'decisions':>9} {'mails':>6} {'%':>4} {'digest':>7} {'%':>4} "
+          f"{'days':>5} {'p90':>5} {'%':>4}")
+    for name in POLICIES:
+        m, days = mean[name], res[name]["days"]
+        print(f"{name:<24} {m['decisions']:>9.1f} {m['mails']:>6.1f} {m['mails'] / base:>4.0%} "
+              f"{m['digest mails']:>7.1f} {m['digest mails'] / base:>4.0%} "
+              f"{statistics.median(days):>5.0f} {p90(days):>5.0f} "
+              f"{statistics.median(days) / base_days:>4.0%}")
+    print("\ndecisions, mails: per hand; %: of one card a mail. mails: a turn mail a decision, "
+          "news of\ntricks and hands (`notify every turn`, the default) or a daily digest "
+          "(`notify digest`),\ndropped orders, the result. days: median and p90 of a game.")
+    for name in (FORCED_ORDERS, ORDERS):
+        o = mean[name]
+        print(f"orders a hand, {name}: {o['given']:.1f} given, {o['by order']:.1f} cards "
+              f"played by them, {o['overruled']:.1f} overruled, {o['dropped']:.1f} dropped")
+    verdict(mean, res, moves, seed)
+
+
+def verdict(mean, res, moves, seed) -> None:
+    """The issue's target: half the mails per hand and half the calendar days."""
+    one, best = mean[ONE], mean[ORDERS]
+    mails = min(best["mails"], best["digest mails"]) / one["mails"]
+    base_days = statistics.median(res[ONE]["days"])
+    days = statistics.median(res[ORDERS]["days"]) / base_days
+    print(f"\ntarget, half of one card a mail, with orders: mails {mails:.0%} ({_met(mails)});"
+          f"\ndays {days:.0%} ({_met(days)}).")
+    if mails > 0.5:
+        print(f"Half the mails: turn mails alone (no news mails) would be "
+              f"{best['turn mails only'] / one['mails']:.0%}; a digest only on\ndays without "
+              f"a turn mail {best['quiet digest mails'] / one['mails']:.0%}.")
+    if days > 0.5:
+        need = one["decisions"] / 2
+        print(f"Half the days: about {need:.1f} decisions a hand (now {best['decisions']:.1f}: "
+              f"{best['decisions'] - need:.1f} more cards a hand by orders),\nor answers with "
+              f"a median delay of {_median_needed(moves[ORDERS], seed, base_days / 2)} "
+              f"instead of {MEDIAN_HOURS:g} h.")
+
+
+def _met(ratio) -> str:
+    return "met" if ratio <= 0.5 else f"not met: {ratio - 0.5:.0%} of one card a mail too many"
+
+
+def _median_needed(games, seed, days) -> str:
+    """The longest median answer delay (of a few) at which these games take `days`."""
+    for hours in (3.5, 3, 2.5, 2, 1.5, 1, 0.5):
+        took = [calendar(m, _rng(seed, g), hours)[0] for g, m in enumerate(games)]
+        if statistics.median(took) <= days:
+            return f"{hours:g} h"
+    return "under half an hour"
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--games", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--games", type=int, default=40)
+    ap.add_argument("--seed", default="1")
     args = ap.parse_args()
-    per_hand = {name: [] for name in POLICIES}
-    calendar = {name: [] for name in POLICIES}
-    for g in range(args.games):
-        counts, hands = decisions(f"{args.seed}:{g}")
-        for name, n in counts.items():
-            per_hand[name].append(n / hands)
-            calendar[name].append(days(n, random.Random(f"{args.seed}:{g}:{name}")))
-    base = statistics.mean(per_hand["one card a mail"])
-    print(f"{args.games} robot games of standard to 500, a mail answered after a log-normal "
-          f"delay (median {MEDIAN_HOURS:g} h), nobody answering {SLEEP[0]}:00-{SLEEP[1]}:00")
-    print(f"{'policy':<18} {'mails/hand':>10} {'vs one a mail':>13} {'days/game':>10}")
-    for name in POLICIES:
-        m = statistics.mean(per_hand[name])
-        print(f"{name:<18} {m:>10.1f} {m / base:>12.0%} "
-              f"{statistics.median(calendar[name]):>10.0f}")
+    if not 1 <= args.games <= 10_000:
+        ap.error("--games: 1 to 10000")
+    report(*run(args.games, args.seed), args.games, args.seed)
 
 
 if __name__ == "__main__":

@@ -75,7 +75,7 @@ def _fire(store, row, now) -> str:
         # a clock that died after submitting this timeout's move: only the mails are left
         applied = row.kind == "timeout" and s.exec(select(Move.id).where(
             Move.ref == f"timeout:{row.id}")).first() is not None
-    if not applied and (st.seq != row.seq or st.phase == "over"):
+    if not applied and (st.move_seq != row.seq or st.phase == "over"):
         return "moved on"  # the player moved in time, or the game ended
     names = seat_names(seats, players)
     who = names[row.seat]

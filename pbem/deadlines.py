@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, update
 from sqlmodel import select
 
+from .engine.acts import QUIET
 from .store.models import Deadline, Game, Move, Player, Seat
 from .store.models import now as utcnow
 
@@ -58,22 +59,25 @@ def due_time(game: Game, player: Player | None, now: datetime) -> datetime:
     return add_hours(start, tc["move_hours"], tc["weekend_pause"])
 
 
-def arm(s, game: Game, st, seats, players, now: datetime) -> None:
-    """Write the deadlines the game's state calls for now (inside play's transaction)."""
+def arm(s, game: Game, st, seats, players, now: datetime, kept=None) -> None:
+    """Write the deadlines the game's state calls for now (inside play's transaction), at
+    the game's last move (talk does not move it). `kept`: seat -> the due time a seat keeps
+    (after an undo, the one it had for that move)."""
     s.exec(update(Deadline).where(Deadline.game_id == game.id, Deadline.state == "pending",
-                                  Deadline.seq < st.seq).values(state="cancelled"))
+                                  Deadline.seq < st.move_seq).values(state="cancelled"))
     if st.phase == "over":
         return
     tc = time_control(game)
     for seat in seats:
         if seat.robot or seat.player_id is None or seat.seat not in st.to_act():
             continue
-        due = due_time(game, players.get(seat.player_id), now)
-        s.add(Deadline(game_id=game.id, seat=seat.seat, seq=st.seq, kind="timeout", due=due))
+        due = (kept or {}).get(seat.seat) or due_time(game, players.get(seat.player_id), now)
+        s.add(Deadline(game_id=game.id, seat=seat.seat, seq=st.move_seq, kind="timeout",
+                       due=due))
         for h in sorted(set(tc["remind_hours"]), reverse=True):
             when = due - timedelta(hours=h)
             if when > now and h < tc["move_hours"]:
-                s.add(Deadline(game_id=game.id, seat=seat.seat, seq=st.seq, kind="reminder",
+                s.add(Deadline(game_id=game.id, seat=seat.seat, seq=st.move_seq, kind="reminder",
                                hours_before=h, due=when))
 
 
@@ -99,6 +103,7 @@ def rebuild(store, now: datetime | None = None) -> int:
     with store.session() as s:
         games = s.exec(select(Game).where(Game.status == "playing")).all()
         last = {g: q for g, q in s.exec(select(Move.game_id, func.max(Move.seq))
+                                        .where(Move.type.not_in(QUIET))  # talk moves none
                                         .group_by(Move.game_id)).all()}
         have = {(g, q) for g, q in s.exec(select(Deadline.game_id, Deadline.seq)
                                           .where(Deadline.kind != EXTRA).distinct()).all()}

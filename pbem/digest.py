@@ -90,7 +90,7 @@ def your_moves(store, player_id: int) -> list[str]:
     lines = []
     for seat, game, st in states:
         if seat.seat in st.to_act():
-            due = due_for(store, game.id, st.seq).get(seat.seat)
+            due = due_for(store, game.id, st.move_seq).get(seat.seat)
             when = f", due {due.strftime('%a %d %b %H:%M UTC')}" if due else ""
             lines.append(f"Game {game.id}{where.get(game.id, '')}{when}: {base}/t/{seat.token}")
     return lines
@@ -109,5 +109,7 @@ def _game_line(s, st, game, seat, since) -> str:
     else:
         waiting = [names[x] for x in st.to_act()]
         status = "your turn" if seat.seat in st.to_act() else "waiting for " + ", ".join(waiting)
+    said = "".join(f"\n  {names[t['seat']]} said: {t['text']}" for t in st.talk
+                   if t["seq"] > since)  # the latest (engine.acts.TALK_KEEP); the log has all
     return (f"Game {game.id}: {st.seq - since} moves, {st.hand_no} hands scored in all; "
-            f"{score}; {status}.")
+            f"{score}; {status}.{said}")

@@ -1,10 +1,11 @@
 """Outbox rows for what a move changed, written in the move's own transaction: the turn
 mail to each human who must act now, and the result to everyone when the game ends."""
 
-from . import compose
+from . import compose, talk
 from .config import load
 from .deadlines import due_time
 from .engine import legal, view
+from .engine.acts import QUIET
 from .signing import Signer, secret_keys
 from .store.games import mailable
 from .store.models import now as utcnow
@@ -16,8 +17,10 @@ def mails(game, seats, players, st, events, before=None, orders=None) -> list[di
         return []
     cfg = load()
     names = seat_names(seats, players)
+    out = talk.mails(game, seats, players, st, events, names, mail_row)
+    if all(ev["type"] in QUIET for ev in events):
+        return out  # talk and offers: no turn mail, nothing moved
     humans = {x.seat: x for x in seats if not x.robot and mailable(players.get(x.player_id))}
-    out = []
     acting = [s for s in st.to_act() if s in humans and legal(st, s)]
     for seat in acting:
         player = players[humans[seat].player_id]
@@ -113,10 +116,10 @@ def turn_mail(cfg, game, seat, player, st, names, orders=None) -> dict:
     moves = compose.moves(v, address, link_maker(cfg, game_id, seat.seat, st.seq))
     table_url = f"{cfg.base_url}/t/{seat.token}"
     due = due_time(game, player, utcnow()).strftime("%a %d %b %Y, %H:%M UTC")
-    text = compose.render("turn.txt", v=v, names=names, moves=moves, table_url=table_url,
-                           due=due, orders=orders)
-    html = compose.render("turn.html", v=v, names=names, moves=moves, table_url=table_url,
-                           due=due, orders=orders)
+    values = dict(v=v, names=names, moves=moves, table_url=table_url, due=due, orders=orders,
+                  talk=talk.since_last_move(st, seat.seat))
+    text = compose.render("turn.txt", **values)
+    html = compose.render("turn.html", **values)
     row = mail_row(cfg, game_id, seat, player, f"turn:{game_id}:{seat.seat}:{st.seq}",
                    f"Game {game_id}: your turn (move {st.seq})", text, html)
     row["headers"]["Message-ID"] = compose.turn_message_id(game_id, seat.seat, st.seq,

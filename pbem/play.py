@@ -16,21 +16,27 @@ here. None of those modules imports this one.
 and the same ref (a Message-ID, a link's token id) applies once.
 
 A stale move (made at an older seq) is refused, unless everything that happened since was
-another seat's look or pass: those change nothing this seat could do, so the move still
-means what its player meant (simultaneous passing would otherwise refuse good moves).
+another seat's look or pass, or anyone's talk or resignation offer: those change nothing
+this seat could do, so the move still means what its player meant (simultaneous passing
+would otherwise refuse good moves). Talk, offers and undo do not depend on the table the
+player saw, so they are never stale; an undo names the move it takes back instead.
+Talk and offers (engine.acts.QUIET) write no turn mails and leave the deadlines alone.
 """
 
 import logging
 import random
 import secrets
 from dataclasses import dataclass, field
+from datetime import timedelta
 
+from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import select
 
 from . import deadlines, notify
 from . import orders as seat_orders
 from .engine import IllegalAction, State, advance, apply, choose, make_deal, view
+from .engine.acts import QUIET, clean_talk
 from .engine.auto import auto_card
 from .engine.commitment import deal_digest
 from .engine.game import SERVER_EVENTS
@@ -38,12 +44,14 @@ from .gamelog import LogError, read_log, replay_log
 from .league import results as league_results
 from .league import rounds as league_rounds
 from .store.games import ROBOT, last_holders, new_token, player_for, players_of
-from .store.models import DealSecret, Game, Move, Outbox, Player, Seat
+from .store.models import Deadline, DealSecret, Game, Move, Outbox, Player, Seat
 from .store.models import now as utcnow
 from .store.states import CorruptGame, Store
 
 log = logging.getLogger(__name__)
 _HARMLESS = ("look", "pass")  # another seat's look or pass leaves my move meaning the same
+_TIMELESS = ("say", "concede", "undo")  # never stale: they do not depend on the table seen
+TALK_PER_HOUR = 10  # `say` events a seat may make in an hour
 _MAX_FOLLOW = 10_000  # robot moves and deals after one human move: a whole robot game at most
 
 
@@ -194,8 +202,8 @@ def _react(s, game, seats, players, st, events, before, orders) -> int | None:
     Returns that game's season (its round may be done), else None."""
     for mail in notify.mails(game, seats, players, st, events, before, orders):
         s.add(Outbox(**mail))
-    if events:
-        deadlines.arm(s, game, st, seats, players, utcnow())
+    if any(ev["type"] not in QUIET for ev in events):
+        deadlines.arm(s, game, st, seats, players, utcnow(), _kept_dues(s, game, events))
     if st.phase == "over" and game.status != "over":
         game.status = "over"
         s.add(game)
@@ -225,8 +233,11 @@ def _move(s, st, game_id, seat, action, expect_seq) -> list[dict]:
         return []
     if not isinstance(seat, int) or not 0 <= seat < st.n:
         raise IllegalAction(f"there is no seat {seat} in game {game_id}")
-    if expect_seq is not None and expect_seq != st.seq:
+    kind = action.get("type") if isinstance(action, dict) else None
+    if expect_seq is not None and expect_seq != st.seq and kind not in _TIMELESS:
         _check_stale(s, st, game_id, seat, expect_seq)
+    if kind == "say":
+        action = _talk(s, game_id, seat, action)
     events = apply(st, seat, action)
     for ev in events:
         advance(st, ev)
@@ -257,12 +268,39 @@ def _substitute(s, st, game, seats, seat, who) -> list[dict]:
     return [ev]
 
 
+def _talk(s, game_id, seat, action) -> dict:
+    """A `say` as the engine takes it (one clean line), within the seat's hourly limit."""
+    text = action.get("text")
+    if not isinstance(text, str):
+        raise IllegalAction("say what? write: say and your words")
+    since = utcnow() - timedelta(hours=1)
+    said = s.exec(select(func.count()).select_from(Move).where(
+        Move.game_id == game_id, Move.actor == seat, Move.type == "say",
+        Move.created >= since)).one()
+    if said >= TALK_PER_HOUR:
+        raise Refused(f"you have said {said} things in the last hour: at most "
+                      f"{TALK_PER_HOUR} an hour, so wait a little")
+    return {"type": "say", "text": clean_talk(text)}
+
+
+def _kept_dues(s, game, events) -> dict:
+    """An undo gives the seat back the deadline it had for that move, not a fresh one."""
+    undo = next((ev for ev in events if ev["type"] == "undo"), None)
+    if undo is None:
+        return {}
+    due = s.exec(select(Deadline.due).where(
+        Deadline.game_id == game.id, Deadline.seat == undo["seat"], Deadline.kind == "timeout",
+        Deadline.seq < undo["undo"]).order_by(Deadline.seq.desc(), Deadline.id.desc())).first()
+    return {undo["seat"]: due} if due is not None else {}
+
+
 def _check_stale(s, st, game_id, seat, expect_seq):
     since = s.exec(select(Move).where(Move.game_id == game_id, Move.seq > expect_seq)).all()
     if expect_seq > st.seq:
         raise Stale(f"move {expect_seq} has not happened yet: the game is at move {st.seq}",
                     st.snapshot())
-    if any(m.type not in _HARMLESS or m.actor == seat for m in since):
+    if any(m.type not in QUIET and (m.type not in _HARMLESS or m.actor == seat)
+           for m in since):
         raise Stale(f"the game has moved on (you saw move {expect_seq}, it is now at "
                     f"{st.seq}): here is the table as it is now", st.snapshot())
 
@@ -302,6 +340,10 @@ def _next_auto(s, st, game, robots, autos) -> dict | None:
         ev["commitment"] = deal_digest(ev, salt)
         s.add(DealSecret(game_id=game.id, deal_seq=ev["seq"], salt=salt))
         return ev
+    for seat in sorted(robots):  # a robot agrees when its partner offers to resign
+        if st.phase != "over" and seat not in st.offers and any(
+                m in st.offers for m in st.sides[st.side_of[seat]]):
+            return apply(st, seat, {"type": "concede"})[0]
     for seat in st.to_act():
         if seat in robots:
             seed = random.Random(f"{game.id}:{st.seq}").getrandbits(32)

@@ -11,6 +11,7 @@ MOVE = "pbem.move"
 UNSUBSCRIBE = "pbem.unsubscribe"  # a one-click unsubscribe link (RFC 8058)
 CARE = "pbem.care"  # a stuck table: the organiser lets the robot move, or gives more time
 NEW_GAME, NEW_LEAGUE = "pbem.new-game", "pbem.new-league"  # the creator confirms (pbem.asks)
+SIGN_IN = "pbem.sign-in"  # a player's mailed link to their home page (pbem.web.signin)
 MAX_AGE = 14 * 24 * 3600  # a move link lives as long as the longest deadline
 
 

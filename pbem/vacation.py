@@ -79,7 +79,7 @@ def extra_time(store, game_id: int, hours: int, by: int | None = None) -> int:
         st = store.state(s, game)
         if by is not None:
             _may_give(s, st, game_id, by)
-            s.add(Deadline(game_id=game_id, seat=by, seq=st.seq, kind=EXTRA, state="done",
+            s.add(Deadline(game_id=game_id, seat=by, seq=st.move_seq, kind=EXTRA, state="done",
                            due=utcnow(), result=f"+{hours} h"))
             _tell_the_table(s, game_id, st, by, hours)
         rows = s.exec(select(Deadline).where(Deadline.game_id == game_id,
@@ -97,7 +97,7 @@ def _may_give(s, st, game_id, by) -> None:
     if by in st.to_act():
         raise ValueError("only a player who waits may give more time, not the one to move")
     given = s.exec(select(Deadline.id).where(
-        Deadline.game_id == game_id, Deadline.seat == by, Deadline.seq == st.seq,
+        Deadline.game_id == game_id, Deadline.seat == by, Deadline.seq == st.move_seq,
         Deadline.kind == EXTRA)).first()
     if given:
         raise ValueError("you gave more time for this move already")
@@ -110,13 +110,13 @@ def _tell_the_table(s, game_id, st, by, hours) -> None:
     waiting = ", ".join(names[x] for x in st.to_act())
     for x in seats:
         if mailable(players.get(x.player_id)) and not x.robot:
-            headline = f"Game {game_id}: {hours} more hours for move {st.seq}"
+            headline = f"Game {game_id}: {hours} more hours for move {st.move_seq}"
             mail = compose.game_mail(game_id, load().mail_domain, headline,
                                      f"{names[by]} gave {waiting} {hours} more hours for move "
-                                     f"{st.seq} of game {game_id}.\n")
+                                     f"{st.move_seq} of game {game_id}.\n")
             mail["headers"]["Auto-Submitted"] = "auto-generated"
             s.add(Outbox(**mail, to_addr=players[x.player_id].email,
-                         dedupe_key=f"extra:{game_id}:{st.seq}:{by}:{x.seat}"))
+                         dedupe_key=f"extra:{game_id}:{st.move_seq}:{by}:{x.seat}"))
 
 
 def _shift(s, player_id: int, by: timedelta) -> None:

@@ -312,3 +312,54 @@ def test_a_game_with_a_friend_confirmed_from_the_mail(chromium, site, tmp_path):
     assert blocked == []
     friend.close()
     page.close()
+
+
+def test_two_pages_on_one_game_follow_it_without_a_click(chromium, site, tmp_path):
+    """Two players' tables open on one game: one bids, and the other's page shows the bid
+    and its own turn by itself (live.js polls the table's move number). The second player
+    signs in by the mailed link and finds the game waiting for them on their home."""
+    from pbem.engine import preset
+    from pbem.play import start
+    from pbem.store.games import create_game
+    from pbem.store.states import Store
+    from tests.web_helpers import tokens
+
+    store = Store(f"sqlite:///{tmp_path / 'pbem.db'}")
+    gid = create_game(store, preset("standard"), ["ann@x.test", "bob@x.test", "robot",
+                                                  "robot"], first_dealer=3)  # ann bids first
+    start(store, gid)
+    ann_token, bob_token = tokens(store, gid)[:2]
+    ann = chromium.new_page(viewport={"width": 1100, "height": 900})
+    bob = chromium.new_context(viewport={"width": 1100, "height": 900}).new_page()
+    blocked = csp_watch(ann) + csp_watch(bob)
+    for page in (ann, bob):
+        page.set_default_timeout(15_000)
+    ann.goto(f"{site}/t/{ann_token}")
+    bob.goto(f"{site}/t/{bob_token}")
+    assert bob.locator(MOVES).count() == 0 and bob.get_by_role("link", name="Refresh").count()
+    bob.wait_for_function("document.querySelector('#live .live-note').textContent !== ''")
+    shot(bob, tmp_path, "live-1-bob-waits")
+
+    with ann.expect_navigation():
+        ann.get_by_role("button", name="Bid 3", exact=True).click()
+    bob.wait_for_selector(MOVES)  # no click on bob's page: it loaded the table by itself
+    assert re.search(rf"/t/{bob_token}$", bob.url)
+    first_row = bob.locator('table[aria-label="Bids and tricks"] tbody tr').first
+    assert first_row.locator("td").nth(1).inner_text().strip() == "3"
+    shot(bob, tmp_path, "live-2-bob-sees-the-bid")
+
+    bob.goto(f"{site}/signin")
+    bob.fill('input[name="email"]', "bob@x.test")
+    with bob.expect_navigation():
+        bob.get_by_role("button", name="Mail me a sign-in link").click()
+    assert bob.locator("h1").inner_text() == "Check your mail"
+    bob.goto(site + mailed_link(store, "bob@x.test", "/signin/"))
+    with bob.expect_navigation():
+        bob.get_by_role("button", name="Sign in").click()
+    assert bob.url.endswith("/home")
+    waiting = bob.locator('section[aria-label="Waiting for you"] li.game')
+    assert waiting.count() == 1 and f"Game {gid}" in waiting.inner_text()
+    shot(bob, tmp_path, "live-3-bob-home")
+    assert blocked == []
+    ann.close()
+    bob.context.close()

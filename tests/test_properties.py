@@ -7,12 +7,14 @@ robot never makes an illegal move.
 """
 
 import json
+import os
 import random
 import re
 from collections import Counter
+from dataclasses import fields
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as hs
 
 from pbem.engine import (
@@ -30,6 +32,8 @@ from pbem.engine import (
     score_pad,
     view,
 )
+from pbem.engine.rules import _CHOICES as CHOICES
+from pbem.engine.rules import BOUNDS, MISDEAL_TESTS, RulesError
 
 NAMES = list(PRESETS)
 # options no preset plays, so that random games also pass cards, call misdeals, look at
@@ -159,6 +163,9 @@ def bag_rule(rules, total):
     if rules.bag_overflow == "carry":
         times, kept = divmod(total, rules.bag_limit)
         return times * rules.bag_penalty, kept
+    if rules.bag_overflow == "carry_once":
+        return (rules.bag_penalty, total - rules.bag_limit) if total >= rules.bag_limit \
+            else (0, total)
     return (rules.bag_penalty, 0) if total >= rules.bag_limit else (0, total)
 
 
@@ -333,6 +340,38 @@ def test_random_games_variants(name, rng, first, robots):
     base, options = VARIANTS[name]
     rules = preset(base).with_options(**options)
     st, events = play(rules, mixed_pick(rng, robots), rng, first % rules.players,
+                      watch=LegalWatch(rules))
+    check_game(rules, st, events)
+
+
+@hs.composite
+def option_sets(draw):
+    """A preset with a random draw of options changed (booleans, choices, numbers in their
+    bounds, misdeal tests), kept only if the engine accepts the combination."""
+    base = preset(draw(hs.sampled_from(NAMES)))
+    keys = draw(hs.sets(hs.sampled_from(sorted(OPTION_VALUES)), min_size=1, max_size=6))
+    options = {k: draw(OPTION_VALUES[k]) for k in keys}
+    try:
+        return base.with_options(**options)
+    except RulesError:
+        assume(False)
+
+
+_FLAGS = [f.name for f in fields(Rules) if f.type in (bool, "bool")]
+OPTION_VALUES = {name: hs.booleans() for name in _FLAGS} | {
+    key: hs.sampled_from(choices) for key, choices in CHOICES.items()} | {
+    key: hs.integers(lo, hi) for key, (lo, hi) in BOUNDS.items() if key != "target"} | {
+    "target": hs.integers(50, 300),  # games that end within the hands played
+    "misdeal": hs.sets(hs.sampled_from(MISDEAL_TESTS), max_size=2).map(tuple),
+    "double_nil": hs.none() | hs.tuples(*[hs.integers(-300, 300)] * 3)}
+
+
+@settings(SLOW, max_examples=int(os.environ.get("PBEM_OPTION_EXAMPLES", 40)))
+@given(rules=option_sets(), rng=hs.randoms(use_true_random=False),
+       robots=hs.sets(hs.integers(0, 5), max_size=2))
+def test_random_option_combinations(rules, rng, robots):
+    """Any combination the engine accepts plays legally: every property holds."""
+    st, events = play(rules, mixed_pick(rng, robots), rng, 0, hands=2,
                       watch=LegalWatch(rules))
     check_game(rules, st, events)
 

@@ -161,6 +161,27 @@ def test_B3_no_blind_nil_after_looking():
         bid(st, 2, "blind nil")
 
 
+@pytest.mark.parametrize("rules, blind_after_partner", [(STANDARD, True), (TOURNAMENT, False)])
+def test_B3_tournament_blind_nil_only_while_neither_partner_has_looked(rules,
+                                                                          blind_after_partner):
+    """The tournament sheet: blind nil "must be declared by a side before either partner
+    looks"; the standard rules let a seat that has not looked bid it after its partner."""
+    st = started(rules, dealer=0, scores=[100, 0])  # seats 1 and 3 trail by 100
+    assert not st.looked[1] and not st.looked[3]
+    do(st, 1, {"type": "look"})
+    bid(st, 1, 4)
+    if 2 in st.to_act():  # standard bids round the table; the tournament side by side
+        bid(st, 2, 4)
+    assert ({"bid": "blind nil"} in st.bid_options(3)) is blind_after_partner
+    assert st.looked[3] is not blind_after_partner  # no blind left: seat 3 sees its cards
+
+
+def test_B3_blind_side_unseen_needs_partnerships():
+    with pytest.raises(RulesError, match="blind_side_unseen"):
+        STANDARD.with_options(partnerships=False, players=3, leftover="out",
+                              blind_nil_exchange=0, blind_side_unseen=True)
+
+
 def test_B4_team_minimum_with_nil_partner():
     st = started(TOURNAMENT)  # non-dealing side first: seats 1, 3, then 2, 0
     assert st.to_act() == [1]

@@ -48,6 +48,15 @@ def test_S2_tournament_300_six_bags_cost_60_and_the_count_resets():
     assert (st.scores[0], st.bags[0]) == (45 + 43 - 60, 0)
 
 
+def test_S2_carry_once_one_penalty_a_hand_the_surplus_carried():
+    st = game(bag_overflow="carry_once", bag_limit=5, bag_penalty=50)
+    play_hand(st, {0: 1, 1: 3, 2: 1, 3: 3}, {(0, 2): 8})  # 26, 6 bags: one penalty, 1 kept
+    assert (st.scores[0], st.bags[0]) == (26 - 50, 1)
+    row = play_hand(st, {1: 3, 2: 1, 3: 3, 0: 1}, {(0, 2): 13})  # 11 more: 12, not 2 penalties
+    assert row["sides"][0]["bag_penalty"] == 50
+    assert (st.scores[0], st.bags[0]) == (26 - 50 + 31 - 50, 7)
+
+
 # -- S3: bag variants ---------------------------------------------------------------------
 
 
@@ -101,6 +110,8 @@ def test_S3_bags_kept_apart_in_the_units_digit():
     ("set_partner", 3, -100 - 40, 0),
     ("nothing", 3, -100 - 40, 0),  # S4c: they count for nothing
     ("nothing", 5, -100 + 41, 1),
+    ("bags_unless_set", 3, -100 - 40, 2),  # set: the nil's tricks are bags worth no point
+    ("bags_unless_set", 5, -100 + 41 + 2, 3),  # made: as "bags"
 ])
 def test_S4_failed_nil_tricks(mode, mate_took, expect, bags):
     st = game(nil_fail=mode)

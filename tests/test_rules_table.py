@@ -365,6 +365,11 @@ def test_L3_seeded_deal_has_every_card_once_and_replays():
 def test_L3_replay_rejects_a_deal_that_is_not_the_deck():
     st = new_game(STANDARD, 0)
     ev = deal_event(st)
-    ev["hands"][0][0] = ev["hands"][1][0]
-    with pytest.raises(IllegalAction, match="not exactly the deck"):
+    gone, twice = ev["hands"][0][0], ev["hands"][1][0]
+    ev["hands"][0][0] = twice
+    with pytest.raises(IllegalAction, match=f"not exactly the deck: {twice} once too often, "
+                                            f"{gone} missing$"):
+        replay(STANDARD, [ev])
+    ev["hands"][2].pop()
+    with pytest.raises(IllegalAction, match="seat 2's hand has 12 cards, not 13"):
         replay(STANDARD, [ev])

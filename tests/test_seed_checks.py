@@ -272,7 +272,8 @@ def test_trap_leader_holding_only_spades_may_lead_one():
     assert not st.broken
     assert [c["card"] for c in legal(st, 0)] == hands[0]
     do(st, 0, "2S")
-    assert st.broken
+    do(st, 1, "2H")  # a heart on a spade lead
+    assert not st.broken  # only a spade on another suit's lead breaks spades (Y3)
 
 
 def test_trap_first_dealer_is_chosen_and_the_lead_passes_with_the_deal():

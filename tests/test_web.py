@@ -50,6 +50,10 @@ ROUTES = {
     "/c/<token>": "test_the_creator_lets_the_robot_make_the_waiting_move_once",  # test_care
     "/u/<token>": "test_one_click_stops_that_kind_of_mail_and_a_get_changes_nothing",
     "/t/<token>/orders": "test_the_table_page_shows_and_edits_the_seats_own_orders_only",
+    # at the table: tests/test_web_table_acts.py
+    "/t/<token>/say": "test_say_on_the_table_page",
+    "/t/<token>/undo": "test_undo_on_the_table_page",
+    "/t/<token>/resign": "test_resign_on_the_table_page_asks_to_confirm",
     # the league pages: tests/test_web_leagues.py
     "/l": "test_create_a_league_by_the_form", "/l/new": "test_create_a_league_by_the_form",
     "/l/new/confirm/<link:token>": "test_create_a_league_by_the_form",
@@ -67,6 +71,15 @@ ROUTES = {
     "/api/leagues": "test_a_season_page_during_and_after_play",
     "/api/l/<int:league_id>": "test_a_season_page_during_and_after_play",
     "/api/l/<int:league_id>/s/<int:number>": "test_a_season_page_during_and_after_play",
+    # a player's home and the live table: tests/test_home.py, tests/test_browser.py
+    "/signin": "test_sign_in_by_a_mailed_link", "/signin/<link:token>":
+    "test_a_reused_expired_or_forged_link_signs_no_one_in",
+    "/signout": "test_sign_out_everywhere_ends_every_session",
+    "/home": "test_the_home_lists_waiting_games_first_with_their_own_orders",
+    "/home/settings": "test_settings_are_saved_and_bad_values_refused_beside_their_field",
+    "/home/vacation": "test_vacation_from_the_home_page",
+    "/t/<token>/seq": "test_the_seq_answers_304_until_the_game_moves",
+    "/live.js": "test_two_pages_on_one_game_follow_it_without_a_click",
 }  # and test_docs_api_md_documents_every_endpoint for /api/
 
 

@@ -19,7 +19,15 @@ from pbem.engine import Rules, pretty
 from pbem.signing import Signer
 from pbem.store.models import Move, Seat
 from tests.test_web_bounds import check_headers
-from tests.web_helpers import BASE, counts, drive, game_state, humans_game, make_app
+from tests.web_helpers import (
+    BASE,
+    counts,
+    drive,
+    game_state,
+    humans_game,
+    make_app,
+    sign_in,
+)
 
 SYMBOL = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 CODE = re.compile(r"(?:10|[2-9TJQKA])[SHDC]|BJ|LJ")
@@ -236,6 +244,15 @@ def test_no_card_shows_that_the_visitor_may_not_see(name, store, tmp_path, monke
         out = set(st.last_deal["out"] if st.phase == "over" else st.out)
         assert len(out) == 1 and (out <= public) == (st.phase == "over")
     assert counts(store) == before, "a GET changed a game"
+
+    for seat, tok in enumerate(toks):  # each player's home, signed in: no card at all
+        browser = app.test_client()
+        sign_in(browser, store, f"p{seat}@x.test")
+        home = browser.get("/home")
+        assert home.status_code == 200 and home.headers["Cache-Control"] == "no-store"
+        assert html_cards(home.text, crawler.keys) == [], (seat, home.text[-800:])
+        links = set(re.findall(r'href="/t/([a-z0-9]+)"', home.text))
+        assert tok in links and not links & (set(toks) - {tok})  # no other seat's table
 
 
 def test_the_checker_sees_a_leak(store, tmp_path, monkeypatch):

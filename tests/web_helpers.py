@@ -1,16 +1,18 @@
 """Helpers for the web tests: an app on the test's database, CSRF, games driven to a point."""
 
+import mailbox
 import re
 from html.parser import HTMLParser
 
 from sqlalchemy import func
-from sqlmodel import select
+from sqlmodel import SQLModel, select
 
 from pbem.config import load
 from pbem.engine import choose, view
 from pbem.play import start, submit
 from pbem.store.games import create_game
 from pbem.store.models import Game, Move, Outbox, Seat
+from pbem.store.outbox import drain, maildir_delivery
 from pbem.web.app import create_app
 
 BASE = "http://pbem.test"
@@ -143,3 +145,37 @@ def confirmed(client, store, path: str, form: dict, to: str):
     assert r.status_code == 200 and "Check your mail" in r.text, r.text[-800:]
     link = confirmation_links(store, to)[-1]
     return client.post(link, data={"csrf": csrf(client)})
+
+
+def sent_mail(store, tmp_path) -> list:
+    """Send the outbox as `pbem serve` does (into a Maildir): the messages that went out."""
+    box = tmp_path / "mail"
+    drain(store, maildir_delivery(box, "pbem.test"))
+    return list(mailbox.Maildir(str(box), create=False))
+
+
+def from_(ip: str) -> dict:
+    """A test client request's keywords for coming from client address `ip`."""
+    return {"environ_base": {"REMOTE_ADDR": ip}}
+
+
+SIGN_IN_LINK = re.compile(r"https?://[^/\s]+(/signin/[A-Za-z0-9_.\-]+)")
+
+
+def sign_in(client, store, email: str) -> None:
+    """Sign `client` in as `email` as a person does: the form, the mailed link's button."""
+    r = client.post("/signin", data={"csrf": csrf(client), "email": email})
+    assert r.status_code == 200 and "Check your mail" in r.text, r.text[-400:]
+    with store.session() as s:
+        body = s.exec(select(Outbox.body_text).where(Outbox.to_addr == email)
+                      .order_by(Outbox.id.desc())).first()
+    link = SIGN_IN_LINK.search(body).group(1)
+    r = client.post(link, data={"csrf": csrf(client)})
+    assert r.status_code == 302 and r.headers["Location"] == "/home", r.text[-400:]
+
+
+def database(store) -> dict:
+    """Every row of every table: what a refused request must leave exactly as it was."""
+    with store.session() as s:
+        return {t.name: sorted(map(repr, s.connection().execute(t.select()).all()))
+                for t in SQLModel.metadata.sorted_tables}

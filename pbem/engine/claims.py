@@ -10,7 +10,7 @@ import threading
 
 from .errors import IllegalAction
 from .rules import NILS
-from .tricks import playable_cards
+from .tricks import breaks_spades, playable_cards
 
 BUDGET = 50_000
 KNOWN = 512  # positions whose answer is kept: the server checks a claim before its write
@@ -114,7 +114,7 @@ class _Search:
         hand.remove(card)
         hands = hands[:turn] + (tuple(hand),) + hands[turn + 1:]
         trick = trick + ((turn, card),)
-        broken = broken or st.table.suit[card] == "S"
+        broken = broken or breaks_spades(st.table, trick)
         if len(trick) < st.n:
             return self.holds(hands, trick, (turn + 1) % st.n, broken, done, None)
         winner = trick[st.table.winning(list(trick))][0]

@@ -1,5 +1,6 @@
 """The engine's API: legal actions, apply, deal, replay (OpenSpiel-shaped)."""
 
+from .acts import resign_events, undo_target
 from .errors import IllegalAction
 from .rules import NILS, Rules
 from .state import State, advance, check
@@ -55,11 +56,19 @@ def can_claim(st: State, seat: int) -> bool:
 
 def apply(st: State, seat: int, action: dict) -> list[dict]:
     """The events that `seat` taking `action` adds to the log; IllegalAction if it may not.
-    Does not change `st`: pass each event to `advance`."""
+    Does not change `st`: pass each event to `advance`. A `concede` is the side's `resign`
+    once no partner is left to ask; an `undo` without a seq takes back the seat's last move."""
     if not isinstance(action, dict) or action.get("type") in SERVER_EVENTS:
         raise IllegalAction("not an action a player can take")
+    if st.phase != "over" and 0 <= (seat if seat.__class__ is int else -1) < st.n:
+        ev = (resign_events(st, seat, action) or [None])[0]
+        if ev is not None:
+            check(st, ev)
+            return [ev]
     ev = {"seq": st.seq + 1, "type": action["type"], "seat": seat}
     ev.update({k: v for k, v in action.items() if k not in ("type", "seat", "seq", "count")})
+    if ev["type"] == "undo" and "undo" not in ev and seat.__class__ is int:
+        ev["undo"] = undo_target(st, seat)
     check(st, ev)
     st._checked = dict(ev)  # so that advance() of this same event need not check it again
     return [ev]

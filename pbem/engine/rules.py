@@ -13,7 +13,8 @@ from .cards import JOKERS, SUITS, all_cards, is_card
 from .errors import RulesError
 
 NILS = ("nil", "blind nil")  # the bids that promise no trick
-NIL_FAIL_MODES = ("bags", "help", "set_partner", "nothing")  # S4, S4a, S4b, S4c
+# S4, S4a, S4b, S4c; "bags_unless_set": bags, but scoring no point when the side is set
+NIL_FAIL_MODES = ("bags", "help", "set_partner", "nothing", "bags_unless_set")
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class Rules:
     nil: bool = True  # B2
     blind_nil: bool = True  # B3
     blind_nil_behind: int = 100  # B3: blind nil only when the side trails by this much
+    blind_side_unseen: bool = False  # B3: blind bids only while neither partner has looked
     blind_min: int = 0  # B6: blind bids of at least this many; 0 means none
     blind_behind: int = 0  # B6: blind bids only when the side trails by this much
     blind_lost: str = "double"  # B6: a lost blind bid costs "double" or "single"
@@ -67,7 +69,8 @@ class Rules:
     overtrick_points: int = 1  # S1; S3: -1, 0, or -10 a bag
     bag_limit: int = 10  # S2; 0: no penalty (S3)
     bag_penalty: int = 100  # S2
-    bag_overflow: str = "carry"  # S2 "carry" the surplus, or "reset" the count to zero
+    bag_overflow: str = "carry"  # S2 "carry" the surplus, "reset" the count to zero, or
+    # "carry_once": at most one penalty a hand, the surplus carried
     bags_in_score: bool = False  # S3 "kept apart": the units digit of the score counts bags
     set_by_shortfall: bool = False  # S3: a set costs 10 a missing trick, not 10 a trick bid
     twice_bid_loses: bool = False  # S3: taking twice the bid loses the bid
@@ -176,7 +179,7 @@ _CHOICES = {
     "first_lead": ("left", "dealer", "low_club"),
     "spade_lead": ("broken", "any", "after3"),
     "contract": ("standard", "cutthroat", "nyc"),
-    "bag_overflow": ("carry", "reset"),
+    "bag_overflow": ("carry", "reset", "carry_once"),
     "nil_fail": NIL_FAIL_MODES,
 }
 MISDEAL_TESTS = ("no_spades", "one_spade", "no_faces", "long_suit")
@@ -239,7 +242,7 @@ def _check(r: Rules) -> None:
     if r.partnerships and r.players not in (4, 6):
         bad("partnerships need 4 or 6 players")
     if not r.partnerships:
-        for key in ("pass_to_partner", "side_min", "double_nil_exchange"):
+        for key in ("pass_to_partner", "side_min", "double_nil_exchange", "blind_side_unseen"):
             if getattr(r, key):
                 bad(f"option {key!r} needs partnerships")
         if r.bidding == "side" or r.bid_order == "side" or r.double_nil:
@@ -288,7 +291,8 @@ def _sides(r: Rules) -> tuple[tuple[int, ...], ...]:
 
 _TOURNAMENT = dict(
     jokers=True, remove=("2H", "2D"), top_trumps=("BJ", "LJ", "2S"),
-    bid_order="side", side_min=4, blind_nil_exchange=0, misdeal=("no_faces", "no_spades"),
+    bid_order="side", side_min=4, blind_nil_exchange=0, blind_side_unseen=True,
+    misdeal=("no_faces", "no_spades"),
     misdeal_before="bidding", nil_fail="nothing",
 )
 

@@ -49,7 +49,7 @@ def _score_side(st, i, side) -> dict:
                 else:
                     points -= r.blind_nil_penalty if blind_nil else r.nil_points
         lost = sum(won[s] for s in failed)
-        if r.nil_fail == "bags":  # S4
+        if r.nil_fail in ("bags", "bags_unless_set"):  # S4
             bags += lost
         elif r.nil_fail == "help":  # S4a
             tricks += lost
@@ -62,7 +62,10 @@ def _score_side(st, i, side) -> dict:
         points += contract
         bags += over
         res.update(extra)
-    points += bags * r.overtrick_points
+    scored = bags
+    if r.nil_fail == "bags_unless_set" and made_set and nils:  # counted, but worth nothing
+        scored -= sum(won[s] for s in failed)
+    points += scored * r.overtrick_points
     res.update(bid=bid if numeric else 0, points=points, bags=bags, set=made_set)
     if blind:
         res["blind"] = True
@@ -116,6 +119,9 @@ def _bag_penalty(st, i, hand_bags) -> int:
         return 0
     if r.bag_overflow == "carry":
         times, st.bags[i] = divmod(total, r.bag_limit)
+    elif r.bag_overflow == "carry_once":
+        times = 1 if total >= r.bag_limit else 0
+        st.bags[i] = total - times * r.bag_limit
     else:
         times = 1 if total >= r.bag_limit else 0
         st.bags[i] = 0 if times else total

@@ -7,13 +7,24 @@ the state). `advance` does both: replaying a log is advancing through its events
 import copy
 from collections import Counter
 
+from .acts import (
+    QUIET,
+    check_concede,
+    check_say,
+    check_undo,
+    forget_if_hand_ended,
+    remember,
+    step_concede,
+    step_say,
+    step_undo,
+)
 from .cards import FACES
 from .claims import claim_holds
 from .commitment import deal_digest
 from .errors import IllegalAction
 from .rules import NILS, Rules
 from .scoring import end_of_game, score_hand
-from .tricks import playable_cards, spades_closed, table_for
+from .tricks import breaks_spades, playable_cards, spades_closed, table_for
 
 
 class State:
@@ -44,6 +55,10 @@ class State:
         self.reveals: dict[int, str] = {}  # deal seq -> salt, once revealed
         self.revealed_deal: dict | None = None  # the latest revealed deal, cards and salt
         self._checked: dict | None = None  # the last event `check` passed, at this seq
+        self.move_seq = 0  # the last event that was not talk or an offer (acts.QUIET)
+        self.last_moved = [0] * self.n  # each seat's last own event but talk and offers
+        self.talk: list[dict] = []  # the latest `say` events (acts.TALK_KEEP)
+        self.undo_point: tuple | None = None  # (seat, seq, what its step changed): acts.py
         self._clear_hand()
 
     def _clear_hand(self):
@@ -73,6 +88,7 @@ class State:
         self.must_lead: str | None = None
         self.claimed_by: int | None = None
         self.unbid = False
+        self.offers: set[int] = set()  # seats that offered to resign this hand (concede)
 
     def snapshot(self) -> "State":
         """An independent copy (the rules and card table are shared: they never change)."""
@@ -162,7 +178,7 @@ class State:
         r = self.rules
         side = self.side_of[seat]
         unlooked = not self.looked[seat]
-        if r.bidding == "side":
+        if r.bidding == "side" or r.blind_side_unseen:
             unlooked = not any(self.looked[s] for s in self.sides[side])
         behind = self.behind(side) if unlooked else 0
         blind_nil = r.blind_nil and unlooked and behind >= r.blind_nil_behind
@@ -250,9 +266,24 @@ def check_deal(st: State, ev):
         _need(not any(hands) and not out, "with the draw phase the cards start in the stock")
     else:
         _need(not stock, "this game has no stock")
-        _need(all(len(h) == r.hand_size for h in hands), f"each hand has {r.hand_size} cards")
+        for seat, h in enumerate(hands):
+            _need(len(h) == r.hand_size, f"seat {seat}'s hand has {len(h)} cards, not "
+                  f"{r.hand_size}")
     every = [c for h in hands for c in h] + stock + out
-    _need(sorted(every) == st.table.sorted_deck, "the deal is not exactly the deck")
+    _need(all(isinstance(c, str) for c in every), "a deal lists cards as strings (e.g. \"QH\")")
+    _need(sorted(every) == st.table.sorted_deck, _deck_mismatch(every, st.table.sorted_deck))
+
+
+def _deck_mismatch(cards, deck) -> str:
+    """Which cards make a deal differ from the deck: "the deal is not exactly the deck: 5H
+    once too often, AS missing"."""
+    have, want = Counter(cards), Counter(deck)
+    extra = sorted((have - want).elements())
+    missing = sorted((want - have).elements())
+    said = [f"{c} once too often" for c in extra[:5]] + [f"{c} missing" for c in missing[:5]]
+    more = len(extra) + len(missing) - len(said)
+    return "the deal is not exactly the deck: " + ", ".join(said) + (
+        f" and {more} more" if more > 0 else "")
 
 
 def step_deal(st: State, ev):
@@ -339,7 +370,17 @@ def check_look(st: State, ev):
 
 
 def step_look(st: State, ev):
-    st.looked[ev["seat"]] = True
+    _seen(st, ev["seat"])
+
+
+def _seen(st: State, seat: int):
+    """`seat` has seen its cards. Where a side bids blind only while neither partner has
+    looked (side bidding, blind_side_unseen), its partners may no longer bid blind: they see
+    theirs too, with no round trip to ask for a look."""
+    st.looked[seat] = True
+    if st.rules.bidding == "side" or st.rules.blind_side_unseen:
+        for s in st.sides[st.side_of[seat]]:
+            st.looked[s] = True
 
 
 def check_bid(st: State, ev):
@@ -368,10 +409,8 @@ def step_bid(st: State, ev):
     seat, r = ev["seat"], st.rules
     st.bids[seat] = ev["bid"]
     st.blind[seat] = bool(ev.get("blind")) or ev["bid"] == "blind nil"
-    st.looked[seat] = True
+    _seen(st, seat)
     if r.bidding == "side":
-        for s in st.sides[st.side_of[seat]]:
-            st.looked[s] = True
         if st.blind[seat] and r.blind_come_out and ev["bid"] < 10:
             st.comeout_side = st.side_of[seat]
             return
@@ -523,7 +562,7 @@ def step_play(st: State, ev):
     st.hands[seat].remove(card)
     st.trick.append((seat, card))
     st.must_lead = None
-    if st.table.suit[card] == "S":
+    if breaks_spades(st.table, st.trick):
         st.broken = True
     if len(st.trick) < st.n:
         st.turn = (seat + 1) % st.n
@@ -632,6 +671,9 @@ EVENTS = {
     "reveal": (check_reveal, step_reveal),
     "resign": (check_resign, step_resign),
     "substitute": (check_substitute, step_substitute),
+    "say": (check_say, step_say),
+    "concede": (check_concede, step_concede),
+    "undo": (check_undo, step_undo),
 }
 
 
@@ -654,5 +696,13 @@ def check(st: State, ev: dict) -> None:
 def advance(st: State, ev: dict) -> None:
     """Check `ev` and apply it to `st`."""
     check(st, ev)
-    EVENTS[ev["type"]][1](st, ev)
+    kind, hand_no = ev["type"], st.hand_no
+    remember(st, ev)
+    EVENTS[kind][1](st, ev)
+    forget_if_hand_ended(st, hand_no)
     st.seq += 1
+    if kind not in QUIET:
+        st.move_seq = st.seq
+        seat = ev.get("seat")
+        if seat.__class__ is int and kind != "substitute":
+            st.last_moved[seat] = st.seq

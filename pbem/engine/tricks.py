@@ -75,6 +75,13 @@ def playable_cards(r, table, hand, trick, broken, done, must_lead) -> list[str]:
     return list(cands) if cands is hand else cands
 
 
+def breaks_spades(table, trick) -> bool:
+    """Did the trick's last card break spades? Only a spade played on another suit's lead
+    does (Y3): a leader holding only spades may lead one and leaves spades unbroken."""
+    suit = table.suit
+    return suit[trick[-1][1]] == "S" and suit[trick[0][1]] != "S"
+
+
 def spades_closed(r, broken, done) -> bool:
     """May a spade not be led now? (Y3 broken, Y3a any time, Y3b after three tricks, Y3c)"""
     if not r.first_trick_spades and not done:

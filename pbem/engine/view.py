@@ -5,6 +5,7 @@ table, and what the rules make public. A spectator (seat None) sees no hand at a
 the hand is over; then everyone sees the whole finished deal.
 """
 
+from .acts import undoable
 from .game import legal, score_pad
 from .tricks import table_for
 
@@ -38,6 +39,8 @@ def view(st, seat: int | None = None) -> dict:
         "winner": st.winner,
         "hand": None,
         "legal": legal(st, seat) if mine else [],
+        "talk": list(st.talk),  # table talk is public: every seat and the log see it
+        "offers": sorted(st.offers),  # seats that offered to resign this hand
     }
     rec = st.deal_record
     if rec and rec["commitment"]:
@@ -49,6 +52,7 @@ def view(st, seat: int | None = None) -> dict:
     if st.comeout_side is not None:
         v["come_out_side"] = st.comeout_side
     if mine:
+        v["undo"] = undoable(st, seat)  # the move this seat may take back, if any
         v["looked"] = st.looked[seat]
         if st.looked[seat]:
             v["hand"] = sort_cards(st.hands[seat], table)

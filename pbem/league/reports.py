@@ -10,6 +10,7 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from ..engine import Rules
+from ..engine.acts import QUIET
 from ..notify import seat_names
 from ..store.models import Entry, Fixture, Game, League, Move, Player, Season, Seat
 from .manage import LeagueError, get_league
@@ -121,7 +122,8 @@ def stale_tables(store, league: League, now: datetime) -> list[dict]:
         ids = [f.game_id for f, _ in rows]
         last = {g: (q, t) for g, q, t in s.exec(
             select(Move.game_id, func.max(Move.seq), func.max(Move.created))
-            .where(Move.game_id.in_(ids)).group_by(Move.game_id)).all()}
+            .where(Move.game_id.in_(ids), Move.type.not_in(QUIET))  # talk is no move
+            .group_by(Move.game_id)).all()}
     out = []
     for f, season in rows:
         seq, when = last.get(f.game_id, (0, None))

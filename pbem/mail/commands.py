@@ -168,20 +168,63 @@ class Move(Command):
             action = parse_action(line, ctx.state.rules)
         except ValueError as e:
             raise CommandError(str(e)) from None
-        # each line of a mail applies once for each seat it reached: one mail may be
-        # addressed to the player's seats in several games
-        ref = f"{ctx.message_id}#{ctx.seat.game_id}.{ctx.seat.seat}.{len(ctx.done)}"
-        try:
-            result = submit(ctx.store, ctx.seat.game_id, ctx.seat.seat, action,
-                            expect_seq=ctx.expect_seq, source="mail", ref=ref)
-        except Refused as e:
-            if e.state is not None:
-                ctx.state = e.state
-            raise CommandError(show_cards(e.reason)) from None
-        ctx.state = result.state
-        ctx.expect_seq = result.state.seq
-        ctx.moves.append((action, result.duplicate))
-        return f"{line}: {'already done' if result.duplicate else 'done'}"
+        return act(ctx, line, action)
+
+
+def act(ctx, line, action) -> str:
+    """Submit one line's action for the mail's seat; the table as it is now either way."""
+    # each line of a mail applies once for each seat it reached: one mail may be
+    # addressed to the player's seats in several games
+    ref = f"{ctx.message_id}#{ctx.seat.game_id}.{ctx.seat.seat}.{len(ctx.done)}"
+    try:
+        result = submit(ctx.store, ctx.seat.game_id, ctx.seat.seat, action,
+                        expect_seq=ctx.expect_seq, source="mail", ref=ref)
+    except Refused as e:
+        if e.state is not None:
+            ctx.state = e.state
+        raise CommandError(show_cards(e.reason)) from None
+    ctx.state = result.state
+    ctx.expect_seq = result.state.seq
+    ctx.moves.append((action, result.duplicate))
+    if any(ev["type"] == "resign" for ev in result.events):
+        return f"{line}: done, your side gave the game up"
+    return f"{line}: {'already done' if result.duplicate else 'done'}"
+
+
+class Say(Command):
+    name, seat_only = "say", True
+    help = "say and your words: table talk that every seat (and the game's log) sees"
+
+    def claims(self, line):  # before orders: "say play the ace" is talk, not an order
+        return line.split(" ", 1)[0].lower().rstrip(":") == "say"
+
+    def process(self, ctx, line):
+        text = line.split(" ", 1)[1] if " " in line else ""
+        short = line if len(line) <= 40 else line[:39] + "…"
+        return act(ctx, short, {"type": "say", "text": text})
+
+
+class Undo(Command):
+    name, seat_only = "undo", True
+    help = "undo: take back your last bid or card, while no other seat has acted since"
+
+    def process(self, ctx, args):
+        if args:
+            raise CommandError("write just: undo (it takes back your last bid or card)")
+        return act(ctx, "undo", {"type": "undo"})
+
+
+class Resign(Command):
+    name, seat_only = "resign", True
+    help = ("resign: give the game up (with a partner, it is an offer until your partner "
+            "resigns too); resign off: take your offer back")
+
+    def process(self, ctx, args):
+        off = args.lower().strip()
+        if off not in ("", "off"):
+            raise CommandError("write: resign, or: resign off")
+        action = {"type": "concede", "off": True} if off else {"type": "concede"}
+        return act(ctx, f"resign {off}".strip(), action)
 
 
 _CODE = re.compile(r"'([2-9TJQKA][SHDC]|BJ|LJ)'|(?<![\w'])([2-9TJQKA][SHDC]|BJ|LJ)(?![\w'])")
@@ -192,7 +235,8 @@ def show_cards(text: str) -> str:
     return _CODE.sub(lambda m: pretty(m.group(1) or m.group(2)), text)
 
 
-_DID = {"claim": "claimed the rest", "misdeal": "called a misdeal", "look": "looked at your cards",
+_DID = {"say": "spoke at the table", "undo": "took back your move",
+        "claim": "claimed the rest", "misdeal": "called a misdeal", "look": "looked at your cards",
         "come_out": "came out", "stay": "stayed"}
 
 
@@ -207,6 +251,8 @@ def did(action: dict) -> str:
         return "passed " + " ".join(pretty(c) for c in action["cards"])
     if kind == "draw":
         return "kept the card" if action["keep"] else "took the next card"
+    if kind == "concede":
+        return "took back your offer to resign" if action.get("off") else "said resign"
     return _DID.get(kind, kind.replace("_", " "))
 
 
@@ -243,7 +289,7 @@ class Orders(Command):
         return f"{line}: {len(kept)} kept" + (", the first played now" if played else "")
 
 
-SEAT_COMMANDS = [Status(), Help(), Games(), Orders(), Move()]
+SEAT_COMMANDS = [Status(), Help(), Games(), Say(), Undo(), Resign(), Orders(), Move()]
 ACCOUNT_COMMANDS = [Help(), Games(), Vacation(), Notify(), Auto(), Mail(), *SETTINGS]
 
 

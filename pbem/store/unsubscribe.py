@@ -49,7 +49,7 @@ def apply(store, email: str, kind: str) -> str:
     """Stop that kind of mail for the player at `email`; returns what stopped."""
     pref, value, what = stops(kind)
     with store.session() as s:
-        player = s.exec(select(Player).where(Player.email == email)).first()
+        player = s.exec(select(Player).where(Player.email == email).with_for_update()).first()
         if player is not None:
             player.prefs = dict(player.prefs or {}, **{pref: value})
             s.add(player)

@@ -12,12 +12,16 @@ from . import (
     api,
     care,
     guard,
+    home,
     league_api,
     leagues,
     links,
+    live,
     newgame,
     newleague,
     pages,
+    signin,
+    table_acts,
     tables,
     unsubscribe,
 )
@@ -32,11 +36,14 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
                       PBEM_SETTINGS=cfg, PBEM_KEYS=keys,
                       PBEM_STORE=store or store_for(cfg.database_url),
                       SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
+    signin.configure(app)
     guard.install(app, secure_cookie=cfg.base_url.lower().startswith("https://"))
     app.before_request(_check_csrf)
     app.jinja_env.globals["csrf_token"] = csrf_token
+    app.jinja_env.globals["signed_in"] = lambda: "player" in session  # the header's link
     for bp in (pages.bp, newgame.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp,
-               leagues.bp, newleague.bp, league_api.bp):
+               leagues.bp, newleague.bp, league_api.bp, signin.bp, home.bp, live.bp,
+               table_acts.bp):
         app.register_blueprint(bp)
     return app
 

@@ -24,7 +24,7 @@ def _read(token):
     except ValueError as e:
         return None, _page("This link does not work", str(e), 400)
     t = data.load(d["g"])
-    if t.state.seq != d["q"] or t.state.phase == "over":
+    if t.state.move_seq != d["q"] or t.state.phase == "over":
         return None, _page("Nothing to do", f"Game {t.game.id} has moved on since this mail "
                            "was sent.", 409)
     return (d, t), None
@@ -76,7 +76,7 @@ def _more_time(d) -> str | None:
     """A new deadline for the seat, recorded under the link's id so it works once."""
     with data.store().session() as s:
         game = s.get(Game, d["g"])
-        if data.store().state(s, game).seq != d["q"]:
+        if data.store().state(s, game).move_seq != d["q"]:
             return "the game has moved on"
         mine = select(Deadline.id).where(Deadline.game_id == d["g"], Deadline.seat == d["s"],
                                          Deadline.seq == d["q"])

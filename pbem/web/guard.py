@@ -13,12 +13,14 @@ from werkzeug.routing import BaseConverter, IntegerConverter
 
 MAX_BODY = 64 * 1024  # the largest form (a league's, with rule options) is a few KB
 MAX_ID = 2**31 - 1  # PostgreSQL's integer; a larger id names nothing (404, never a 500)
-CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
-       "form-action 'self'; frame-ancestors 'none'")  # the pages use no script at all
+# one script, served by the site itself (/live.js: a table follows its game); no inline one
+CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
+       "img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
 # paths whose next segment is a key: a seat, a move link, an invitation, an organiser,
-# a league's join link or a mailed confirmation (of an entry, a new game or a new league)
-SECRET_PATH = re.compile(
-    r"(/(?:api/)?(?:t|m|c|u|i|o|j/confirm|j/partner|j|new/confirm|l/new/confirm)/)([^/\s?#\"]+)")
+# a league's join link, a mailed confirmation (of an entry, a new game or a new league) or
+# a sign-in link
+SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|u|i|o|j/confirm|j/partner|j|new/confirm"
+                         r"|l/new/confirm|signin)/)([^/\s?#\"]+)")
 SECRET_QUERY = re.compile(r"([?&]token=)([^&\s#\"]+)")
 
 

@@ -1,8 +1,10 @@
 """How much mail the web sends for anyone (issue 12). Every request that makes the site
 mail someone (a new game's or league's confirmation link, the invitations and the organiser's
-mail once confirmed, a join's link and its welcome) is checked first and counted after: at
-most PER_CLIENT mails an hour caused by one client address and PER_ADDRESS mails an hour to
-one mailbox. Past either, the answer is 429 and nothing is done.
+mail once confirmed, a join's link and its welcome, a sign-in link) is checked first and
+counted after: at most PER_CLIENT mails an hour caused by one client address and PER_ADDRESS
+mails an hour to one mailbox. A sign-in request counts even for an address that gets no
+mail, so the limit says nothing of who plays here. Past either, the answer is 429 and
+nothing is done.
 
 The counts live in the database (pbem.store.models.WebMail), not in a process's memory:
 several gunicorn workers, or a restart, see the same counts. Two requests at the same

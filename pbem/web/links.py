@@ -47,7 +47,8 @@ def confirm(token):
         return refusal
     d, seat = found
     t = data.load(d["g"])
-    if t.state.seq != d["q"]:  # stale: the table as it is now, with fresh moves
+    if not t.state.move_seq <= d["q"] <= t.state.seq:  # stale (talk since does not count):
+        # the table as it is now, with fresh moves
         return render_table(seat.token, seat, error="The game has moved on since this mail "
                             "was sent: here is the table as it is now.")
     return render_template("web/move.html", token=token, label=action_label(d["a"]),

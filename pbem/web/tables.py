@@ -11,6 +11,7 @@ from ..store.models import Player
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, extra_time, start_vacation
 from . import data
+from .live import etag, last_seq
 from .pages import pad_context
 from .view import move_links, seat_view
 
@@ -23,8 +24,8 @@ def render_table(token, seat, notice=None, error=None, status=200):
     links = move_links(t, seat.seat, v)
     pass_count = next((a["count"] for a in v["legal"] if a["type"] == "pass"), 0)
     now = utcnow()
-    due = {s: (d, _left(d - now)) for s, d in due_for(data.store(), t.game.id,
-                                                          t.state.seq).items()}
+    due = {s: (d, time_left(d - now)) for s, d in due_for(data.store(), t.game.id,
+                                                          t.state.move_seq).items()}
     mine = record(data.store(), seat.player_id) if seat.player_id else None
     prefs, joined = _prefs(seat.player_id)
     with data.store().reader() as s:  # the seat's own orders: no other page shows them
@@ -33,10 +34,11 @@ def render_table(token, seat, notice=None, error=None, status=200):
                            pass_count=pass_count, notice=notice, error=error, due=due,
                            orders=given, record=mine, vacation=prefs.get("vacation_until"),
                            bank=bank(prefs, now.date(), joined)[0],
+                           live_etag=etag(t.game.id, last_seq(t.game.id)),
                            **pad_context(t)), status  # pad_context brings t
 
 
-def _left(delta) -> str:
+def time_left(delta) -> str:
     hours = max(0, int(delta.total_seconds() // 3600))
     return f"{hours // 24} days {hours % 24} hours" if hours >= 24 else f"{hours} hours"
 

@@ -37,7 +37,19 @@ def seat_view(t, seat: int | None) -> dict:
                          "cards": [dict(card(x["card"], table), seat=x["seat"])
                                    for x in tr["cards"]]} for tr in v["tricks"]]
     v["labels"] = side_labels(st, t.names)
+    if seat is not None:
+        v["partner_offered"] = seat not in st.offers and any(
+            s in st.offers for s in st.sides[st.side_of[seat]])
+    if v.get("undo"):
+        v["undo_label"] = undo_label(v["undo"])
     return v
+
+
+def undo_label(u: dict) -> str:
+    """What the undo button takes back: "your 7♥", "your bid of 4"."""
+    if u["type"] == "play":
+        return f"your {pretty(u['card'])}"
+    return f"your bid of {'blind ' if u.get('blind') else ''}{u['bid']}"
 
 
 def move_links(t, seat: int, v: dict) -> list[dict]:

@@ -1,0 +1,150 @@
+"""At the table: talk (`say`), resignation offers (`concede`) and taking back one's own
+last move (`undo`). Each is an event of the log with a check and a step, as in state.py.
+
+`say` and `concede` are QUIET: they change nothing a seat could do with its cards, so
+they leave `State.move_seq` (what deadlines and move links are armed at) where it was.
+"""
+
+import re
+
+from .errors import IllegalAction
+
+QUIET = ("say", "concede")  # talk and offers: no seat's move means anything else after them
+TALK_MAX = 300  # characters in one `say`
+TALK_KEEP = 30  # the latest talk the state keeps for pages and mails (the log keeps all)
+UNDOABLE = ("bid", "play")
+_BID_FIELDS = ("bids", "blind", "looked", "comeout_side", "bid_index", "pass_steps", "phase",
+               "after_pass", "must_lead", "turn")
+_PLAY_FIELDS = ("trick", "won", "broken", "must_lead", "turn")
+# C0 and C1 controls, DEL, and line/paragraph separators: talk is one line of plain text
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean_talk(text: str) -> str:
+    """One line of talk as people typed it: controls out, runs of spaces as one."""
+    return " ".join(_CONTROLS.sub(" ", text).split())
+
+
+def _need(cond, msg):
+    if not cond:
+        raise IllegalAction(msg)
+
+
+def _seat(st, ev) -> int:
+    seat = ev.get("seat")
+    _need(seat.__class__ is int and 0 <= seat < st.n, f"seat {seat!r} is not a seat at this table")
+    return seat
+
+
+# -- say ----------------------------------------------------------------------------------
+
+
+def check_say(st, ev):
+    _seat(st, ev)
+    text = ev.get("text")
+    _need(isinstance(text, str) and text.strip(), "say what? write: say and your words")
+    _need(len(text) <= TALK_MAX, f"too long: say at most {TALK_MAX} characters "
+          f"(this was {len(text)})")
+    _need(text == clean_talk(text), "talk is one line of plain text")
+
+
+def step_say(st, ev):
+    st.talk.append({"seq": ev["seq"], "seat": ev["seat"], "text": ev["text"]})
+    del st.talk[:-TALK_KEEP]
+
+
+# -- concede: an offer to resign, until the partner agrees ---------------------------------
+
+
+def resign_events(st, seat: int, action: dict) -> list[dict] | None:
+    """A player's {"type": "concede"}: their side's `resign` when no partner is left to ask
+    (cutthroat, or every partner offered already), else the offer; None if not a concede."""
+    if action.get("type") != "concede" or action.get("off"):
+        return None
+    mates = [s for s in st.sides[st.side_of[seat]] if s != seat]
+    if all(m in st.offers for m in mates):
+        return [{"seq": st.seq + 1, "type": "resign", "seat": seat}]
+    return None
+
+
+def check_concede(st, ev):
+    seat = _seat(st, ev)
+    mates = [s for s in st.sides[st.side_of[seat]] if s != seat]
+    _need(mates, "you have no partner: resign ends the game for you at once")
+    off = ev.get("off", False)
+    _need(off in (True, False), "off is true or false")
+    if off:
+        _need(seat in st.offers, "you have not offered to resign")
+    else:
+        _need(seat not in st.offers, "you have offered to resign already: your partner "
+              "decides now (resign off takes it back)")
+        _need(not all(m in st.offers for m in mates), "your partner offered already: "
+              "agreeing is a resign")
+
+
+def step_concede(st, ev):
+    if ev.get("off"):
+        st.offers.discard(ev["seat"])
+    else:
+        st.offers.add(ev["seat"])
+
+
+# -- undo: one's own last bid or card, while no other seat has acted ----------------------
+
+
+def remember(st, ev):
+    """Before `ev` steps: keep what its step changes if it may be taken back, and forget
+    the last undo point once anything but talk or an offer happens."""
+    kind = ev.get("type")
+    if kind in QUIET or kind == "undo":
+        return
+    st.undo_point = None
+    if kind not in UNDOABLE or ev.get("auto"):
+        return  # a card the server played for the seat would only play itself again
+    fields = _PLAY_FIELDS if kind == "play" else _BID_FIELDS
+    saved = {f: _copy(getattr(st, f)) for f in fields}
+    if kind == "play":
+        saved["hand"] = list(st.hands[ev["seat"]])
+        saved["tricks"] = len(st.tricks)
+    st.undo_point = (ev["seat"], ev["seq"], saved, {k: ev[k] for k in ("type", "card", "bid",
+                                                                          "blind") if k in ev})
+
+
+def forget_if_hand_ended(st, hand_no: int):
+    if st.hand_no != hand_no:  # the move ended the hand: it is scored and cannot come back
+        st.undo_point = None
+
+
+def _copy(value):
+    return list(value) if isinstance(value, list) else value
+
+
+def undo_target(st, seat: int) -> int | None:
+    """The seq of the move `seat` may take back now, if any."""
+    point = st.undo_point
+    return point[1] if point and point[0] == seat else None
+
+
+def undoable(st, seat: int) -> dict | None:
+    """The move `seat` may take back now ({"seq", "type", "card" or "bid"}), if any."""
+    point = st.undo_point
+    return dict(point[3], seq=point[1]) if point and point[0] == seat else None
+
+
+def check_undo(st, ev):
+    seat = _seat(st, ev)
+    point = st.undo_point
+    _need(point is not None and point[0] == seat, "there is no move of yours to take back: "
+          "only your own last bid or card, before anyone else acts (not a card that ended "
+          "the hand, a claim or a card played for you)")
+    _need(ev.get("undo") == point[1], f"the move you may take back is move {point[1]}")
+
+
+def step_undo(st, ev):
+    saved = dict(st.undo_point[2])
+    if "hand" in saved:
+        st.hands[ev["seat"]] = saved.pop("hand")
+        del st.tricks[saved.pop("tricks"):]
+    for name, value in saved.items():
+        setattr(st, name, _copy(value))
+    st.undo_point = None  # one step back only

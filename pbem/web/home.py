@@ -1,0 +1,142 @@
+"""A player's home (issue 14): every game of the signed-in player, those waiting for them
+first with their deadlines (on the player's own clock), their own pending orders and table
+links; then finished games; and their settings. It shows no card and no other seat's
+orders: only what the player's own table and mails show them already."""
+
+from flask import Blueprint, make_response, redirect, render_template, request, url_for
+from sqlmodel import select
+
+from .. import orders
+from ..deadlines import due_for
+from ..store import prefs
+from ..store.models import Game, Player, Seat
+from ..store.models import now as utcnow
+from ..vacation import bank, end_vacation, start_vacation
+from . import data
+from .signin import signed_in
+from .tables import time_left
+from .view import side_labels
+
+bp = Blueprint("home", __name__)
+
+MAX_GAMES = 200  # a player's most recent seats shown: a page, not an archive
+CHOICES = {"notify": ("every turn", "digest"), "auto": ("forced", "equal", "off"),
+           "mail": ("on", "off")}
+DEFAULTS = {"notify": "every turn", "auto": "forced", "mail": "on"}
+WORDS = ("zone", "rest", "quiet", "cap", "merge")  # read by pbem.store.prefs.PARSERS
+
+
+def _player_or_signin():
+    player = signed_in()
+    return player, (None if player else redirect(url_for("signin.signin")))
+
+
+@bp.get("/home")
+def home():
+    player, away = _player_or_signin()
+    return away or page(player)
+
+
+def page(player, notice=None, error=None, errors=None, form=None, status=200):
+    now = utcnow()
+    games = [g for g in (_game(seat, player, now) for seat in _seats(player.id)) if g]
+    games.sort(key=lambda g: (g["group"], g["due"] or now.max.replace(tzinfo=now.tzinfo),
+                              -g["id"]))
+    p = dict(player.prefs or {})
+    body = render_template(
+        "web/home.html", player=player, games=games, notice=notice, error=error,
+        errors=errors or {}, form=form or _form(player), choices=CHOICES,
+        vacation=p.get("vacation_until"), bank=bank(p, now.date(), player.created.date())[0])
+    response = make_response(body, status)
+    response.headers["Cache-Control"] = "no-store"  # a player's own page: never cached
+    return response
+
+
+def _seats(player_id: int) -> list[Seat]:
+    with data.store().reader() as s:
+        return list(s.exec(select(Seat).where(Seat.player_id == player_id)
+                           .order_by(Seat.game_id.desc()).limit(MAX_GAMES)).all())
+
+
+def _game(seat: Seat, player: Player, now) -> dict | None:
+    """One game as its row on the home page: 0 waits for the player, 1 goes on, 2 is over."""
+    with data.store().reader() as s:
+        game = s.get(Game, seat.game_id)
+    if game.status == "open":  # not dealt yet: an invitation, or others still to say yes
+        return {"id": game.id, "group": 1, "due": None, "token": seat.token, "open": True,
+                "invited": not seat.accepted, "names": [], "orders": [], "state": None}
+    t = data.load(seat.game_id)
+    st = t.state
+    over = st.phase == "over"
+    mine = not over and seat.seat in st.to_act()
+    due = due_for(data.store(), game.id, st.move_seq).get(seat.seat) if mine else None
+    with data.store().reader() as s:  # this seat's own orders, never another's
+        given = list(dict.fromkeys(r.text for r in orders.pending(s, game.id, seat.seat)))
+    return {"id": game.id, "group": 2 if over else (0 if mine else 1), "due": due,
+            "token": seat.token, "open": False, "invited": False, "names": t.names,
+            "me": seat.seat, "phase": st.phase, "orders": given,
+            "waiting_for": [t.names[x] for x in st.to_act()] if not over else [],
+            "winner": side_labels(st, t.names)[st.winner] if over and st.winner is not None
+            else None,
+            "due_text": _due_text(player, due, now) if due else None}
+
+
+def _due_text(player, due, now) -> str:
+    when = prefs.local(player, due).strftime("%a %d %b %H:%M")
+    return f"{when} {prefs.get(player, 'zone')} ({time_left(due - now)} left)"
+
+
+def _form(player) -> dict:
+    """The settings as the form shows them: words that read back to the same values."""
+    got = {k: prefs.get(player, k) for k in WORDS}
+    quiet, cap = got["quiet"], got["cap"]
+    out = {k: (player.prefs or {}).get(k, DEFAULTS[k]) for k in CHOICES}
+    return out | {"zone": got["zone"], "rest": prefs.describe("rest", got["rest"]),
+                  "quiet": f"{quiet[0]}-{quiet[1]}" if quiet else "off",
+                  "cap": str(cap) if cap else "off", "merge": str(got["merge"])}
+
+
+@bp.post("/home/settings")
+def settings():
+    """Every setting at once: saved only if every field reads; else each error beside its
+    field, the form as sent, and nothing changed."""
+    player, away = _player_or_signin()
+    if away:
+        return away
+    form = {k: request.form.get(k, "")[:100] for k in (*CHOICES, *WORDS)}
+    values, errors = {}, {}
+    for key, allowed in CHOICES.items():
+        if form[key] in allowed:
+            values[key] = form[key]
+        else:
+            errors[key] = "choose one of: " + ", ".join(allowed)
+    for key in WORDS:
+        try:
+            values[key] = prefs.PARSERS[key](form[key])
+        except ValueError as e:
+            errors[key] = str(e)
+    if errors:
+        return page(player, error="Nothing was saved: see the fields marked below.",
+                    errors=errors, form=form, status=400)
+    player = prefs.update(data.store(), player.id, **values)
+    return page(player, notice="Your settings are saved.")
+
+
+@bp.post("/home/vacation")
+def vacation():
+    """N days of vacation from the bank, or back early (as on a table page)."""
+    player, away = _player_or_signin()
+    if away:
+        return away
+    days = request.form.get("days", "")
+    try:
+        if days == "off":
+            back = end_vacation(data.store(), player.id)
+            return page(signed_in(), notice=f"Welcome back: {back} days returned.")
+        if not days.isdigit() or len(days) > 4:
+            raise ValueError("a vacation is a whole number of days, at least 1")
+        until = start_vacation(data.store(), player.id, int(days))
+    except ValueError as e:
+        return page(player, error=f"No vacation: {e}", status=400)
+    return page(signed_in(), notice=f"On vacation until {until.isoformat()}: your deadlines "
+                "stand still.")
