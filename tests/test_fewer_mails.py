@@ -123,6 +123,16 @@ def test_a_turn_mail_whose_seat_moved_while_it_waited_is_not_sent(env):
     assert old.sent_at is not None and "moved on" in old.last_error
 
 
+def test_talk_at_the_table_does_not_stop_a_waiting_turn_mail(env):
+    gid = waiting(env)
+    settle(env, merge=10)
+    t0 = utcnow()
+    submit(env.store, gid, 0, {"type": "say", "text": "thinking..."})  # no move: still hers
+    turns = [m for m in delivered(env, t0 + 11 * M) if "your turn" in text(m)]
+    assert [str(m["Message-ID"])[:len(f"<turn.{gid}.0.1.")] for m in turns] == [
+        f"<turn.{gid}.0.1."]
+
+
 def test_quiet_hours_in_a_far_zone_hold_game_mails_but_not_answers(env):
     one, _ = waiting(env), None
     two, _ = waiting(env), None

@@ -11,8 +11,8 @@
 - cap: at most `cap` turn and news mails a local day (a merged mail counts once); past it
   news is not sent (the next turn mail and the table show where the game is) and a turn
   mail waits for the next local day. A turn mail is never dropped, only held.
-Answers to the player's own mail (`reply:`) and the links they asked for (`pbem.*`, e.g.
-a confirmation or sign-in) are never held: the player is awake, they just wrote.
+Answers to the player's own mail (`reply:`) and the links they asked for (`pbem.*`
+confirmations, `signin:`) are never held: the player is awake, they just wrote.
 
 A held row's next_attempt moves to when it may go, so the drain does not meet it again
 before then and nobody else's mail waits behind it. A player without these settings gets
@@ -26,10 +26,12 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, or_, update
 from sqlmodel import select
 
+from ..engine.acts import QUIET
 from . import prefs
 from .models import Fixture, Move, Outbox, Player
 
-ANSWERS = ("reply:", "pbem.")  # answers to the player's mail, links the player asked for
+# answers to the player's mail, and links the player asked for (confirmations, sign-in)
+ANSWERS = ("reply:", "pbem.", "signin:")
 PACED = ("turn", "news")  # the kinds the cap counts and a merged mail carries
 LEAGUE_MERGE = 15  # minutes: a league player's turn mails wait this long unless they say
 MAX_MERGED = 20  # rows one merged mail takes in (the rest go in the next)
@@ -68,17 +70,20 @@ def aware(when: datetime) -> datetime:
 
 
 def game_seqs(s, game_ids) -> dict[int, int]:
+    """Each game's last move that was not talk or an offer (they change no one's turn, and
+    write no new turn mail: the waiting one still stands)."""
     ids = {g for g in game_ids if g is not None}
     if not ids:
         return {}
     return dict(s.exec(select(Move.game_id, func.max(Move.seq))
-                       .where(Move.game_id.in_(ids)).group_by(Move.game_id)).all())
+                       .where(Move.game_id.in_(ids), Move.type.not_in(QUIET))
+                       .group_by(Move.game_id)).all())
 
 
 def stale(row: Outbox, seqs: dict[int, int]) -> bool:
     """A turn mail for a move the game is no longer at (the seat moved, or another did)."""
     turn = turn_of(row.dedupe_key)
-    return turn is not None and turn[0] in seqs and seqs[turn[0]] != turn[2]
+    return turn is not None and seqs.get(turn[0], 0) > turn[2]
 
 
 def is_paced_key(key_column):
