@@ -24,7 +24,7 @@ from pbem.store.models import now as utcnow
 from pbem.store.outbox import drain, maildir_delivery
 from pbem.store.pacing import aware
 from pbem.web.app import create_app
-from tests.web_helpers import csrf
+from tests.web_helpers import csrf, sign_in
 
 BOB = "bob@example.org"
 M = timedelta(minutes=1)
@@ -238,3 +238,23 @@ def test_league_turn_mails_wait_a_quarter_hour_unless_the_player_says_otherwise(
     submit(env.store, gid, seat, {"type": "bid", "bid": 3})
     [mail] = turns(t0 + 15 * M)
     assert str(mail["To"]) != first.to_addr and f"Game {gid}: your turn" in text(mail)
+
+
+def test_merge_default_by_mail_and_on_the_home_page_keeps_the_league_default(env, client):
+    waiting(env)
+    settle(env, merge=30)
+    env.send(env.mail(f"pbem@{env.domain}", "merge default"))
+    [answer] = [m for m in delivered(env, utcnow()) if "merge:" in text(m)]
+    assert "merge: default (15 minutes in a league's games" in text(answer)
+    with env.store.session() as s:
+        player = s.exec(select(Player).where(Player.email == ANN)).one()
+    assert "merge" not in player.prefs
+    sign_in(client, env.store, ANN)
+    assert 'name="merge" value="default"' in client.get("/home").text
+    form = {"notify": "every turn", "auto": "forced", "mail": "on", "zone": "Asia/Tokyo",
+            "rest": "none", "quiet": "off", "cap": "off", "merge": "default"}
+    r = client.post("/home/settings", data=dict(form, csrf=csrf(client)))
+    assert r.status_code == 200 and "saved" in r.text
+    with env.store.session() as s:
+        saved = s.exec(select(Player).where(Player.email == ANN)).one().prefs
+    assert saved["zone"] == "Asia/Tokyo" and "merge" not in saved  # not turned into 0

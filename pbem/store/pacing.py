@@ -33,7 +33,7 @@ from .models import Fixture, Move, Outbox, Player
 # answers to the player's mail, and links the player asked for (confirmations, sign-in)
 ANSWERS = ("reply:", "pbem.", "signin:")
 PACED = ("turn", "news")  # the kinds the cap counts and a merged mail carries
-LEAGUE_MERGE = 15  # minutes: a league player's turn mails wait this long unless they say
+LEAGUE_MERGE = prefs.LEAGUE_MERGE  # minutes a league game's turn mail waits while unset
 MAX_MERGED = 20  # rows one merged mail takes in (the rest go in the next)
 SETTLED = "settled: "  # last_error of a row settled without a mail of its own
 
