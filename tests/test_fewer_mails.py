@@ -22,7 +22,7 @@ from pbem.store import prefs
 from pbem.store.models import Outbox, Player
 from pbem.store.models import now as utcnow
 from pbem.store.outbox import drain, maildir_delivery
-from pbem.store.pacing import aware
+from pbem.store.pacing import aware, day_start, quiet_end
 from pbem.web.app import create_app
 from tests.web_helpers import csrf, sign_in
 
@@ -258,3 +258,16 @@ def test_merge_default_by_mail_and_on_the_home_page_keeps_the_league_default(env
     with env.store.session() as s:
         saved = s.exec(select(Player).where(Player.email == ANN)).one().prefs
     assert saved["zone"] == "Asia/Tokyo" and "merge" not in saved  # not turned into 0
+
+
+def test_local_midnights_and_quiet_ends_follow_a_clock_change():
+    """Los Angeles leaves summer time on 1 Nov 2026: that local day has 25 hours."""
+    la = Player(email="la@example.org", prefs={"zone": "America/Los_Angeles",
+                                               "quiet": [22, 7]})
+    noon = datetime(2026, 11, 1, 12, tzinfo=UTC)
+    assert day_start(la, noon) == datetime(2026, 11, 1, 7, tzinfo=UTC)  # PDT, -7
+    assert day_start(la, noon, days=1) == datetime(2026, 11, 2, 8, tzinfo=UTC)  # PST, -8
+    night = datetime(2026, 11, 1, 6, tzinfo=UTC)  # 23:00 on 31 Oct, in summer time
+    assert quiet_end(la, night) == datetime(2026, 11, 1, 15, tzinfo=UTC)  # 07:00 PST
+    assert quiet_end(la, noon) == datetime(2026, 11, 1, 15, tzinfo=UTC)  # 04:00 PST
+    assert quiet_end(la, datetime(2026, 11, 1, 20, tzinfo=UTC)) is None  # 12:00 PST

@@ -137,7 +137,7 @@ class Pacer:
         if k in PACED and cap and self.today[row.to_addr] >= cap:
             if k == "news":
                 return Skip("past the player's daily cap")
-            return Hold(day_start(player, self.now) + timedelta(days=1))
+            return Hold(day_start(player, self.now, days=1))
         return Send(merge=k in PACED)
 
     def sent(self, row: Outbox) -> None:
@@ -146,10 +146,11 @@ class Pacer:
             self.today[row.to_addr] += 1
 
 
-def day_start(player: Player, now: datetime) -> datetime:
-    """The player's local midnight of `now`, in UTC."""
-    local = prefs.local(player, now)
-    return local.replace(hour=0, minute=0, second=0, microsecond=0).astimezone(UTC)
+def day_start(player: Player, now: datetime, days: int = 0) -> datetime:
+    """The player's local midnight of `now` (or `days` later: a local day may have 23 or 25
+    hours), in UTC."""
+    local = prefs.local(player, now).replace(hour=0, minute=0, second=0, microsecond=0)
+    return (local + timedelta(days=days)).astimezone(UTC)  # wall-clock arithmetic
 
 
 def quiet_end(player: Player, now: datetime) -> datetime | None:
