@@ -13,7 +13,7 @@ from sqlalchemy import or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from . import compose, play
+from . import compose, play, vacation
 from .config import load
 from .deadlines import time_control
 from .engine import choose, view
@@ -75,19 +75,22 @@ def _fire(store, row, now) -> str:
         # a clock that died after submitting this timeout's move: only the mails are left
         applied = row.kind == "timeout" and s.exec(select(Move.id).where(
             Move.ref == f"timeout:{row.id}")).first() is not None
+        timeout = _timeout_of(s, row)
     if not applied and (st.move_seq != row.seq or st.phase == "over"):
         return "moved on"  # the player moved in time, or the game ended
     names = seat_names(seats, players)
     who = names[row.seat]
     if row.kind == "reminder":
-        timeout = row.due + timedelta(hours=row.hours_before)
         if timeout <= now:  # the clock was down: the timeout, due too, says all there is
             return OVERTAKEN
         _mail(store, seats[row.seat], players, f"remind:{row.id}",
               f"Game {game.id}: your move is due in {_left(timeout - now)}",
               f"A reminder: it is your move in game {game.id}, due by {_when(timeout)}.\n")
         return "reminded"
-    how = time_control(game)["on_timeout"]
+    tc = time_control(game)
+    if tc["auto_vacation"] and not applied and vacation.auto_day(store, row, now):
+        return "vacation day"  # the player was mailed; the seat's timeout is a day later
+    how = tc["on_timeout"]
     if how == "robot":
         action = None if applied else choose(view(st, row.seat), seed=row.id, rules=st.rules)
         text = f"{who} did not move in time in game {game.id}: the robot moved for them."
@@ -112,6 +115,18 @@ def _fire(store, row, now) -> str:
     if how == "wait":
         _ask_the_carer(store, game, row, who)
     return f"timeout: {how}"
+
+
+def _timeout_of(s, row) -> datetime:
+    """The timeout a reminder warns of: the seat's latest for that move (a player with
+    rest days is reminded in their own hours, so it is not always `hours_before` later)."""
+    if row.kind != "reminder":
+        return row.due
+    due = s.exec(select(Deadline.due).where(
+        Deadline.game_id == row.game_id, Deadline.seat == row.seat, Deadline.seq == row.seq,
+        Deadline.kind == "timeout", Deadline.state != "cancelled")
+        .order_by(Deadline.id.desc())).first()
+    return due or row.due + timedelta(hours=row.hours_before)
 
 
 def _ask_the_carer(store, game, row, who) -> None:

@@ -3,82 +3,160 @@ the move's own transaction (`arm`), and derived again from the database at any t
 (`rebuild`), so they never depend on a process that was running. The ticker that fires
 them is pbem.clock; vacations that move them are pbem.vacation."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, update
 from sqlmodel import select
 
+from . import owntime, seatclock
 from .engine.acts import QUIET
-from .store.models import Deadline, Game, Move, Player, Seat
+from .store.models import Deadline, Game, Move, Player, Seat, SeatClock
 from .store.models import now as utcnow
 
 DEFAULTS = {
+    "clock": "move",  # move: a fixed time for each move; bank: a bank of time with increments
     "move_hours": 72,  # the deadline for each move (e.g. 24, 48, 72, 120, 168, 336; or hours)
     "remind_hours": [24, 2],  # reminders this long before the deadline
     "weekend_pause": False,  # Saturday and Sunday (UTC) do not count
     "on_timeout": "robot",  # robot: the robot moves; forfeit: the side loses; wait: the organiser
-}
+    "auto_vacation": False,  # a timeout first spends a vacation day, if the player has one
+} | seatclock.DEFAULTS  # bank_hours, increment_hours, cap_hours (the bank clock)
 ON_TIMEOUT = ("robot", "forfeit", "wait")
+CLOCKS = ("move", "bank")
+MAX_HOURS = 24 * 60  # the longest deadline, and the largest bank
+MAX_REMINDERS = 5
 EXTRA = "extra"  # a row that records who gave more time at which move (never fires)
 
-def time_control(game: Game) -> dict:
-    tc = dict(DEFAULTS, **(game.time_control or {}))
-    if tc["on_timeout"] not in ON_TIMEOUT or tc["move_hours"] <= 0:
-        raise ValueError(f"game {game.id} has a bad time control: {tc}")
+
+def check(tc: dict | None) -> dict:
+    """A time control with its defaults, every value checked, or ValueError saying which
+    one is wrong and what it may be."""
+    tc = dict(DEFAULTS, **(tc or {}))
+    if tc["clock"] not in CLOCKS:
+        raise ValueError(f"the clock is move (a fixed time a move) or bank, not {tc['clock']!r}")
+    if tc["on_timeout"] not in ON_TIMEOUT:
+        raise ValueError(f"at the deadline: {', '.join(ON_TIMEOUT)}; not {tc['on_timeout']!r}")
+    _whole(tc, "move_hours", 1, MAX_HOURS, "the time for a move")
+    for key in ("weekend_pause", "auto_vacation"):
+        if not isinstance(tc[key], bool):
+            raise ValueError(f"{key.replace('_', ' ')} is true or false")
+    hours = tc["remind_hours"]
+    if not isinstance(hours, list) or len(hours) > MAX_REMINDERS or not all(
+            type(h) is int and 1 <= h <= MAX_HOURS for h in hours):
+        raise ValueError(f"reminders are up to {MAX_REMINDERS} whole hours before the deadline, "
+                         f"each 1 to {MAX_HOURS}")
+    if tc["clock"] == "bank":
+        seatclock.check(tc, MAX_HOURS)
     return tc
+
+
+def _whole(tc, key, lo, hi, what) -> None:
+    if type(tc[key]) is not int or not lo <= tc[key] <= hi:
+        raise ValueError(f"{what} is a whole number of hours from {lo} to {hi}, "
+                         f"not {tc[key]!r}")
+
+
+def time_control(game: Game) -> dict:
+    try:
+        return check(game.time_control)
+    except ValueError as e:
+        raise ValueError(f"game {game.id} has a bad time control: {e}") from None
 
 
 def add_hours(start: datetime, hours: float, weekend_pause: bool) -> datetime:
     """`start` plus `hours` of clock time; with the weekend pause, Saturdays and Sundays
     (UTC) stand still."""
-    if not weekend_pause:
-        return start + timedelta(hours=hours)
-    t, left = start, timedelta(hours=hours)
-    while left > timedelta(0):
-        if t.weekday() >= 5:  # jump to Monday 00:00
-            t = datetime(t.year, t.month, t.day, tzinfo=t.tzinfo) + timedelta(days=7 - t.weekday())
-            continue
-        midnight = datetime(t.year, t.month, t.day, tzinfo=t.tzinfo) + timedelta(days=1)
-        step = min(left, midnight - t)
-        t, left = t + step, left - step
-    return t
+    return owntime.Calendar(weekend_pause=weekend_pause).add(start, hours)
 
 
-def vacation_end(player: Player | None) -> datetime | None:
-    until = (player.prefs or {}).get("vacation_until") if player else None
-    if not until:
-        return None
-    return datetime.fromisoformat(until).replace(tzinfo=UTC) + timedelta(days=1)
+def due_time(game: Game, player: Player | None, now: datetime, clock=None) -> datetime:
+    """When a move asked for `now` is due: the time control's hours (or what is left in the
+    seat's bank, `clock`) of the player's own time, from now or from the end of the player's
+    vacation; rest days and the game's weekend pause stand still (pbem.owntime)."""
+    return _plan(time_control(game), player, now, clock)[0]
 
 
-def due_time(game: Game, player: Player | None, now: datetime) -> datetime:
-    """When a move asked for `now` is due: the time control's hours from now, or from the
-    end of the player's vacation, skipping weekends if the game pauses for them."""
+def _plan(tc, player, now, clock) -> tuple[datetime, datetime, float]:
+    """(due, start, own hours from start to due) for a seat asked to move."""
+    cal = owntime.calendar(player, tc["weekend_pause"])
+    if tc["clock"] == "bank" and clock is not None and clock.since is not None:
+        start, hours = clock.since, clock.bank_seconds / 3600
+    else:
+        start = owntime.wait_starts(player, now)
+        hours = tc["move_hours"] if tc["clock"] == "move" else seatclock.start_hours(tc, clock)
+    return cal.add(start, hours), start, hours
+
+
+def settle_clocks(s, game, st, seats, players, now, moved=None, played_for=frozenset()):
+    """A bank clock's seats brought to `now` (pbem.seatclock.sync), before the move's mails
+    tell them what their banks hold; None for a fixed time a move."""
     tc = time_control(game)
-    start = max(now, vacation_end(player) or now)
-    return add_hours(start, tc["move_hours"], tc["weekend_pause"])
+    if tc["clock"] != "bank" or st.phase == "over":
+        return None
+    return seatclock.sync(s, game, st, seats, players, now, tc, moved, played_for)
 
 
-def arm(s, game: Game, st, seats, players, now: datetime, kept=None) -> None:
+def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None) -> None:
     """Write the deadlines the game's state calls for now (inside play's transaction), at
-    the game's last move (talk does not move it). `kept`: seat -> the due time a seat keeps
-    (after an undo, the one it had for that move)."""
+    the game's last move (talk does not move it). A bank clock's seats are brought up to date
+    first, unless the caller did (`clocks`). `kept`: seat -> the due time a seat keeps (after
+    an undo, the one it had for that move)."""
     s.exec(update(Deadline).where(Deadline.game_id == game.id, Deadline.state == "pending",
                                   Deadline.seq < st.move_seq).values(state="cancelled"))
     if st.phase == "over":
         return
     tc = time_control(game)
+    if clocks is None and tc["clock"] == "bank":
+        clocks = seatclock.sync(s, game, st, seats, players, now, tc)
     for seat in seats:
         if seat.robot or seat.player_id is None or seat.seat not in st.to_act():
             continue
-        due = (kept or {}).get(seat.seat) or due_time(game, players.get(seat.player_id), now)
+        player = players.get(seat.player_id)
+        due, start, hours = _plan(tc, player, now, (clocks or {}).get(seat.seat))
+        due = (kept or {}).get(seat.seat) or due
         s.add(Deadline(game_id=game.id, seat=seat.seat, seq=st.move_seq, kind="timeout",
                        due=due))
+        cal = owntime.calendar(player, tc["weekend_pause"])
         for h in sorted(set(tc["remind_hours"]), reverse=True):
-            when = due - timedelta(hours=h)
-            if when > now and h < tc["move_hours"]:
+            when = _reminder(cal, start, hours, due, h)
+            if when > now and h < hours:
                 s.add(Deadline(game_id=game.id, seat=seat.seat, seq=st.move_seq, kind="reminder",
                                hours_before=h, due=when))
+
+
+def _reminder(cal, start, hours, due, h) -> datetime:
+    """`h` hours before the deadline; for a player with rest days, `h` hours of the
+    player's own time (a reminder never comes on a rest day to count through it)."""
+    if not cal.rest:
+        return due - timedelta(hours=h)  # as before: plain, or the game's weekend pause
+    return cal.add(start, hours - h)
+
+
+def shift_bank(s, game: Game, clock, player, by: timedelta, now: datetime,
+               more: timedelta = timedelta(0)) -> None:
+    """A seat waiting on a bank clock is given time (pbem.vacation): a vacation (`by`) pays
+    for the wait so far and counts it from `by` later (back early: `by` is negative);
+    extra time (`more`) goes into the bank. Its pending deadlines are derived again from
+    the bank, as `arm` would (a rest day does not move with the calendar)."""
+    tc = time_control(game)
+    cal = owntime.calendar(player, tc["weekend_pause"])
+    if by > timedelta(0):
+        used = cal.spent(clock.since, now)
+        clock.bank_seconds = max(0, clock.bank_seconds - int(used.total_seconds()))
+        clock.since = max(now, clock.since)
+    clock.since = clock.since + by
+    clock.bank_seconds += int(more.total_seconds())
+    s.add(clock)
+    hours = clock.bank_seconds / 3600
+    due = cal.add(clock.since, hours)
+    for row in s.exec(select(Deadline).where(Deadline.game_id == game.id,
+                                             Deadline.seat == clock.seat,
+                                             Deadline.state == "pending")).all():
+        if row.kind == "reminder":
+            row.due = _reminder(cal, clock.since, hours, due, row.hours_before)
+        else:  # a timeout given again (care, a vacation day) moves as the days do
+            row.due = due if row.hours_before == 0 else row.due + by + more
+        s.add(row)
 
 
 def rearm(s, game: Game, seat: int, seq: int, hours: int, now: datetime) -> Deadline:
@@ -88,8 +166,17 @@ def rearm(s, game: Game, seat: int, seq: int, hours: int, now: datetime) -> Dead
     given = s.exec(select(func.max(Deadline.hours_before)).where(
         Deadline.game_id == game.id, Deadline.seat == seat, Deadline.seq == seq,
         Deadline.kind == "timeout")).one() or 0
+    due = add_hours(now, hours, time_control(game)["weekend_pause"])
+    clock = s.exec(select(SeatClock).where(SeatClock.game_id == game.id, SeatClock.seat == seat,
+                                           SeatClock.since.is_not(None))).first()
+    if clock is not None:  # a bank clock: the hours given are the bank, from now
+        row = s.exec(select(Seat).where(Seat.game_id == game.id, Seat.seat == seat)).one()
+        player = s.get(Player, row.player_id) if row.player_id else None
+        clock.bank_seconds, clock.since = hours * 3600, now
+        s.add(clock)
+        due = owntime.calendar(player, time_control(game)["weekend_pause"]).add(now, hours)
     row = Deadline(game_id=game.id, seat=seat, seq=seq, kind="timeout", hours_before=given + 1,
-                   due=add_hours(now, hours, time_control(game)["weekend_pause"]))
+                   due=due)
     s.add(row)
     return row
 

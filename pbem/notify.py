@@ -1,18 +1,20 @@
 """Outbox rows for what a move changed, written in the move's own transaction: the turn
 mail to each human who must act now, and the result to everyone when the game ends."""
 
-from . import compose, talk
+from . import compose, owntime, seatclock, talk
 from .config import load
-from .deadlines import due_time
+from .deadlines import due_time, time_control
 from .engine import legal, view
 from .engine.acts import QUIET
 from .signing import Signer, secret_keys
+from .store import prefs
 from .store.games import mailable
 from .store.models import now as utcnow
 
 
-def mails(game, seats, players, st, events, before=None, orders=None) -> list[dict]:
-    """`orders`: each seat's pending orders, as written (a turn mail lists its own)."""
+def mails(game, seats, players, st, events, before=None, orders=None, clocks=None) -> list[dict]:
+    """`orders`: each seat's pending orders, as written (a turn mail lists its own);
+    `clocks`: a bank clock's seats (pbem.seatclock), each mail tells its own bank."""
     if not events:
         return []
     cfg = load()
@@ -26,7 +28,7 @@ def mails(game, seats, players, st, events, before=None, orders=None) -> list[di
         player = players[humans[seat].player_id]
         if (player.prefs or {}).get("turns") != "daily":  # else: the daily list of moves
             out.append(turn_mail(cfg, game, humans[seat], player, st, names,
-                                 (orders or {}).get(seat)))
+                                 (orders or {}).get(seat), (clocks or {}).get(seat)))
     if before is not None and st.phase != "over" and _news(st, before):
         for seat, x in humans.items():
             player = players[x.player_id]
@@ -104,20 +106,34 @@ def _result(game_id, st, names) -> str:
             + f".\nThe last hand: {hand}.")
 
 
+def due_words(game, player, now, clock=None) -> tuple[str, str | None]:
+    """When the move is due, in UTC and (if it differs) on the player's own clock; and with
+    a bank clock, what the seat's bank holds ("2 days 4 h")."""
+    when = due_time(game, player, now, clock)
+    text = when.strftime("%a %d %b %Y, %H:%M UTC")
+    mine = prefs.local(player, when)
+    if mine.utcoffset():
+        text += mine.strftime(f" (%a %H:%M {prefs.get(player, 'zone')})")
+    tc = time_control(game)
+    if tc["clock"] != "bank":
+        return text, None
+    return text, owntime.describe(seatclock.left(tc, clock, player, now))
+
+
 def seat_names(seats, players) -> list[str]:
     return [players[x.player_id].name if x.player_id in players else f"robot {x.seat}"
             for x in seats]
 
 
-def turn_mail(cfg, game, seat, player, st, names, orders=None) -> dict:
+def turn_mail(cfg, game, seat, player, st, names, orders=None, clock=None) -> dict:
     game_id = game.id
     v = compose.context(view(st, seat.seat), game_id, names)
     address = reply_address(cfg, seat)
     moves = compose.moves(v, address, link_maker(cfg, game_id, seat.seat, st.seq))
     table_url = f"{cfg.base_url}/t/{seat.token}"
-    due = due_time(game, player, utcnow()).strftime("%a %d %b %Y, %H:%M UTC")
+    due, bank = due_words(game, player, utcnow(), clock)
     values = dict(v=v, names=names, moves=moves, table_url=table_url, due=due, orders=orders,
-                  talk=talk.since_last_move(st, seat.seat))
+                  bank=bank, talk=talk.since_last_move(st, seat.seat))
     text = compose.render("turn.txt", **values)
     html = compose.render("turn.html", **values)
     row = mail_row(cfg, game_id, seat, player, f"turn:{game_id}:{seat.seat}:{st.seq}",

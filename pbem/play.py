@@ -52,6 +52,8 @@ log = logging.getLogger(__name__)
 _HARMLESS = ("look", "pass")  # another seat's look or pass leaves my move meaning the same
 _TIMELESS = ("say", "concede", "undo")  # never stale: they do not depend on the table seen
 TALK_PER_HOUR = 10  # `say` events a seat may make in an hour
+# a seat's own move, or the robot's at its timeout (the clock, or the carer's link): it pays
+_OWN_MOVES = ("mail", "web", "cli", "clock", "organiser")
 _MAX_FOLLOW = 10_000  # robot moves and deals after one human move: a whole robot game at most
 
 
@@ -188,7 +190,8 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
                 for i, ev in enumerate(events)]
         s.add_all(rows)
         s.flush()
-        season = _react(s, game, seats, players, st, events, before, orders.texts())
+        season = _react(s, game, seats, players, st, events, before, orders.texts(),
+                        _clock_movers(events, n, actor, source))
         s.commit()
     store.keep(game_id, st)
     if season is not None:
@@ -196,14 +199,18 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
     return Result(game_id, st.snapshot(), events)  # a copy: the cache's own changes later
 
 
-def _react(s, game, seats, players, st, events, before, orders) -> int | None:
+def _react(s, game, seats, players, st, events, before, orders, movers) -> int | None:
     """What the move writes beside its events, in its transaction and in this order: the
     mails, the next deadlines, the game's status and, when a league game ends, its result.
-    Returns that game's season (its round may be done), else None."""
-    for mail in notify.mails(game, seats, players, st, events, before, orders):
+    (A bank clock's banks are paid first, so the mails can say what they hold.) Returns
+    that game's season (its round may be done), else None."""
+    now = utcnow()
+    clocks = deadlines.settle_clocks(s, game, st, seats, players, now, *movers) \
+        if events else None
+    for mail in notify.mails(game, seats, players, st, events, before, orders, clocks):
         s.add(Outbox(**mail))
     if any(ev["type"] not in QUIET for ev in events):
-        deadlines.arm(s, game, st, seats, players, utcnow(), _kept_dues(s, game, events))
+        deadlines.arm(s, game, st, seats, players, now, clocks, _kept_dues(s, game, events))
     if st.phase == "over" and game.status != "over":
         game.status = "over"
         s.add(game)
@@ -223,6 +230,15 @@ def _next_round(store, season_id: int) -> None:
     except Exception:
         log.exception("season %s: the next round did not open; the clock will retry",
                       season_id)
+
+
+def _clock_movers(events, n, actor, source) -> tuple[int | None, frozenset]:
+    """For a bank clock: the seat whose own move (or timeout) this write is, unless all it
+    did was look at its cards, talk or take a move back (none of which earns the increment),
+    and the seats whose cards the server played for them."""
+    mine = [ev for ev in events[:n] if ev.get("type") not in ("look", "undo", *QUIET)]
+    moved = actor if mine and source in _OWN_MOVES else None
+    return moved, frozenset(ev["seat"] for ev in events[n:] if ev.get("auto"))
 
 
 def _move(s, st, game_id, seat, action, expect_seq) -> list[dict]:

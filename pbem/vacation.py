@@ -3,14 +3,16 @@ more hours for a table. Both move pending deadline rows (pbem.deadlines); no gam
 
 from datetime import date, timedelta
 
+from sqlalchemy import func
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from . import compose
 from .config import load
-from .deadlines import EXTRA
+from .deadlines import EXTRA, shift_bank
 from .notify import seat_names
 from .store.games import mailable, players_of
-from .store.models import Deadline, Game, Outbox, Player, Seat
+from .store.models import Deadline, Game, Outbox, Player, Seat, SeatClock
 from .store.models import now as utcnow
 
 BANK = {"start": 14, "per_month": 2, "cap": 30}  # vacation days
@@ -65,6 +67,72 @@ def end_vacation(store, player_id: int, today: date | None = None) -> int:
     return left
 
 
+def auto_day(store, row, now) -> date | None:
+    """A timeout (`row`, a Deadline) in a game with automatic vacation: if the seat's player
+    has a vacation day in the bank, spend one instead. Everything, the player's mail too,
+    in one transaction whose mail's dedupe key (the row's id) makes it happen once, however
+    often the clock tries. Returns the vacation's end, or None (no day left: time is up)."""
+    today = now.date()
+    try:
+        with store.session() as s:
+            seat = s.exec(select(Seat).where(Seat.game_id == row.game_id,
+                                             Seat.seat == row.seat)).one()
+            player = s.get(Player, seat.player_id) if seat.player_id else None
+            if player and _spent_before(s, row):
+                return _until(player.prefs)
+            have, month = bank(player.prefs or {}, today, player.created.date()) \
+                if player and not seat.robot else (0, "")
+            if have < 1:
+                return None
+            until = max(today, _until(player.prefs) or today) + timedelta(days=1)
+            player.prefs = dict(player.prefs or {}, vacation_until=until.isoformat(),
+                                vacation_bank=have - 1, bank_month=month)
+            s.add(player)
+            _shift(s, player.id, timedelta(days=1))
+            due = now + timedelta(days=1)  # as a vacation day moves every other deadline
+            s.add(Deadline(game_id=row.game_id, seat=row.seat, seq=row.seq, kind="timeout",
+                           hours_before=_given(s, row) + 1, due=due))
+            if mailable(player):
+                s.add(_auto_mail(row, player, due, have - 1))
+            s.commit()
+            return until
+    except IntegrityError:
+        return _until(_prefs_of(store, row))  # done before, by a clock that died after
+
+
+def _spent_before(s, row) -> bool:
+    """A later timeout for the same move: a clock that died after the commit spent it."""
+    return s.exec(select(Deadline.id).where(
+        Deadline.game_id == row.game_id, Deadline.seat == row.seat, Deadline.seq == row.seq,
+        Deadline.kind == "timeout", Deadline.id > row.id)).first() is not None
+
+
+def _given(s, row) -> int:
+    return s.exec(select(func.max(Deadline.hours_before)).where(
+        Deadline.game_id == row.game_id, Deadline.seat == row.seat, Deadline.seq == row.seq,
+        Deadline.kind == "timeout")).one() or 0
+
+
+def _auto_mail(row, player, due, left) -> Outbox:
+    mail = compose.game_mail(row.game_id, load().mail_domain,
+                             f"Game {row.game_id}: a vacation day instead of a timeout",
+                             f"Your time ran out in game {row.game_id}: a day of your "
+                             "vacation began instead.\nYour deadlines stand still a day, so "
+                             f"this move is now due by {due:%a %d %b %H:%M} UTC. {left} "
+                             "vacation days are left in your bank. Mail \"vacation off\" (or "
+                             "use your table's page) to end the vacation early.\n")
+    mail["headers"]["Auto-Submitted"] = "auto-generated"
+    return Outbox(**mail, to_addr=player.email, dedupe_key=f"vacation:{row.id}")
+
+
+def _prefs_of(store, row) -> dict:
+    with store.reader() as s:
+        seat = s.exec(select(Seat).where(Seat.game_id == row.game_id,
+                                         Seat.seat == row.seat)).one()
+        player = s.get(Player, seat.player_id) if seat.player_id else None
+        return (player.prefs or {}) if player else {}
+
+
 def _until(prefs) -> date | None:
     until = (prefs or {}).get("vacation_until")
     return date.fromisoformat(until) if until else None
@@ -84,11 +152,25 @@ def extra_time(store, game_id: int, hours: int, by: int | None = None) -> int:
             _tell_the_table(s, game_id, st, by, hours)
         rows = s.exec(select(Deadline).where(Deadline.game_id == game_id,
                                              Deadline.state == "pending")).all()
+        banked = _into_banks(s, game, timedelta(hours=hours))
         for row in rows:
-            row.due = row.due + timedelta(hours=hours)
-            s.add(row)
+            if row.seat not in banked:
+                row.due = row.due + timedelta(hours=hours)
+                s.add(row)
         s.commit()
         return len(rows)
+
+
+def _into_banks(s, game, more: timedelta) -> set[int]:
+    """A bank clock: the extra time goes into the waiting seats' banks. Returns them."""
+    clocks = s.exec(select(SeatClock).where(SeatClock.game_id == game.id,
+                                            SeatClock.since.is_not(None))).all()
+    for clock in clocks:
+        seat = s.exec(select(Seat).where(Seat.game_id == game.id,
+                                         Seat.seat == clock.seat)).one()
+        player = s.get(Player, seat.player_id) if seat.player_id else None
+        shift_bank(s, game, clock, player, timedelta(0), utcnow(), more=more)
+    return {c.seat for c in clocks}
 
 
 def _may_give(s, st, game_id, by) -> None:
@@ -120,8 +202,18 @@ def _tell_the_table(s, game_id, st, by, hours) -> None:
 
 
 def _shift(s, player_id: int, by: timedelta) -> None:
+    """Move the player's pending deadlines by `by`. A seat waiting on a bank clock pays for
+    its wait so far and waits from `by` later; its deadlines are derived again from that
+    (rest days do not shift with the calendar), so a rebuild finds the same ones."""
+    player = s.get(Player, player_id)
     seats = s.exec(select(Seat).where(Seat.player_id == player_id)).all()
     for seat in seats:
+        clock = s.exec(select(SeatClock).where(SeatClock.game_id == seat.game_id,
+                                               SeatClock.seat == seat.seat,
+                                               SeatClock.since.is_not(None))).first()
+        if clock is not None:
+            shift_bank(s, s.get(Game, seat.game_id), clock, player, by, utcnow())
+            continue
         for row in s.exec(select(Deadline).where(Deadline.game_id == seat.game_id,
                                                  Deadline.seat == seat.seat,
                                                  Deadline.state == "pending")).all():

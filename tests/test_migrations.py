@@ -14,7 +14,8 @@ from pbem.store.db import alembic_config, engine_for, make_engine, upgrade
 from pbem.store.models import Game
 
 TABLES = {"player", "game", "seat", "move", "dealsecret", "outbox", "inbound", "deadline",
-          "league", "season", "entry", "fixture", "confirmation", "webmail", "seat_order"}
+          "league", "season", "entry", "fixture", "confirmation", "webmail", "seat_order",
+          "seat_clock"}
 
 
 def tables(url: str) -> set[str]:

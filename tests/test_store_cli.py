@@ -206,7 +206,8 @@ def test_game_new_sets_the_time_control(pbem, db_url):
         game = s.get(Game, gid)
         rows = s.exec(select(Deadline).where(Deadline.game_id == gid)).all()
     assert game.time_control == {"move_hours": 24, "remind_hours": [6],
-                                 "weekend_pause": True, "on_timeout": "forfeit"}
+                                 "weekend_pause": True, "on_timeout": "forfeit",
+                                 "auto_vacation": True}
     timeout = next(r for r in rows if r.kind == "timeout")
     [reminder] = [r for r in rows if r.kind == "reminder"]
     assert timeout.due - reminder.due == timedelta(hours=6)

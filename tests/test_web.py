@@ -585,7 +585,8 @@ def test_the_new_game_form_sets_the_time_control(store, client):
     with store.session() as s:
         [game] = s.exec(select(Game)).all()
     assert game.time_control == {"move_hours": 168, "remind_hours": [24, 2],
-                                 "weekend_pause": True, "on_timeout": "wait"}
+                                 "weekend_pause": True, "on_timeout": "wait",
+                                 "auto_vacation": True}  # on for a casual game
 
 
 def test_a_confirmation_link_pressed_twice_at_once_makes_one_game(store, app):

@@ -202,7 +202,8 @@ def test_create_a_league_by_the_form(store, client):
     assert (lg.entry, lg.pairing, lg.rounds, lg.max_entries, lg.stale_hours) == \
         ("pair", "swiss", 4, 8, 96)
     assert lg.time_control == {"move_hours": 48, "remind_hours": [24, 2],
-                               "weekend_pause": True, "on_timeout": "forfeit"}
+                               "weekend_pause": True, "on_timeout": "forfeit",
+                               "auto_vacation": False}  # off in a league unless asked
     assert (sn.number, sn.status, sn.starts.isoformat(), sn.ends.isoformat()) == \
         (1, "open", "2026-12-01", "2027-03-31")
     (_, mail) = mails_to(store, "boss@league.test")  # the organiser hears of the page

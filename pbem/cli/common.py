@@ -12,7 +12,9 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
 from ..config import load
+from ..deadlines import CLOCKS, MAX_HOURS, check
 from ..engine import RulesError, preset
+from ..seatclock import DEFAULTS as BANK
 from ..store.db import alembic_config, upgrade
 from ..store.states import store_for
 
@@ -76,8 +78,18 @@ def open_store():
 def time_control_options(fn):
     """The clock's options, shared by `game new` and `league new`."""
     options = [
-        click.option("--move-hours", type=click.IntRange(min=1), default=72, show_default=True,
+        click.option("--clock", type=click.Choice(CLOCKS), default="move", show_default=True,
+                     help="move: a fixed time for each move; bank: a bank of time that each "
+                     "move tops up (--bank-hours, --increment-hours, --cap-hours)."),
+        click.option("--move-hours", type=click.IntRange(1, MAX_HOURS), default=72,
+                     show_default=True,
                      help="The deadline for each move, in hours (24, 48, 72, 120, 168, 336 ...)."),
+        click.option("--bank-hours", type=int, default=BANK["bank_hours"], show_default=True,
+                     help="A bank clock: each seat's bank at the start, in hours."),
+        click.option("--increment-hours", type=int, default=BANK["increment_hours"],
+                     show_default=True, help="A bank clock: hours each move adds to the bank."),
+        click.option("--cap-hours", type=int, default=BANK["cap_hours"], show_default=True,
+                     help="A bank clock: the bank never holds more than this."),
         click.option("--remind", default="24,2", show_default=True,
                      help="Reminders, in hours before the deadline (comma separated; '' for "
                      "none)."),
@@ -86,19 +98,35 @@ def time_control_options(fn):
         click.option("--on-timeout", type=click.Choice(["robot", "forfeit", "wait"]),
                      default="robot", show_default=True, help="What the deadline does: the "
                      "robot moves, the side forfeits, or the game waits for the organiser."),
+        click.option("--auto-vacation/--no-auto-vacation", default=None,
+                     help="At a timeout, spend a day of the player's vacation bank instead, "
+                     "while it lasts (default: on for a game, off in a league)."),
     ]
     for option in reversed(options):
         fn = option(fn)
     return fn
 
 
-def time_control(move_hours, remind, weekend_pause, on_timeout) -> dict:
+def time_control(move_hours, remind, weekend_pause, on_timeout, clock="move",
+                 bank_hours=None, increment_hours=None, cap_hours=None, auto_vacation=None,
+                 league=False) -> dict:
+    """The options as a time control, checked (exit 2 saying what is wrong). Automatic
+    vacation is on for a casual game and off in a league unless asked for."""
     try:
         hours = [int(h) for h in remind.replace(" ", "").split(",") if h]
     except ValueError:
         fail(f"--remind takes hours like 24,2, not {remind!r}", 2)
-    return {"move_hours": move_hours, "remind_hours": hours, "weekend_pause": weekend_pause,
-            "on_timeout": on_timeout}
+    tc = {"move_hours": move_hours, "remind_hours": hours, "weekend_pause": weekend_pause,
+          "on_timeout": on_timeout,
+          "auto_vacation": (not league) if auto_vacation is None else auto_vacation}
+    if clock == "bank":
+        tc.update(clock="bank", bank_hours=bank_hours, increment_hours=increment_hours,
+                  cap_hours=cap_hours)
+    try:
+        check(tc)
+    except ValueError as e:
+        fail(str(e), 2)
+    return tc
 
 
 def _side_name(seats, names) -> str:

@@ -80,7 +80,7 @@ def league_new(name, organiser, rules_name, options, entries, pairing, rounds, m
     league = _refused(create_league, open_store(), organiser, name,
                       build_rules(rules_name, options), starts,
                       _day(ends) or starts + timedelta(days=182), entry=entries,
-                      pairing=pairing, time_control=time_control(**clock_options),
+                      pairing=pairing, time_control=time_control(**clock_options, league=True),
                       rounds=rounds, max_entries=max_entries, stale_hours=stale_hours)
     base = load().base_url
     click.echo(f"league {league.id}: {league.name}")

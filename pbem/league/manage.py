@@ -10,8 +10,7 @@ from sqlmodel import select
 
 from .. import asks
 from ..config import load
-from ..deadlines import DEFAULTS as CLOCK_DEFAULTS
-from ..deadlines import ON_TIMEOUT
+from ..deadlines import check as check_clock
 from ..engine import Rules
 from ..signing import Signer, secret_keys
 from ..store.addresses import AddressError, check_address
@@ -93,10 +92,14 @@ def _check_format(rules, entry, pairing, rounds, max_entries, stale_hours) -> No
 
 
 def _time_control(tc: dict | None) -> dict:
-    tc = dict(CLOCK_DEFAULTS, **(tc or {}))
-    if tc["on_timeout"] not in ON_TIMEOUT or not 0 < tc["move_hours"] <= 24 * 60:
-        raise LeagueError(f"a bad time control: {tc}")
-    return tc
+    """Checked, with the defaults: automatic vacation stays off unless the organiser
+    turns it on (a league's games should not wait on one player's vacation bank)."""
+    tc = {"auto_vacation": False} | (tc or {})
+    try:
+        check_clock(tc)
+        return tc
+    except ValueError as e:
+        raise LeagueError(f"a bad time control: {e}") from None
 
 
 def _check_dates(starts: date, ends: date) -> None:

@@ -117,6 +117,22 @@ class Deadline(SQLModel, table=True):
     result: str = Field(default="", max_length=60)
 
 
+class SeatClock(SQLModel, table=True):
+    """A seat's bank of time in a game with a bank clock (pbem.seatclock), written in each
+    move's transaction: what the bank held when its current wait began, and when that was
+    (None: the seat is not waiting). The due time is derived from the two, so a restart or
+    `deadlines.rebuild` finds the same deadline."""
+
+    __tablename__ = "seat_clock"
+    __table_args__ = (UniqueConstraint("game_id", "seat"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    seat: int
+    bank_seconds: int  # what the bank held when the current wait began (or the last move)
+    since: datetime | None = None  # when the seat's current wait began; None: not waiting
+    seq: int = 0  # the move at which that wait began
+
+
 # -- leagues ---------------------------------------------------------------------------------
 
 

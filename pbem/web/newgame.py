@@ -6,9 +6,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from .. import asks, compose
-from ..deadlines import ON_TIMEOUT
+from ..deadlines import CLOCKS, DEFAULTS, ON_TIMEOUT, check
 from ..engine import PRESETS, Rules, RulesError, preset
 from ..play import start
+from ..seatclock import DEFAULTS as BANK
 from ..signing import NEW_GAME
 from ..store.addresses import AddressError, check_address
 from ..store.games import ROBOT, add_game, new_token, player_for
@@ -51,7 +52,7 @@ def _carried(form, seats, creator) -> dict:
     so the link can hold nothing the form could not."""
     options = "\n".join(x.strip() for x in form.get("options", "").splitlines() if x.strip())
     kept = {k: form.get(k, "") for k in ("preset", "public", "move_hours", "on_timeout",
-                                         "weekend_pause")}
+                                         "weekend_pause", *CLOCK_FIELDS)}
     return {k: v for k, v in dict(kept, you=creator, options=options,
                                   **{f"seat{i}": x for i, x in enumerate(seats)}).items() if v}
 
@@ -106,9 +107,16 @@ AT_DEADLINE = {"robot": "the robot moves", "forfeit": "the side forfeits",
 
 
 def describe_clock(tc: dict) -> str:
-    return (f"{tc['move_hours']} hours a move; at the deadline "
-            f"{AT_DEADLINE.get(tc['on_timeout'], tc['on_timeout'])}"
-            + ("; weekends don't count" if tc["weekend_pause"] else ""))
+    tc = dict(DEFAULTS, **tc)
+    if tc["clock"] == "bank":
+        what = (f"a bank of {tc['bank_hours']} hours, each move adds {tc['increment_hours']}, "
+                f"at most {tc['cap_hours']}")
+    else:
+        what = f"{tc['move_hours']} hours a move"
+    return (f"{what}; at the deadline {AT_DEADLINE.get(tc['on_timeout'], tc['on_timeout'])}"
+            + ("; weekends don't count" if tc["weekend_pause"] else "")
+            + ("; a vacation day first, while the player has one" if tc["auto_vacation"]
+               else ""))
 
 
 def _made(ref: str) -> int | None:
@@ -162,13 +170,34 @@ def read_rules(form) -> Rules:
     return Rules.from_dict({"preset": name, **options}) if name in PRESETS else preset(name)
 
 
-def time_control(form) -> dict:
+CLOCK_FIELDS = ("clock", "bank_hours", "increment_hours", "cap_hours", "auto_vacation")
+
+
+def time_control(form, league: bool = False) -> dict:
+    """The form's time control, checked (ValueError). Automatic vacation: on for a game
+    unless the form says off; off in a league unless its organiser says on."""
     hours = form.get("move_hours", "72")
     how = form.get("on_timeout", "robot")
     if hours not in ("6", "12", "24", "48", "72", "120", "168", "336") or how not in ON_TIMEOUT:
         raise ValueError("choose a deadline and what happens at it from the lists")
-    return {"move_hours": int(hours), "remind_hours": [24, 2] if int(hours) > 24 else [2],
-            "weekend_pause": form.get("weekend_pause") == "on", "on_timeout": how}
+    vac = form.get("auto_vacation") or ("off" if league else "on")
+    if form.get("clock", "move") not in CLOCKS or vac not in ("on", "off"):
+        raise ValueError("choose the clock and automatic vacation from the lists")
+    tc = {"move_hours": int(hours), "remind_hours": [24, 2] if int(hours) > 24 else [2],
+          "weekend_pause": form.get("weekend_pause") == "on", "on_timeout": how,
+          "auto_vacation": vac == "on"}
+    if form.get("clock", "move") == "bank":
+        tc.update(clock="bank", **{k: _hours(form, k) for k in CLOCK_FIELDS[1:4]})
+        tc["remind_hours"] = [24, 2] if tc["bank_hours"] > 24 else [2]
+    check(tc)
+    return tc
+
+
+def _hours(form, key) -> int:
+    text = form.get(key, str(BANK[key])).strip()
+    if not text.isdigit() or len(text) > 5:
+        raise ValueError(f"{key.replace('_', ' ')}: a whole number of hours")
+    return int(text)
 
 
 def _create_invited(rules, seats, creator, public, time_control, ref) -> int:

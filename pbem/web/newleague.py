@@ -14,7 +14,7 @@ from ..signing import NEW_LEAGUE
 from ..store.models import Confirmation
 from . import data, limits
 from .leagues import ENTRIES, MAX_ENTRIES, PAIRINGS, day, whole
-from .newgame import bad_link, describe_clock, read_rules, time_control
+from .newgame import CLOCK_FIELDS, bad_link, describe_clock, read_rules, time_control
 
 bp = Blueprint("newleague", __name__)
 
@@ -48,7 +48,8 @@ def new_league():
 
 
 LEAGUE_FIELDS = ("name", "preset", "options", "entry", "pairing", "rounds", "max_entries",
-                 "starts", "ends", "move_hours", "on_timeout", "weekend_pause", "stale_hours")
+                 "starts", "ends", "move_hours", "on_timeout", "weekend_pause", "stale_hours",
+                 *CLOCK_FIELDS)
 
 
 @bp.route("/l/new/confirm/<link:token>", methods=["GET", "POST"])
@@ -97,6 +98,6 @@ def _read_new_league(form) -> dict:
             "max_entries": whole(form, "max_entries", "most entries", most=MAX_ENTRIES),
             "starts": day(form, "starts", "the first season's first day"),
             "ends": day(form, "ends", "the first season's last day"),
-            "time_control": time_control(form),
+            "time_control": time_control(form, league=True),
             "stale_hours": whole(form, "stale_hours", "hours before a quiet table is flagged",
                                   default=168)}

@@ -2,8 +2,8 @@
 
 from flask import Blueprint, abort, render_template, request
 
-from .. import orders
-from ..deadlines import due_for, record
+from .. import orders, owntime, seatclock
+from ..deadlines import due_for, record, time_control
 from ..engine import parse_card, pretty
 from ..engine.tricks import table_for
 from ..play import Refused, settle, submit
@@ -27,15 +27,28 @@ def render_table(token, seat, notice=None, error=None, status=200):
     due = {s: (d, time_left(d - now)) for s, d in due_for(data.store(), t.game.id,
                                                           t.state.move_seq).items()}
     mine = record(data.store(), seat.player_id) if seat.player_id else None
+    clock_bank = _clock_bank(t.game, seat, now)
     prefs, joined = _prefs(seat.player_id)
     with data.store().reader() as s:  # the seat's own orders: no other page shows them
         given = list(dict.fromkeys(r.text for r in orders.pending(s, seat.game_id, seat.seat)))
     return render_template("web/table.html", v=v, seat=seat, token=token, links=links,
                            pass_count=pass_count, notice=notice, error=error, due=due,
                            orders=given, record=mine, vacation=prefs.get("vacation_until"),
-                           bank=bank(prefs, now.date(), joined)[0],
+                           bank=bank(prefs, now.date(), joined)[0], clock_bank=clock_bank,
                            live_etag=etag(t.game.id, last_seq(t.game.id)),
                            **pad_context(t)), status  # pad_context brings t
+
+
+def _clock_bank(game, seat, now) -> str | None:
+    """With a bank clock, what this seat's bank holds now ("2 days 4 h"): its own page only
+    says its own."""
+    tc = time_control(game)
+    if tc["clock"] != "bank" or not seat.player_id:
+        return None
+    with data.store().reader() as s:
+        clock = seatclock.for_game(s, game.id).get(seat.seat)
+        player = s.get(Player, seat.player_id)
+        return owntime.describe(seatclock.left(tc, clock, player, now))
 
 
 def time_left(delta) -> str:
