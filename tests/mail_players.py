@@ -10,13 +10,16 @@ import mailbox
 import random
 import re
 import smtplib
+from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid, parseaddr
 
 from pbem.config import Settings
 from pbem.mail.inbound import controller
 from pbem.store.games import export
+from pbem.store.models import now as utcnow
 from pbem.store.outbox import drain, maildir_delivery
+from pbem.store.pacing import LEAGUE_MERGE
 from tests.mail_helpers import free_port, headline
 
 DOMAIN = "pbem.localhost"
@@ -108,7 +111,10 @@ class Table:
         self.server.stop()
 
     def fetch(self) -> None:
-        while drain(self.store, deliver=self.deliver):
+        """Deliver what is due when the players look: a quarter hour on, when a league's
+        turn mails, which wait that long by default, have gone (pbem.store.pacing)."""
+        later = utcnow() + timedelta(minutes=LEAGUE_MERGE)
+        while drain(self.store, deliver=self.deliver, now=later):
             pass
         box = mailbox.Maildir(str(self.maildir), create=False)
         for key in sorted(set(box.keys()) - set(self.mails)):

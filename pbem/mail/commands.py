@@ -157,7 +157,7 @@ SETTINGS = [
     Setting("quiet", "quiet 23-7: no mail from us between those hours; quiet off"),
     Setting("cap", "cap 20: at most that many turn and news mails a day; cap off"),
     Setting("merge", "merge 30: a turn mail waits 30 minutes, so several games' turns come as "
-                     "one mail; merge off"),
+                     f"one mail; merge off; merge default ({prefs.LEAGUE_MERGE} in league games)"),
 ]
 
 

@@ -23,7 +23,7 @@ from sqlmodel import select
 
 from ..config import load
 from ..signing import secret_keys
-from . import dkim_sign, unsubscribe
+from . import dkim_sign, merged, pacing, unsubscribe
 from .bounces import return_path
 from .models import Outbox
 from .models import now as utcnow
@@ -102,8 +102,10 @@ def backoff(attempts: int) -> timedelta:
 
 def drain(store, deliver=None, now=None, limit: int = 100, lease: timedelta = LEASE,
           daily_cap: int = DAILY_CAP) -> int:
-    """Deliver up to `limit` due, unsent rows; the number delivered (and marked sent). An
-    address that had `daily_cap` mails since midnight (UTC) gets the rest the next day."""
+    """Deliver up to `limit` due, unsent rows; the number of mails delivered. An address
+    that had `daily_cap` mails since midnight (UTC) gets the rest the next day. A player's
+    own settings (merge, quiet hours, cap: pbem.store.pacing) may hold a row until later,
+    settle it without a mail, or send it with the player's other waiting turn mails."""
     deliver = deliver or maildir_delivery()
     now = now or utcnow()
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -112,24 +114,54 @@ def drain(store, deliver=None, now=None, limit: int = 100, lease: timedelta = LE
                       .order_by(Outbox.next_attempt, Outbox.id).limit(limit)).all()
         today = Counter(dict(s.exec(
             select(Outbox.to_addr, func.count()).where(
-                Outbox.to_addr.in_({r.to_addr for r in rows}), Outbox.sent_at >= midnight)
+                Outbox.to_addr.in_({r.to_addr for r in rows}), Outbox.sent_at >= midnight,
+                Outbox.last_error.is_(None))
             .group_by(Outbox.to_addr)).all()))
+        pacer = pacing.Pacer(s, rows, now)
     sent = 0
     for row in rows:
         if today[row.to_addr] >= daily_cap:  # a flood or a loop: tomorrow, never dropped
             _set(store, row.id, now, next_attempt=midnight + timedelta(days=1))
             continue
+        plan = pacer.decide(row)
+        if isinstance(plan, pacing.Hold):  # out of the way until then: no one waits on it
+            _set(store, row.id, now, next_attempt=plan.until)
+            continue
+        if isinstance(plan, pacing.Skip):
+            _set(store, row.id, now, sent_at=now, last_error=pacing.SETTLED + plan.why)
+            continue
         if not _set(store, row.id, now, attempts=Outbox.attempts + 1, next_attempt=now + lease):
             continue  # another drainer claimed it, or sent it, first
         today[row.to_addr] += 1
-        try:
-            deliver(row)
-        except Exception as e:
-            _set(store, row.id, None, last_error=f"{type(e).__name__}: {e}"[:1000],
-                 next_attempt=now + backoff(row.attempts + 1))
-            continue
-        sent += _set(store, row.id, None, sent_at=now, last_error=None)
+        if _send(store, deliver, row, plan.merge, now, lease):
+            pacer.sent(row)
+            sent += 1
     return sent
+
+
+def _send(store, deliver, row, merge: bool, now, lease) -> bool:
+    """Deliver a claimed row, with the player's other waiting mails if `merge`."""
+    taken, gone = pacing.take_waiting(store, row, now, lease) if merge else ([], [])
+    for r in gone:
+        _set(store, r.id, None, sent_at=now, last_error=pacing.SETTLED
+             + "the game moved on before it went out")
+    shown = merged.pick([row, *taken]) if taken else [row]
+    mail = merged.mail(row, shown) if len(shown) > 1 else shown[0]
+    try:
+        deliver(mail)
+    except Exception as e:
+        _set(store, row.id, None, last_error=f"{type(e).__name__}: {e}"[:1000],
+             next_attempt=now + backoff(row.attempts + 1))
+        for r in taken:  # back to waiting, to be merged again
+            _set(store, r.id, None, attempts=0, next_attempt=now + backoff(row.attempts + 1))
+        return False
+    own = mail if any(mail is r for r in shown) else row  # its mail (the cap counts one)
+    for r in [x for x in [row, *taken] if x is not own]:
+        note = (f"in one mail with {own.dedupe_key}" if any(r is x for x in shown)
+                else "a newer mail of its game went instead")
+        _set(store, r.id, None, sent_at=now, last_error=pacing.SETTLED + note[:900])
+    _set(store, own.id, None, sent_at=now, last_error=None)
+    return True
 
 
 def _set(store, row_id: int, due, **values) -> bool:

@@ -5,8 +5,11 @@ one writer that locks the player's row, so two writers never lose each other's k
     zone    the player's time zone (an IANA name): rest days and quiet hours are in it
     rest    weekdays (0 Monday .. 6 Sunday) on which the player's deadlines stand still
     quiet   [from, to] local hours in which no mail is sent (held until `to`), or None
-    cap     at most this many turn and news mails a local day (more wait for the next), or None
+    cap     at most this many turn and news mails a local day (past it turn mails wait for
+            the next day and news is not sent), or None
     merge   minutes a turn mail waits, so that several games' turns go out as one mail
+            (unset, or `merge default`: LEAGUE_MERGE in a league's games, else 0)
+pbem.store.pacing applies quiet, cap and merge as the outbox sends.
 """
 
 from datetime import datetime
@@ -25,6 +28,7 @@ _DAY_NAMES = {name: i for i, d in enumerate(DAYS) for name in (d, _FULL[i], _FUL
 MAX_REST_DAYS = 3  # more would let one player stand a game still most of the week
 MAX_QUIET_HOURS = 12
 CAP_RANGE, MERGE_RANGE = (1, 100), (0, 240)
+LEAGUE_MERGE = 15  # minutes a league game's turn mail waits while `merge` is unset
 
 
 def get(player: Player | None, key: str):
@@ -119,7 +123,10 @@ def parse_cap(text: str):
     return _number(text, *CAP_RANGE, "the daily cap")
 
 
-def parse_merge(text: str) -> int:
+def parse_merge(text: str) -> int | None:
+    """Minutes; `default` (None: the key is removed) is LEAGUE_MERGE in a league's games."""
+    if text.strip().lower() == "default":
+        return None
     return _number(text, *MERGE_RANGE, "the minutes a turn mail waits", off=0)
 
 
@@ -136,6 +143,8 @@ def describe(key: str, value) -> str:
     if key == "cap":
         return f"{value} mails a day" if value else "off"
     if key == "merge":
+        if value is None:
+            return f"default ({LEAGUE_MERGE} minutes in a league's games, else at once)"
         return f"{value} minutes" if value else "off (each turn mail at once)"
     return str(value)
 

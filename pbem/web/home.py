@@ -93,7 +93,14 @@ def _form(player) -> dict:
     out = {k: (player.prefs or {}).get(k, DEFAULTS[k]) for k in CHOICES}
     return out | {"zone": got["zone"], "rest": prefs.describe("rest", got["rest"]),
                   "quiet": f"{quiet[0]}-{quiet[1]}" if quiet else "off",
-                  "cap": str(cap) if cap else "off", "merge": str(got["merge"])}
+                  "cap": str(cap) if cap else "off",
+                  "merge": str(got["merge"]) if _own_merge(player) else "default"}
+
+
+def _own_merge(player) -> bool:
+    """Did the player set `merge`? Unset, a league's games wait (pbem.store.pacing): the
+    form says `default`, so saving other fields does not turn that off."""
+    return (player.prefs or {}).get("merge") is not None
 
 
 @bp.post("/home/settings")
