@@ -6,6 +6,7 @@ from .config import load
 from .deadlines import due_time, time_control
 from .engine import legal, view
 from .engine.acts import QUIET
+from .engine.orders import bids_later
 from .signing import Signer, secret_keys
 from .store import prefs
 from .store.games import mailable
@@ -24,7 +25,7 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
         return out  # talk and offers: no turn mail, nothing moved
     humans = {x.seat: x for x in seats if not x.robot and mailable(players.get(x.player_id))}
     acting = [s for s in st.to_act() if s in humans and legal(st, s)]
-    for seat in acting:
+    for seat in [s for s in acting if _asked_anew(s, events)]:
         player = players[humans[seat].player_id]
         if (player.prefs or {}).get("turns") != "daily":  # else: the daily list of moves
             out.append(turn_mail(cfg, game, humans[seat], player, st, names,
@@ -32,7 +33,7 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
     if before is not None and st.phase != "over" and _news(st, before):
         for seat, x in humans.items():
             player = players[x.player_id]
-            if seat not in acting and (player.prefs or {}).get("notify", DEFAULT) == EVERY:
+            if seat not in acting and _wants_news(player, st, before):
                 out.append(update_mail(cfg, game.id, x, player, st, names))
     if st.phase == "over":
         for x in humans.values():
@@ -43,13 +44,26 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
     return out
 
 
-EVERY, DIGEST = "every turn", "digest"
-DEFAULT = EVERY  # players hear of each trick and hand; `notify digest` makes it daily
+DIGEST = "digest"
+
+
+def _asked_anew(seat, events) -> bool:
+    """Does the seat need a new turn mail? Not when all that happened is another seat's look
+    at its cards: the turn is unchanged, and the last turn mail's links still hold (pbem.play
+    lets a move made before a look through)."""
+    return any(ev["type"] != "look" or ev.get("seat") == seat for ev in events)
 
 
 def _news(st, before) -> bool:
     """Did a trick or a hand end in this move? (what others are told of at once)"""
     return (st.hand_no, len(st.tricks)) != before
+
+
+def _wants_news(player, st, before) -> bool:
+    """`notify every trick`: at each trick and hand; `every hand` (the default): when a hand
+    was scored, the new hand in the same mail; `digest`: never at once."""
+    how = prefs.notify(player)
+    return how == "every trick" or (how == "every hand" and st.hand_no != before[0])
 
 
 def handover_mails(game, seats, players, ev, leaver) -> list[dict]:
@@ -83,10 +97,24 @@ def handover_mails(game, seats, players, ev, leaver) -> list[dict]:
 
 def update_mail(cfg, game_id, seat, player, st, names) -> dict:
     v = compose.context(view(st, seat.seat), game_id, names)
-    what = "a hand was scored" if not st.tricks and st.history else "a trick was played"
+    scored = not st.tricks and st.history
+    what = "a hand was scored" if scored else "a trick was played"
+    said = f"hand {len(st.history)} was scored: {_last_hand(st, names)}" if scored else what
+    text = f"Game {game_id}: {said}. It is not your turn yet.{_bid_ahead(st, seat.seat)}"
     return mail_row(cfg, game_id, seat, player, f"news:{game_id}:{seat.seat}:{st.seq}",
-                    f"Game {game_id}: {what}",
-                    *_bodies(v, names, f"Game {game_id}: {what}. It is not your turn yet."))
+                    f"Game {game_id}: {what}", *_bodies(v, names, text))
+
+
+def _bid_ahead(st, seat) -> str:
+    """A new hand's mail to a seat that bids later: it may bid now (pbem.orders keeps the bid
+    and the door makes it at its turn), so the hand's bids need not wait one after another."""
+    if not bids_later(st, seat):
+        return ""
+    if st.looked[seat]:
+        return ("\nYour new hand is below. Reply with your bid now (bid 4, nil) and it is "
+                "kept and made at your turn.")
+    return ("\nYou may still bid blind: reply look to see your new hand. A bid after it, in "
+            "the same mail, is kept and made at your turn.")
 
 
 def _bodies(v, names, text) -> tuple[str, str]:
@@ -98,12 +126,15 @@ def _bodies(v, names, text) -> tuple[str, str]:
 def _result(game_id, st, names) -> str:
     scores = st.display_scores()
     label = " & ".join(names[s] for s in st.sides[st.winner])
-    last = st.history[-1]["sides"] if st.history else []
-    hand = "; ".join(f"{' & '.join(names[x] for x in side['seats'])} bid {side['bid']}, "
-                     f"took {side['tricks']}, {side['points']:+d}" for side in last)
     return (f"Game {game_id} is over: {label} won, "
             + " to ".join(str(x) for x in sorted(scores, reverse=True))
-            + f".\nThe last hand: {hand}.")
+            + f".\nThe last hand: {_last_hand(st, names)}.")
+
+
+def _last_hand(st, names) -> str:
+    last = st.history[-1]["sides"] if st.history else []
+    return "; ".join(f"{' & '.join(names[x] for x in side['seats'])} bid {side['bid']}, "
+                     f"took {side['tricks']}, {side['points']:+d}" for side in last)
 
 
 def due_words(game, player, now, clock=None) -> tuple[str, str | None]:

@@ -14,7 +14,15 @@ from sqlmodel import select
 from . import notify
 from .config import load
 from .engine import IllegalAction, apply
-from .engine.orders import MAX_ORDERS, STANDING, bid_order, next_bid, next_card, read
+from .engine.orders import (
+    MAX_ORDERS,
+    STANDING,
+    bid_order,
+    bids_later,
+    next_bid,
+    next_card,
+    read,
+)
 from .store.games import mailable
 from .store.models import Outbox, SeatOrder
 
@@ -143,10 +151,7 @@ def give_bid(store, game_id: int, seat: int, action: dict, text: str, st) -> Sea
 
 def may_bid_ahead(st, seat: int) -> bool:
     """Has the seat looked at its cards, with its turn to bid still to come?"""
-    if st.phase != "bid" or st.comeout_side is not None or st.bids[seat] is not None:
-        return False
-    later = [s for turn in st.bid_turns[st.bid_index + 1:] for s in turn]
-    return st.looked[seat] and seat in later
+    return st.looked[seat] and bids_later(st, seat)
 
 
 def _check_ahead(st, seat, bid) -> None:

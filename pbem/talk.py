@@ -1,12 +1,11 @@
 """Mails for what is said at the table (pbem.engine.acts): talk, resignation offers and
 taken-back moves. Talk is public, so every other human at the table hears it: at once
-with `notify every turn` (the default), in the daily digest with `notify digest`. An offer
+unless the player chose `notify digest`, which tells it in the daily digest. An offer
 to resign asks the partner for a decision, so every other human hears of it at once."""
 
 from .config import load
+from .store import prefs
 from .store.games import mailable
-
-EVERY = "every turn"
 
 
 def mails(game, seats, players, st, events, names, mail_row) -> list[dict]:
@@ -23,7 +22,7 @@ def mails(game, seats, players, st, events, names, mail_row) -> list[dict]:
             player = players[x.player_id]
             if x.seat == ev["seat"]:
                 continue
-            if not always and (player.prefs or {}).get("notify", EVERY) != EVERY:
+            if not always and prefs.notify(player) == "digest":
                 continue  # the daily digest tells them
             body = f"{text}\n\nTo answer, reply with: say and your words.\n" \
                    f"Your table: {cfg.base_url}/t/{x.token}\n"

@@ -422,7 +422,7 @@ def test_account_commands(env, playing):
     assert env.send(msg)[0] == 250
     assert env.send(env.mail(to, "notify every turn\ngames"))[0] == 250
     got = prefs(env.store, ANN)
-    assert "vacation_until" not in got and got["notify"] == "every turn"
+    assert "vacation_until" not in got and got["notify"] == "every trick"  # its first name
     assert got["vacation_bank"] == 14  # back early: the unused days return to the bank
     replies = env.replies()
     assert any(f"game {gid} (standard), seat 0: playing" in text(m) for m in replies)

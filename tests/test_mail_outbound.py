@@ -168,6 +168,18 @@ def play_on(store, gid: int, until) -> None:
     raise AssertionError("the game did not get there")
 
 
+def _order_to_drop(st) -> str:
+    """An order of ann's that is never kept: when her longest suit is led to her (she holds
+    it then) it names a card of another suit; if that never happens, the hand ends first."""
+    suits = {}
+    for card in st.hands[0]:
+        suits.setdefault(card[-1], []).append(card)
+    longest = max(suits, key=lambda x: len(suits[x]))
+    other = next(c for c in st.hands[0] if c[-1] != longest)
+    names = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+    return f"if {names[longest]} are led play {other}"
+
+
 def answer(env, gid: int, body: str, frm: str = ANN, to: str | None = None) -> None:
     msg = env.mail(to or env.address(gid), body, frm=frm, subject="Re: your turn",
                    mid=make_msgid(domain="example.org"))
@@ -197,10 +209,11 @@ def sent(store, monkeypatch, tmp_path):
         answer(env, gid, "help")
         answer(env, gid, "Hello there")  # no command
         answer(env, gid, "bid 3\nplay KH")  # done, then refused
-        answer(env, gid, "follow low in clubs")  # an order: dropped when the hand ends
+        answer(env, gid, _order_to_drop(state(store, gid)))  # dropped: illegal, or too late
         answer(env, gid, "bid 4", frm="mallory@example.org")  # forged: ann is warned
         answer(env, gid, "games", to=f"pbem@{env.domain}")  # the account address
         answer(env, gid, "notify digest", to=f"pbem@{env.domain}")
+        answer(env, gid, "notify every trick", frm=BOB, to=f"pbem@{env.domain}")
         play_on(store, gid, lambda st: len(st.tricks) >= 2)  # news of tricks to bob
         hand_over(store, gid, 1, CY)
         play_on(store, gid, lambda st: st.phase == "over")

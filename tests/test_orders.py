@@ -311,6 +311,11 @@ def test_no_other_seats_mail_shows_a_bid_ahead(store, bidding):
     assert not any("Your orders" in m.body_text + (m.body_html or "") for m in mails)
 
 
+def _answer_to(mails, mid):
+    """The answer to one mail (a Maildir lists its messages in no order)."""
+    return next(m for m in mails if m["In-Reply-To"] == mid)
+
+
 def test_a_seat_that_may_bid_blind_looks_then_bids_ahead_in_one_mail(env):
     from mail_helpers import text
 
@@ -324,8 +329,10 @@ def test_a_seat_that_may_bid_blind_looks_then_bids_ahead_in_one_mail(env):
     carol = env.address(gid, seat=2)
     env.replies()
     env.send(env.mail(carol, "bid 4", frm="c@x.test", mid="<l1@x.test>"))
-    assert "look at your cards first" in text(env.replies()[0])
+    assert "look at your cards first" in text(_answer_to(env.replies(), "<l1@x.test>"))
     assert rows(env.store, gid) == []
     env.send(env.mail(carol, "look\nbid 4", frm="c@x.test", mid="<l2@x.test>"))
-    assert "bid 4: kept, made at your turn" in text(env.replies()[0])
+    mails = env.replies()
+    assert "bid 4: kept, made at your turn" in text(_answer_to(mails, "<l2@x.test>"))
+    assert [m["To"] for m in mails] == ["c@x.test"]  # her look asks nothing new of the bidder
     assert [r.spec for r in rows(env.store, gid)] == [{"kind": "bid", "bid": 4}]

@@ -57,12 +57,15 @@ def test_answering_beside_waits_for_the_slowest_not_for_the_sum():
     assert sum(one) < sum(four) < sum(chain) * 0.75
 
 
-def test_one_card_a_mail_hears_of_every_trick(games):
-    """pbem.notify: a move that ends a trick mails the three players not to act; the last
-    move ends the game (its mail is the result)."""
+def test_news_of_every_trick_or_of_every_hand(games):
+    """pbem.notify: a move that ends a trick (`notify every trick`) or a hand (`every hand`,
+    the default) mails the three players not to act; the last move ends the game (its mail is
+    the result)."""
     for tallies, hands in games:
-        assert tallies[tempo.ONE].news == 3 * (13 * hands - 1)
-        assert tallies[tempo.ORDERS].news < tallies[tempo.ONE].news
+        assert tallies[tempo.ONE].news("trick") == 3 * (13 * hands - 1)
+        assert tallies[tempo.ORDERS].news("trick") < tallies[tempo.ONE].news("trick")
+        for t in tallies.values():
+            assert t.news("hand") == 3 * (hands - 1)
 
 
 def _position(bids=(4, 3, 1, 1)):

@@ -127,3 +127,10 @@ def _cover(st, seat: int, mine: list[str]) -> str | None:
 def _nil(st, seat: int) -> bool:
     """A nil bidder not yet set: its partner takes its tricks over."""
     return st.bids[seat] in NILS and st.won[seat] == 0
+
+
+def bids_later(st, seat: int) -> bool:
+    """Is the seat's turn to bid still to come in this bidding (so it may bid ahead)?"""
+    if st.phase != "bid" or st.comeout_side is not None or st.bids[seat] is not None:
+        return False
+    return seat in [s for turn in st.bid_turns[st.bid_index + 1:] for s in turn]

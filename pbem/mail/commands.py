@@ -98,12 +98,15 @@ class Vacation(Command):
 
 
 class Notify(Command):
-    name, help = "notify", "notify every turn, or notify digest: how you hear of others' moves"
+    name, help = "notify", ("notify every hand (the default: a mail when a hand is scored, with "
+                            "your new hand), notify every trick, or notify digest (once a day): "
+                            "how you hear of others' moves")
 
     def process(self, ctx, args):
-        how = " ".join(args.lower().split())
-        if how not in ("every turn", "digest"):
-            raise CommandError("write: notify every turn, or: notify digest")
+        try:
+            how = prefs.parse_notify(args)
+        except ValueError as e:
+            raise CommandError(str(e)) from None
         set_pref(ctx, "notify", how)
         return f"notify: {how}"
 

@@ -9,6 +9,8 @@ one writer that locks the player's row, so two writers never lose each other's k
             the next day and news is not sent), or None
     merge   minutes a turn mail waits, so that several games' turns go out as one mail
             (unset, or `merge default`: LEAGUE_MERGE in a league's games, else 0)
+    notify  how the player hears of others' moves: a mail when a hand is scored (with the new
+            hand, to bid ahead on; the default), a mail at every trick, or a daily digest
 pbem.store.pacing applies quiet, cap and merge as the outbox sends.
 """
 
@@ -20,7 +22,10 @@ from sqlmodel import select
 
 from .models import Player
 
-DEFAULTS = {"zone": "UTC", "rest": [], "quiet": None, "cap": None, "merge": 0}
+DEFAULTS = {"zone": "UTC", "rest": [], "quiet": None, "cap": None, "merge": 0,
+            "notify": "every hand"}
+NOTIFY = ("every hand", "every trick", "digest")
+_OLD_NOTIFY = {"every turn": "every trick"}  # the name `notify every trick` had first
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _FULL = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _DAY_NAMES = {name: i for i, d in enumerate(DAYS) for name in (d, _FULL[i], _FULL[i] + "s")} \
@@ -46,6 +51,19 @@ def zone(player: Player | None) -> ZoneInfo:
 def local(player: Player | None, when: datetime) -> datetime:
     """`when` (aware, UTC) on the player's own clock."""
     return when.astimezone(zone(player))
+
+
+def notify(player: Player | None) -> str:
+    how = get(player, "notify")
+    return _OLD_NOTIFY.get(how, how)
+
+
+def parse_notify(text: str) -> str:
+    how = " ".join(text.lower().split())
+    how = _OLD_NOTIFY.get(how, how)
+    if how not in NOTIFY:
+        raise ValueError("write: notify every hand, notify every trick, or notify digest")
+    return how
 
 
 def rest_days(player: Player | None) -> frozenset[int]:

@@ -20,9 +20,8 @@ from .view import side_labels
 bp = Blueprint("home", __name__)
 
 MAX_GAMES = 200  # a player's most recent seats shown: a page, not an archive
-CHOICES = {"notify": ("every turn", "digest"), "auto": ("forced", "equal", "off"),
-           "mail": ("on", "off")}
-DEFAULTS = {"notify": "every turn", "auto": "forced", "mail": "on"}
+CHOICES = {"notify": prefs.NOTIFY, "auto": ("forced", "equal", "off"), "mail": ("on", "off")}
+DEFAULTS = {"notify": prefs.DEFAULTS["notify"], "auto": "forced", "mail": "on"}
 WORDS = ("zone", "rest", "quiet", "cap", "merge")  # read by pbem.store.prefs.PARSERS
 
 
@@ -91,6 +90,7 @@ def _form(player) -> dict:
     got = {k: prefs.get(player, k) for k in WORDS}
     quiet, cap = got["quiet"], got["cap"]
     out = {k: (player.prefs or {}).get(k, DEFAULTS[k]) for k in CHOICES}
+    out["notify"] = prefs.notify(player)
     return out | {"zone": got["zone"], "rest": prefs.describe("rest", got["rest"]),
                   "quiet": f"{quiet[0]}-{quiet[1]}" if quiet else "off",
                   "cap": str(cap) if cap else "off",
