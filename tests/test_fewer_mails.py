@@ -251,7 +251,7 @@ def test_merge_default_by_mail_and_on_the_home_page_keeps_the_league_default(env
     assert "merge" not in player.prefs
     sign_in(client, env.store, ANN)
     assert 'name="merge" value="default"' in client.get("/home").text
-    form = {"notify": "every turn", "auto": "forced", "mail": "on", "zone": "Asia/Tokyo",
+    form = {"notify": "every hand", "auto": "forced", "mail": "on", "zone": "Asia/Tokyo",
             "rest": "none", "quiet": "off", "cap": "off", "merge": "default"}
     r = client.post("/home/settings", data=dict(form, csrf=csrf(client)))
     assert r.status_code == 200 and "saved" in r.text
