@@ -542,7 +542,9 @@ def test_a_finished_deal_is_shown_with_its_salt(store, client):
 
 
 def test_deadline_record_vacation_and_extra_time_on_the_page(store, client):
-    from pbem.store.models import Deadline, Player
+    from zoneinfo import ZoneInfo
+
+    from pbem.store.models import Deadline, Player, Seat
 
     gid = humans_game(store, preset("standard"))
     st = game_state(store, gid)
@@ -559,6 +561,14 @@ def test_deadline_record_vacation_and_extra_time_on_the_page(store, client):
     assert "Due by" in page and "Your record: 0 moves on time" in page
     assert "(due " in client.get(f"/t/{toks[other]}").text  # others see whom they wait for
     first = due()
+    with store.session() as s:  # the viewer's own clock
+        viewer = s.exec(select(Player).join(Seat, Seat.player_id == Player.id).where(
+            Seat.game_id == gid, Seat.seat == other)).one()
+        viewer.prefs = dict(viewer.prefs, zone="Asia/Tokyo")
+        s.add(viewer)
+        s.commit()
+    tokyo = first.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%a %d %b %H:%M Asia/Tokyo")
+    assert f"(due {tokyo}, " in client.get(f"/t/{toks[other]}").text
     token = csrf(client)
     r = client.post(f"/t/{toks[other]}/extra", data={"csrf": token, "hours": "24"})
     assert r.status_code == 200 and (due() - first).total_seconds() == 24 * 3600
