@@ -171,7 +171,7 @@ def bag_rule(rules, total):
 
 def plain_contract(rules, side) -> bool:
     """A side's row that S1 or S8 alone scores: a number bid, no nil, no blind, no bonus."""
-    if side["bid"] is None or side.get("nils") or side.get("blind"):
+    if side["bid"] is None or side.get("nils") or side.get("blind") or side.get("mo"):
         return False
     if rules.contract == "cutthroat":
         return True

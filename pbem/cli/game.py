@@ -140,6 +140,8 @@ def game_show(game_id, as_json):
     for i, name in enumerate(names):
         bid = st.bids[i]
         bid = "-" if bid is None else ("blind " if st.blind[i] else "") + str(bid)
+        if st.mo and st.mo["seat"] == i:
+            bid += f" {st.mo['call']}"
         click.echo(f"  seat {i}: {name:<24} bid {bid:<10} tricks {st.won[i]}")
     if st.trick:
         click.echo("  trick: " + ", ".join(f"{s}:{pretty(c)}" for s, c in st.trick))
@@ -210,7 +212,8 @@ def _event_text(ev) -> str:
     if kind == "reveal":
         return f"the salt of the deal at seq {ev['deal']} is revealed"
     if kind == "bid":
-        return f"seat {seat} bids {'blind ' if ev.get('blind') else ''}{ev['bid']}"
+        mo = f" {ev['mo']}" if ev.get("mo") else ""  # B12
+        return f"seat {seat} bids {'blind ' if ev.get('blind') else ''}{ev['bid']}{mo}"
     if kind == "play":
         return f"seat {seat} plays {pretty(ev['card'])}"
     if kind == "pass":

@@ -1,5 +1,6 @@
 """Actions from what people type: "bid 4", "4", "nil", "blind nil", "blind 7", "play QH",
-"Q♥", "queen of hearts", "pass 3C 4D 9H", "claim", "misdeal", "look", "keep", "come out";
+"Q♥", "queen of hearts", "pass 3C 4D 9H", "claim", "misdeal", "look", "keep", "come out",
+"bid 4 little mo" (B12);
 and as people write them: "I bid 4", "bid four", "bid: 4", "I'll play the ten of hearts"."""
 
 import re
@@ -25,6 +26,7 @@ _BARE = {
     "pass": "say which cards: pass 3C 4D 9H",
 }
 _BID = re.compile(r"^(?:bid\s+)?(blind\s+)?(\d{1,2}|nil|zero|blind nil)$")
+_MO = re.compile(r"(?:^|\s+)(?:(little|big)\s+)?(mo|bemo)$")  # B12
 _NUMBERS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen".split())}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBERS) + r")$")
@@ -45,6 +47,8 @@ def parse_action(text: str, rules=None) -> dict:
     action = _parse(text)
     if rules is not None and rules.nil and action == {"type": "bid", "bid": 0}:
         action["bid"] = "nil"
+    if rules is not None and rules.mo != "none" and action.get("mo"):  # "mo" or "bemo":
+        action["mo"] = action["mo"].split()[0] + " " + rules.mo  # the game's own call
     return action
 
 
@@ -59,6 +63,9 @@ def _parse(text: str) -> dict:
     t = raw.lower()  # same length as raw: slices of t index raw too
     if not t:
         raise ValueError("empty command")
+    mo = _MO.search(t)
+    if mo:
+        return _mo_bid(raw[:mo.start()], mo)
     if t.startswith("bid ") or t.startswith("blind ") or t in _NUMBERS:
         t = _NUMBER_WORD.sub(lambda m: _NUMBERS[m.group(1)], t)  # "bid four": bid 4
     if t in _BARE:
@@ -86,6 +93,20 @@ def _parse(text: str) -> dict:
     elif len(t.split()) > 1 and not _CARDISH.search(t):
         raise ValueError(f"not a move or a command: {raw!r}")  # "thanks for the game"
     return {"type": "play", "card": parse_card(raw)}
+
+
+def _mo_bid(rest: str, mo) -> dict:
+    """B12: "bid 4 little mo", "four big bemo": a number bid with its call."""
+    if not mo.group(1):
+        raise ValueError("say little or big: bid 4 little mo (or little bemo)")
+    try:
+        action = _parse(rest) if rest.strip() else {}
+    except ValueError:
+        action = {}
+    if action.get("type") != "bid" or action["bid"].__class__ is not int or action.get("blind"):
+        raise ValueError(f"a {mo.group(1)} {mo.group(2)} goes with a number bid: "
+                         f"bid 4 {mo.group(1)} {mo.group(2)}")
+    return dict(action, mo=f"{mo.group(1)} {mo.group(2)}")
 
 
 def _cards(text: str) -> list[str]:

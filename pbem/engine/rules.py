@@ -15,6 +15,12 @@ from .errors import RulesError
 NILS = ("nil", "blind nil")  # the bids that promise no trick
 # S4, S4a, S4b, S4c; "bags_unless_set": bags, but scoring no point when the side is set
 NIL_FAIL_MODES = ("bags", "help", "set_partner", "nothing", "bags_unless_set")
+# B12: call -> (the first tricks the side must win, points made or lost). Bemo is added to
+# the bid (pagat); Mo's side also leads the first trick and takes no bags (the encyclopedia).
+MO_CALLS = {
+    "bemo": {"little bemo": (6, 60), "big bemo": (9, 90)},
+    "mo": {"little mo": (7, 150), "big mo": (10, 250)},
+}
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,8 @@ class Rules:
     ten_for_exact: bool = False  # B9: only exactly 10 tricks makes it
     double_nil: tuple[int, int, int] | None = None  # B11 S6: both made / one made / both failed
     first_hand_unbid: bool = False  # B13: the first hand scores 10 a trick, no bidding
+    mo: str = "none"  # B12: a side may add "bemo" or "mo" to a bid (MO_CALLS)
+    forced_bids: str = "none"  # B15: "whiz", "mirror" or "suicide" (see forced.py)
     # Y: play
     first_lead: str = "left"  # Y1 "left" of dealer; Y1a "dealer"; Y1b "low_club": lowest club
     spade_lead: str = "broken"  # Y3 "broken"; Y3a "any"; Y3b "after3"
@@ -181,6 +189,8 @@ _CHOICES = {
     "contract": ("standard", "cutthroat", "nyc"),
     "bag_overflow": ("carry", "reset", "carry_once"),
     "nil_fail": NIL_FAIL_MODES,
+    "mo": ("none", "bemo", "mo"),
+    "forced_bids": ("none", "whiz", "mirror", "suicide"),
 }
 MISDEAL_TESTS = ("no_spades", "one_spade", "no_faces", "long_suit")
 # The range of each number option (docs/rules.md, "Ranges"): games that real tables play,
@@ -279,7 +289,28 @@ def _check(r: Rules) -> None:
         bad("nyc scoring (S9) goes with side bidding")
     if r.bags_in_score and r.overtrick_points:
         bad("bags_in_score counts bags in the units digit: set overtrick_points=0 (S3)")
+    _check_forced(r, bad)
     assert set(SUITS) == {"S", "H", "D", "C"}
+
+
+def _check_forced(r: Rules, bad) -> None:
+    """B15: a forced bid must always be open, so nothing else may narrow the bids."""
+    if r.forced_bids == "none":
+        return
+    name = f"forced_bids={r.forced_bids}"
+    if r.bidding != "seat" or r.blind_min or r.no_exact_total:
+        bad(f"{name} needs seat bidding, no blind number bids (blind_min=0) and no "
+            "no_exact_total")
+    if r.forced_bids == "mirror":
+        if r.blind_nil or not (r.nil or r.bid_min == 0):
+            bad(f"{name}: a seat with no spades bids nil (or 0 with bid_min=0); no blind nil")
+    elif not r.nil:
+        bad(f"{name} needs nil")
+    if r.forced_bids == "suicide":
+        if not r.partnerships or r.double_nil is not None:
+            bad(f"{name} needs partnerships (one partner bids nil) and no double_nil")
+    elif r.side_min:
+        bad(f"{name} bids the spades held: set side_min=0")
 
 
 def _sides(r: Rules) -> tuple[tuple[int, ...], ...]:
@@ -326,6 +357,12 @@ PRESETS: dict[str, dict] = {
     "two-handed": dict(players=2, partnerships=False, deal="draw", blind_nil=False,
                        blind_nil_exchange=0),
     "six-handed": dict(players=6, decks=2, remove=("2D",)),
+    # B15 (RULES.md; not in the seed texts): every seat bids its spades or nil, no blind nil
+    "whiz": dict(forced_bids="whiz", blind_nil=False, blind_nil_exchange=0),
+    # B15: one partner of each side bids nil, the other at least 4 (the B4 minimum)
+    "suicide": dict(forced_bids="suicide", side_min=4, blind_nil=False, blind_nil_exchange=0),
+    # B12 (the encyclopedia's "Big Mo, Little Mo"): first 7 tricks for 150, first 10 for 250
+    "mo": dict(mo="mo"),
 }
 
 

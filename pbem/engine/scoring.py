@@ -3,6 +3,7 @@
 Bags live in their own counter (RULES.md "Traps"): never read from a score's last digit.
 """
 
+from .mo import mo_immune, mo_result
 from .rules import NILS
 
 
@@ -65,8 +66,13 @@ def _score_side(st, i, side) -> dict:
     scored = bags
     if r.nil_fail == "bags_unless_set" and made_set and nils:  # counted, but worth nothing
         scored -= sum(won[s] for s in failed)
+    if mo_immune(st, i):  # B12: a side that called Mo takes no bags
+        bags = scored = 0
     points += scored * r.overtrick_points
     res.update(bid=bid if numeric else 0, points=points, bags=bags, set=made_set)
+    mo = mo_result(st, i)
+    if mo:
+        res["mo"], res["points"] = mo, points + mo["points"]
     if blind:
         res["blind"] = True
     return res

@@ -11,6 +11,8 @@ from .cards import FACES
 from .claims import claim_holds
 from .commitment import deal_digest
 from .errors import IllegalAction
+from .forced import forced_fits
+from .mo import mo_leads, mo_problem, with_mo
 from .rules import NILS, Rules
 from .scoring import end_of_game, score_hand
 from .tricks import breaks_spades, playable_cards, spades_closed, table_for
@@ -73,6 +75,7 @@ class State:
         self.must_lead: str | None = None
         self.claimed_by: int | None = None
         self.unbid = False
+        self.mo: dict | None = None  # B12: {"seat": s, "call": "little mo"} once called
 
     def snapshot(self) -> "State":
         """An independent copy (the rules and card table are shared: they never change)."""
@@ -133,7 +136,7 @@ class State:
         if r.nil:
             out.append({"bid": "nil"})
         out += [{"bid": b} for b in range(r.bid_min, r.max_bid + 1)]
-        return [o for o in out if fits(o["bid"])]
+        return with_mo(self, seat, [o for o in out if fits(o["bid"])])
 
     def bid_allowed(self, seat: int, bid, blind: bool) -> bool:
         """Is this one bid among bid_options(seat)? (without listing them all)"""
@@ -167,7 +170,10 @@ class State:
         behind = self.behind(side) if unlooked else 0
         blind_nil = r.blind_nil and unlooked and behind >= r.blind_nil_behind
         blind_bids = bool(r.blind_min) and unlooked and behind >= r.blind_behind
-        return blind_nil, blind_bids, self._bid_fits(seat)
+        fits, forced = self._bid_fits(seat), forced_fits(self, seat)
+        if forced is not None:
+            return blind_nil, blind_bids, lambda bid: forced(bid) and fits(bid)
+        return blind_nil, blind_bids, fits
 
     def _bid_fits(self, seat):
         """A test of one bid against the side minimum (B4) and the bids' total (B8)."""
@@ -378,10 +384,13 @@ def check_bid(st: State, ev):
         want["blind"] = True
     if not st.bid_allowed(seat, want["bid"], bool(ev.get("blind"))):
         raise IllegalAction(f"bid {_bid_text(want)} is not allowed here: {_bid_hint(st, seat)}")
+    problem = mo_problem(st, seat, ev) if "mo" in ev else None
+    _need(problem is None, problem)
 
 
 def _bid_text(b) -> str:
-    return ("blind " if b.get("blind") else "") + str(b["bid"])
+    mo = f" {b['mo']}" if b.get("mo") else ""
+    return ("blind " if b.get("blind") else "") + str(b["bid"]) + mo
 
 
 def _bid_hint(st: State, seat: int) -> str:
@@ -393,6 +402,8 @@ def step_bid(st: State, ev):
     seat, r = ev["seat"], st.rules
     st.bids[seat] = ev["bid"]
     st.blind[seat] = bool(ev.get("blind")) or ev["bid"] == "blind nil"
+    if ev.get("mo"):
+        st.mo = {"seat": seat, "call": ev["mo"]}
     _seen(st, seat)
     if r.bidding == "side":
         if st.blind[seat] and r.blind_come_out and ev["bid"] < 10:
@@ -497,6 +508,8 @@ def _start_play(st: State):
             st.turn, st.must_lead = low[1], low[2]
     else:
         st.turn = (st.dealer + 1) % st.n
+    if mo_leads(st) is not None:  # B12: the side that called Mo leads
+        st.turn, st.must_lead = mo_leads(st), None
 
 
 def check_play(st: State, ev):

@@ -46,6 +46,8 @@ def view(st, seat: int | None = None) -> dict:
     if st.revealed_deal:  # the last finished hand's commitment and salt (its cards are in
         rd = st.revealed_deal  # the log: pages show them on a page of their own)
         v["revealed_deal"] = {"seq": rd["seq"], "sha256": rd["commitment"], "salt": rd["salt"]}
+    if st.mo is not None:  # B12: a Mo or Bemo call is made aloud
+        v["mo"] = dict(st.mo)
     if st.comeout_side is not None:
         v["come_out_side"] = st.comeout_side
     if mine:

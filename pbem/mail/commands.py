@@ -200,7 +200,8 @@ def did(action: dict) -> str:
     """What a move did, for a subject line: "bid 4", "played 10♥", "passed 3♣ 4♦ 9♥"."""
     kind = action["type"]
     if kind == "bid":
-        return f"bid {'blind ' if action.get('blind') else ''}{action['bid']}"
+        mo = f" {action['mo']}" if action.get("mo") else ""  # B12: "bid 4 little mo"
+        return f"bid {'blind ' if action.get('blind') else ''}{action['bid']}{mo}"
     if kind == "play":
         return f"played {pretty(action['card'])}"
     if kind == "pass":

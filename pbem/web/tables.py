@@ -159,6 +159,8 @@ def _action(form) -> dict:
         action = {"type": "bid", "bid": int(bid) if bid.isdigit() else bid}
         if form.get("blind"):
             action["blind"] = True
+        if form.get("mo"):  # B12
+            action["mo"] = form["mo"]
         return action
     if kind == "draw":
         return {"type": "draw", "keep": form["keep"] == "1"}
@@ -171,7 +173,8 @@ def _describe(action) -> str:
     if action["type"] == "play":
         return f"played {pretty(action['card'])}"
     if action["type"] == "bid":
-        return f"bid {'blind ' if action.get('blind') else ''}{action['bid']}"
+        mo = f" {action['mo']}" if action.get("mo") else ""
+        return f"bid {'blind ' if action.get('blind') else ''}{action['bid']}{mo}"
     if action["type"] == "pass":
         return "passed " + " ".join(pretty(c) for c in action["cards"])
     return action["type"].replace("_", " ")

@@ -60,7 +60,8 @@ def action_label(a: dict) -> str:
     if kind == "play":
         return f"Play {pretty(a['card'])}"
     if kind == "bid":
-        return f"Bid {'blind ' if a.get('blind') else ''}{a['bid']}"
+        mo = f", {a['mo']}" if a.get("mo") else ""  # B12: "Bid 4, little mo"
+        return f"Bid {'blind ' if a.get('blind') else ''}{a['bid']}{mo}"
     if kind == "draw":
         return "Keep it" if a["keep"] else "Take the next"
     return kind.replace("_", " ").capitalize()
