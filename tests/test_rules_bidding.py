@@ -371,3 +371,133 @@ def test_B13_option_in_standard():
     assert st.phase == "play"
     play_out(st)
     assert sum(s["points"] for s in st.history[-1]["sides"]) == 130
+
+
+# -- B15 forced bids. The seed texts do not describe them; RULES.md's catalogue does:
+# "B15 forced-bid games: whiz and mirror (bid your number of spades or nil), suicide (one
+# partner of each side bids nil)". Mirror follows the brief: the spades held, no choice.
+
+FIVE_SPADES = ["AS", "KS", "QS", "JS", "TS", "AD", "KD", "QD", "JD", "TD", "9D", "8D", "7D"]
+NO_SPADES = ["AH", "KH", "QH", "JH", "TH", "9H", "8H", "7H", "6H", "5H", "4H", "3H", "2H"]
+
+
+def spades_in(st, seat):
+    return sum(1 for c in st.hands[seat] if c[1] == "S")
+
+
+def test_B15_whiz_bids_the_spades_held_or_nil():
+    st = started(preset("whiz"), {1: FIVE_SPADES})
+    assert [o["bid"] for o in st.bid_options(1)] == ["nil", 5]
+    with pytest.raises(IllegalAction, match="you may bid nil, 5"):
+        bid(st, 1, 4)
+    bid(st, 1, 5)
+    for seat in (2, 3, 0):  # every seat: nil or exactly its own spades
+        assert [o["bid"] for o in st.bid_options(seat)] == ["nil", spades_in(st, seat)]
+        bid(st, seat, spades_in(st, seat))
+    assert st.phase == "play"
+
+
+def test_B15_whiz_with_no_spades_bids_nil_and_unseen_cards_only_blind_nil():
+    r = STANDARD.with_options(forced_bids="whiz")
+    st = started(r, {1: NO_SPADES}, scores=[100, 0])  # side 1 behind: blind nil open
+    assert st.bid_options(1) == [{"bid": "blind nil"}]  # the count would show the cards
+    do(st, 1, {"type": "look"})
+    assert st.bid_options(1) == [{"bid": "nil"}]
+
+
+def test_B15_mirror_bids_exactly_the_spades_held():
+    r = STANDARD.with_options(forced_bids="mirror", blind_nil=False)
+    st = started(r, {1: FIVE_SPADES, 2: NO_SPADES})
+    assert st.bid_options(1) == [{"bid": 5}]
+    bid(st, 1, 5)
+    assert st.bid_options(2) == [{"bid": "nil"}]  # no spades: nil
+    r0 = STANDARD.with_options(forced_bids="mirror", blind_nil=False, nil=False, bid_min=0)
+    assert started(r0, {1: NO_SPADES}).bid_options(1) == [{"bid": 0}]
+
+
+def test_B15_suicide_one_partner_nil_the_other_a_number():
+    st = started(preset("suicide"))
+    assert [o["bid"] for o in st.bid_options(1)][:3] == ["nil", 4, 5]  # 4+: B4's minimum
+    bid(st, 1, 5)
+    bid(st, 2, "nil")
+    assert st.bid_options(3) == [{"bid": "nil"}]  # partner bid a number: nil
+    bid(st, 3, "nil")
+    assert [o["bid"] for o in st.bid_options(0)] == list(range(4, 14))  # partner nil
+    with pytest.raises(IllegalAction):
+        bid(st, 0, "nil")
+
+
+@pytest.mark.parametrize("options, named", [
+    (dict(forced_bids="whiz", bidding="side", nil=False, blind_nil=False), "seat bidding"),
+    (dict(forced_bids="whiz", side_min=4), "side_min=0"),
+    (dict(forced_bids="mirror"), "no blind nil"),
+    (dict(forced_bids="suicide", partnerships=False, blind_nil_exchange=0), "partnerships"),
+    (dict(forced_bids="whiz", nil=False, blind_nil=False), "needs nil"),
+])
+def test_B15_forced_bids_refuse_options_that_would_close_every_bid(options, named):
+    with pytest.raises(RulesError, match=named):
+        STANDARD.with_options(**options)
+
+
+def test_B15_robots_play_whole_forced_games():
+    for name in ("whiz", "suicide"):
+        st = started(preset(name))
+        play_out(st, seed=3)
+        row = st.history[-1]
+        assert sum(s["tricks"] for s in row["sides"]) == 13
+        if name == "suicide":
+            assert all(len(s["nils"]) == 1 for s in row["sides"])
+
+
+# -- B12 Bemo and Mo. pagat: "Little Bemo commits the team to win the first six tricks. It
+# is additional to the normal bid; ... bonus of 60 if successful and loses 60 if not. Big
+# Bemo ... the first nine tricks; ... 90". The encyclopedia: "If a team declares Little Mo,
+# they must take the first 7 tricks ... 150 points ... Big Mo ... the first 10 tricks ...
+# 250 points ... immune to bags for that hand and will lead the first trick".
+
+MO = preset("mo")
+
+
+def test_B12_little_mo_made_leads_and_takes_no_bags():
+    st = started(MO, {3: top_trumps(MO)}, dealer=0)
+    assert {"bid": 4, "mo": "little mo"} in st.bid_options(1)
+    bid_round(st, {1: 1, 2: 2, 3: {"bid": 4, "mo": "little mo"}})
+    assert st.phase == "play" and st.turn == 3  # the calling seat leads, not seat 1
+    play_out(st)
+    side = last_side(st, 1)
+    assert side["mo"] == {"seat": 3, "call": "little mo", "made": True, "points": 150}
+    assert (side["bid"], side["tricks"], side["bags"]) == (5, 13, 0)
+    assert side["points"] == 50 + 150  # the bid, no bag, the call
+
+
+def test_B12_big_mo_lost_when_the_other_side_takes_an_early_trick():
+    st = started(MO, {0: top_trumps(MO)})
+    bid_round(st, {1: {"bid": 3, "mo": "big mo"}})
+    assert st.turn == 1
+    play_out(st)
+    side = last_side(st, 1)
+    assert side["mo"]["made"] is False and side["points"] == -40 - 250  # bid 3 + 1, set
+
+
+def test_B12_bemo_adds_to_the_bid_and_keeps_the_usual_lead_and_bags():
+    r = STANDARD.with_options(mo="bemo")
+    st = started(r, {1: top_trumps(r)})
+    bid_round(st, {1: {"bid": 4, "mo": "little bemo"}})
+    assert st.turn == 1  # dealer's left as usual
+    play_out(st)
+    side = last_side(st, 1)
+    assert (side["bags"], side["points"]) == (8, 50 + 8 + 60)
+
+
+def test_B12_one_call_a_hand_with_a_number_bid_and_the_game_own_word():
+    st = started(MO)
+    with pytest.raises(IllegalAction, match="little mo and big mo, not 'little bemo'"):
+        do(st, 1, {"type": "bid", "bid": 4, "mo": "little bemo"})
+    with pytest.raises(IllegalAction, match="goes with a number bid"):
+        do(st, 1, {"type": "bid", "bid": "nil", "mo": "little mo"})
+    do(st, 1, {"type": "bid", "bid": 4, "mo": "little mo"})
+    assert not any("mo" in o for o in st.bid_options(2))
+    with pytest.raises(IllegalAction, match="already called little mo"):
+        do(st, 2, {"type": "bid", "bid": 4, "mo": "big mo"})
+    with pytest.raises(IllegalAction, match="no Mo or Bemo"):
+        do(started(STANDARD), 1, {"type": "bid", "bid": 4, "mo": "little mo"})
