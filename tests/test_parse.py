@@ -200,3 +200,11 @@ def test_B12_mo_or_bemo_is_read_as_the_game_own_call_and_a_bare_mo_asks_more():
         parse_action("bid mo")
     with pytest.raises(ValueError, match="goes with a number bid"):
         parse_action("bid nil little mo")
+
+
+@pytest.mark.parametrize("text, bid", [
+    ("moon", "moon"), ("bid moon", "moon"), ("Boston", "moon"), ("I bid moon", "moon"),
+    ("shoot the moon", "moon"), ("blind moon", "blind moon"), ("bid blind boston", "blind moon"),
+])
+def test_B10_moon_words(text, bid):
+    assert parse_action(text) == {"type": "bid", "bid": bid}

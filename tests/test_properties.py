@@ -171,7 +171,8 @@ def bag_rule(rules, total):
 
 def plain_contract(rules, side) -> bool:
     """A side's row that S1 or S8 alone scores: a number bid, no nil, no blind, no bonus."""
-    if side["bid"] is None or side.get("nils") or side.get("blind") or side.get("mo"):
+    if side["bid"] is None or side.get("nils") or side.get("blind") or side.get("mo") \
+            or side.get("moon"):
         return False
     if rules.contract == "cutthroat":
         return True
@@ -214,7 +215,7 @@ def check_scores(rules, st):
 def check_end(rules, st):
     """E1/E4: the game ends with the single highest score at or over the target."""
     shown = [s["score"] for s in score_pad(st)["sides"]]
-    if rules.sets_to_lose or rules.floor is not None or rules.boston_wins:
+    if rules.sets_to_lose or rules.floor is not None or rules.boston_wins or rules.moon_wins:
         return  # other ways to end: the scores alone do not say
     top = max(shown)
     unique = shown.count(top) == 1

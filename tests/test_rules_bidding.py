@@ -501,3 +501,84 @@ def test_B12_one_call_a_hand_with_a_number_bid_and_the_game_own_word():
         do(st, 2, {"type": "bid", "bid": 4, "mo": "big mo"})
     with pytest.raises(IllegalAction, match="no Mo or Bemo"):
         do(started(STANDARD), 1, {"type": "bid", "bid": 4, "mo": "little mo"})
+
+
+def test_B4_a_first_bid_leaves_the_minimum_within_the_partner_reach():
+    """Found by the random option draw: with side_min above one seat's tricks, a first
+    partner's bid of 1 left the other no bid at all (the game stalled)."""
+    st = started(STANDARD.with_options(side_min=17))
+    assert numbers(st, 1) == list(range(4, 14))  # 13 more at most from the partner
+    bid(st, 1, 4)
+    bid(st, 2, "nil")  # the other side: nil, and its partner may bid nil too
+    assert numbers(st, 3) == [13]
+    bid(st, 3, 13)
+    assert {"bid": "nil"} in st.bid_options(0)
+
+
+# -- B10 moon. pagat: "Moon or Boston - This is a bid to take all 13 tricks and is worth
+# 200 points. The side loses 200 points if they fail to take all the tricks. If playing
+# with 10-for-200 the Moon or Boston is worth 500 points. Some people play that a
+# successful Moon bid automatically wins the game". "Blind moon - ... made before either
+# partner has looked at their cards. It is worth 400 points if it succeeds, and the side
+# loses 400 points if it fails."
+
+MOON = STANDARD.with_options(moon=200)
+
+
+def test_B10_moon_takes_every_trick_for_200_and_the_partner_does_not_bid():
+    st = started(MOON, {1: top_trumps(MOON)})
+    assert st.bid_options(1)[-1] == {"bid": "moon"}
+    bid(st, 1, "moon")
+    bid_round(st)
+    assert st.bids == [1, "moon", 1, None] and st.phase == "play"  # seat 3 was skipped
+    play_out(st)
+    side = last_side(st, 1)
+    assert side["moon"] == {"seat": 1, "bid": "moon", "made": True}
+    assert (side["points"], side["bags"], side["set"]) == (200, 0, False)
+
+
+def test_B10_moon_lost_costs_the_same_and_one_moon_a_hand():
+    r = MOON.with_options(moon=500, ten_for=200)  # "with 10-for-200 ... worth 500"
+    st = started(r, {0: top_trumps(r)[:1]})
+    bid(st, 1, "moon")
+    assert {"bid": "moon"} not in st.bid_options(2)
+    bid_round(st)
+    play_out(st)
+    assert (last_side(st, 1)["points"], last_side(st, 1)["set"]) == (-500, True)
+
+
+def test_B10_no_moon_beside_a_nil_and_none_where_not_played():
+    st = started(MOON)
+    bid(st, 1, "nil")
+    bid(st, 2, 3)
+    assert {"bid": "moon"} not in st.bid_options(3)
+    with pytest.raises(IllegalAction, match="not allowed"):
+        bid(st, 3, "moon")
+    with pytest.raises(IllegalAction, match="not allowed"):
+        bid(started(STANDARD), 1, "moon")
+
+
+def test_B10_blind_moon_400_only_before_either_partner_looks():
+    r = STANDARD.with_options(blind_moon=400, blind_nil=False, blind_nil_exchange=0)
+    st = started(r, {1: top_trumps(r)})
+    assert st.bid_options(1)[-1] == {"bid": "blind moon"}  # cards unseen
+    bid(st, 1, "blind moon")
+    assert st.blind[1] and st.looked[3]  # the skipped partner sees its cards
+    bid_round(st)
+    play_out(st)
+    assert last_side(st, 1)["points"] == 400
+    st = started(r)
+    do(st, 1, {"type": "look"})
+    bid(st, 1, 3)
+    assert {"bid": "blind moon"} not in st.bid_options(3)  # partner 1 has looked
+
+
+def test_B10_a_made_moon_wins_the_game():
+    r = MOON.with_options(moon_wins=True)
+    st = started(r, {1: top_trumps(r)}, scores=[400, -300])
+    bid(st, 1, "moon")
+    bid_round(st)
+    play_out(st)
+    assert st.phase == "over" and st.winner == 1
+    with pytest.raises(RulesError, match="moon_wins needs moon"):
+        STANDARD.with_options(moon_wins=True)

@@ -45,4 +45,4 @@ def _suicide(st, seat):
         mate_nil = said[0] in NILS
         return lambda bid: (bid in NILS) != mate_nil
     # the first of the side: a number must already reach the side's minimum alone
-    return lambda bid: bid in NILS or bid >= r.side_min
+    return lambda bid: bid in NILS or (bid.__class__ is int and bid >= r.side_min)

@@ -1,6 +1,6 @@
 """Actions from what people type: "bid 4", "4", "nil", "blind nil", "blind 7", "play QH",
 "Q♥", "queen of hearts", "pass 3C 4D 9H", "claim", "misdeal", "look", "keep", "come out",
-"bid 4 little mo" (B12);
+"bid 4 little mo" (B12), "moon", "blind moon" (B10);
 and as people write them: "I bid 4", "bid four", "bid: 4", "I'll play the ten of hearts"."""
 
 import re
@@ -20,6 +20,10 @@ _WORDS = {
     "nil": {"type": "bid", "bid": "nil"},
     "blind nil": {"type": "bid", "bid": "blind nil"},
 }
+for _word in ("moon", "boston", "shoot the moon"):  # B10
+    for _pre in ("", "bid "):
+        _WORDS[_pre + _word] = {"type": "bid", "bid": "moon"}
+        _WORDS[_pre + "blind " + _word] = {"type": "bid", "bid": "blind moon"}
 _BARE = {
     "bid": "say how many: bid 4, nil or blind nil",
     "play": "say which card: play QH, play 10♠, play queen of hearts",

@@ -9,7 +9,7 @@ import json
 import random
 from functools import lru_cache
 
-from .rules import NILS, Rules
+from .rules import MOONS, NILS, Rules
 from .tricks import table_for
 
 _SHARE = {2: 0.9, 3: 1.3, 4: 1.0, 6: 0.7}  # sure-trick estimate scaled by table size
@@ -102,6 +102,9 @@ class _Robot:
             want += 1
         if r.bag_limit and v["sides"][self.side]["bags"] >= r.bag_limit - 3:
             want += 0.5  # bid up rather than collect the bags that cost the penalty
+        moon = next((o for o in options if o["bid"] == "moon"), None)
+        if moon and est >= self.r.hand_size - 0.5:  # B10: every trick looks sure
+            return {"type": "bid", "bid": "moon"}
         target = max(round(want), 1)
         if not numbers:
             pick = nil or options[0]
@@ -178,6 +181,8 @@ class _Robot:
         bids = [v["bids"][s] for s in side]
         if r.bidding == "seat" and any(b is None for b in bids):
             return False
+        if any(b in MOONS for b in bids):
+            return False  # a moon needs every trick
         need = sum(b for b in bids if isinstance(b, int))
         got = sum(v["won"][s] for s in side if v["bids"][s] not in NILS)
         if got < need:

@@ -13,6 +13,7 @@ from .cards import JOKERS, SUITS, all_cards, is_card
 from .errors import RulesError
 
 NILS = ("nil", "blind nil")  # the bids that promise no trick
+MOONS = ("moon", "blind moon")  # B10: the bids that promise every trick to the side
 # S4, S4a, S4b, S4c; "bags_unless_set": bags, but scoring no point when the side is set
 NIL_FAIL_MODES = ("bags", "help", "set_partner", "nothing", "bags_unless_set")
 # B12: call -> (the first tricks the side must win, points made or lost). Bemo is added to
@@ -65,6 +66,9 @@ class Rules:
     ten_for_exact: bool = False  # B9: only exactly 10 tricks makes it
     double_nil: tuple[int, int, int] | None = None  # B11 S6: both made / one made / both failed
     first_hand_unbid: bool = False  # B13: the first hand scores 10 a trick, no bidding
+    moon: int = 0  # B10: points for a made moon (all the tricks); lost costs the same; 0: off
+    blind_moon: int = 0  # B10: the same, bid before either partner looks (400); 0: off
+    moon_wins: bool = False  # B10: a made moon (or blind moon) wins the game
     mo: str = "none"  # B12: a side may add "bemo" or "mo" to a bid (MO_CALLS)
     forced_bids: str = "none"  # B15: "whiz", "mirror" or "suicide" (see forced.py)
     # Y: play
@@ -146,6 +150,13 @@ class Rules:
         return dataclasses.replace(self, **clean)
 
 
+def promised(bid, hand_size: int) -> int:
+    """The tricks a bid promises: none for nil, every one for a moon (B10)."""
+    if bid in NILS:
+        return 0
+    return hand_size if bid in MOONS else bid
+
+
 def _coerce(key, value, current):
     """Bring a JSON or command-line value to the type of the option it sets."""
     if isinstance(current, tuple) or (key == "double_nil"):
@@ -202,6 +213,7 @@ BOUNDS = {
     "blind_nil_penalty": (0, 1000), "ten_for": (0, 1000), "blind_nil_behind": (-1000, 1000),
     "blind_behind": (-1000, 1000), "pass_to_partner": (0, 4), "nil_exchange": (0, 4),
     "blind_nil_exchange": (0, 4), "double_nil_exchange": (0, 4), "side_min": (0, 26),
+    "moon": (0, 1000), "blind_moon": (0, 1000),
 }
 
 
@@ -290,6 +302,8 @@ def _check(r: Rules) -> None:
     if r.bags_in_score and r.overtrick_points:
         bad("bags_in_score counts bags in the units digit: set overtrick_points=0 (S3)")
     _check_forced(r, bad)
+    if r.moon_wins and not (r.moon or r.blind_moon):
+        bad("moon_wins needs moon bids: set moon (e.g. 200) or blind_moon (e.g. 400)")
     assert set(SUITS) == {"S", "H", "D", "C"}
 
 
@@ -309,6 +323,8 @@ def _check_forced(r: Rules, bad) -> None:
     if r.forced_bids == "suicide":
         if not r.partnerships or r.double_nil is not None:
             bad(f"{name} needs partnerships (one partner bids nil) and no double_nil")
+        if r.side_min > r.max_bid:
+            bad(f"{name}: one partner bids the side's minimum alone: side_min up to bid_max")
     elif r.side_min:
         bad(f"{name} bids the spades held: set side_min=0")
 

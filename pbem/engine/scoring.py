@@ -4,6 +4,7 @@ Bags live in their own counter (RULES.md "Traps"): never read from a score's las
 """
 
 from .mo import mo_immune, mo_result
+from .moon import moon_score
 from .rules import NILS
 
 
@@ -31,6 +32,10 @@ def _score_side(st, i, side) -> dict:
     res = {"seats": list(side), "tricks": tricks_all}
     if st.unbid:  # B13: the first hand is not bid, 10 a trick
         res.update(bid=None, points=10 * tricks_all, bags=0, set=False)
+        return res
+    moon = moon_score(st, i, side)  # B10: a moon is the side's whole contract
+    if moon:
+        res.update(moon)
         return res
     nils = [s for s in side if bids[s] in NILS]
     numeric = [s for s in side if s not in nils]
@@ -142,6 +147,10 @@ def end_of_game(st, row) -> int | None:
     if r.boston_wins:
         for i, res in enumerate(row["sides"]):
             if res.get("boston"):
+                return i
+    if r.moon_wins:  # B10: "a successful Moon bid automatically wins the game"
+        for i, res in enumerate(row["sides"]):
+            if res.get("moon", {}).get("made"):
                 return i
     losers = set()
     if r.sets_to_lose:

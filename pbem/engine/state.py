@@ -13,7 +13,8 @@ from .commitment import deal_digest
 from .errors import IllegalAction
 from .forced import forced_fits
 from .mo import mo_leads, mo_problem, with_mo
-from .rules import NILS, Rules
+from .moon import moon_options, skip_partners
+from .rules import MOONS, NILS, Rules, promised
 from .scoring import end_of_game, score_hand
 from .tricks import breaks_spades, playable_cards, spades_closed, table_for
 
@@ -136,6 +137,7 @@ class State:
         if r.nil:
             out.append({"bid": "nil"})
         out += [{"bid": b} for b in range(r.bid_min, r.max_bid + 1)]
+        out += moon_options(self, seat, self._side_unlooked(seat))
         return with_mo(self, seat, [o for o in out if fits(o["bid"])])
 
     def bid_allowed(self, seat: int, bid, blind: bool) -> bool:
@@ -149,12 +151,17 @@ class State:
             ok = blind_nil and not blind
         elif bid == "nil":
             ok = r.nil and not blind
+        elif bid in MOONS:
+            ok = not blind and {"bid": bid} in moon_options(self, seat, self._side_unlooked(seat))
         elif bid.__class__ is int:
             lo = r.blind_min if blind else r.bid_min
             ok = (blind_bids or not blind) and lo <= bid <= r.max_bid
         else:
             ok = False
         return ok and fits(bid)
+
+    def _side_unlooked(self, seat) -> bool:
+        return not any(self.looked[s] for s in self.sides[self.side_of[seat]])
 
     def _bid_context(self, seat):
         """(blind nil open?, blind bids open?, does-a-bid-fit test) or None if not bidding."""
@@ -178,19 +185,23 @@ class State:
     def _bid_fits(self, seat):
         """A test of one bid against the side minimum (B4) and the bids' total (B8)."""
         r = self.rules
-        need = None  # the side's last bidder must bring it to side_min, unless all bid nil
+        need = reach = None  # B4: the side's bids add up to side_min, unless all bid nil
         if r.side_min:
             mates = [self.bids[m] for m in self.sides[self.side_of[seat]] if m != seat]
-            if None not in mates:
-                all_nil = all(b in NILS for b in mates)
-                need = (r.side_min - sum(b for b in mates if b not in NILS), all_nil)
+            made = sum(promised(b, r.hand_size) for b in mates if b is not None)
+            if None in mates:  # a number now must leave side_min within the others' reach
+                reach = r.side_min - made - r.max_bid * mates.count(None)
+            else:  # the side's last bidder brings it to side_min
+                need = (r.side_min - made, all(b in NILS for b in mates))
         banned = None  # the last bid may not bring the total to the number of tricks
         others = [b for s, b in enumerate(self.bids) if s != seat and b is not None]
         if r.no_exact_total and len(others) + 1 == len(self.bid_turns):
-            banned = r.hand_size - sum(b for b in others if b not in NILS)
+            banned = r.hand_size - sum(promised(b, r.hand_size) for b in others)
 
         def fits(bid) -> bool:
-            value = 0 if bid in NILS else bid
+            value = promised(bid, r.hand_size)
+            if reach is not None and bid not in NILS and value < reach:
+                return False
             if need is not None and value < need[0] and not (bid in NILS and need[1]):
                 return False
             return value != banned
@@ -298,7 +309,7 @@ def _can_bid_blind(st: State, seat: int) -> bool:
         return False
     nil_ok = r.blind_nil and st.behind(side) >= r.blind_nil_behind
     bid_ok = r.blind_min and st.behind(side) >= r.blind_behind
-    return bool(nil_ok or bid_ok)
+    return bool(nil_ok or bid_ok or r.blind_moon)
 
 
 def _start_passing_or_bidding(st: State):
@@ -401,7 +412,9 @@ def _bid_hint(st: State, seat: int) -> str:
 def step_bid(st: State, ev):
     seat, r = ev["seat"], st.rules
     st.bids[seat] = ev["bid"]
-    st.blind[seat] = bool(ev.get("blind")) or ev["bid"] == "blind nil"
+    st.blind[seat] = bool(ev.get("blind")) or ev["bid"] in ("blind nil", "blind moon")
+    if ev["bid"] in MOONS:  # B10: the side's whole contract
+        skip_partners(st, seat)
     if ev.get("mo"):
         st.mo = {"seat": seat, "call": ev["mo"]}
     _seen(st, seat)
