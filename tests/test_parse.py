@@ -208,3 +208,8 @@ def test_B12_mo_or_bemo_is_read_as_the_game_own_call_and_a_bare_mo_asks_more():
 ])
 def test_B10_moon_words(text, bid):
     assert parse_action(text) == {"type": "bid", "bid": bid}
+
+
+@pytest.mark.parametrize("text", ["bid 4 aces", "bid four and four aces", "4 with aces"])
+def test_S7_aces_words(text):
+    assert parse_action(text) == {"type": "bid", "bid": 4, "aces": True}

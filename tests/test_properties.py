@@ -172,7 +172,7 @@ def bag_rule(rules, total):
 def plain_contract(rules, side) -> bool:
     """A side's row that S1 or S8 alone scores: a number bid, no nil, no blind, no bonus."""
     if side["bid"] is None or side.get("nils") or side.get("blind") or side.get("mo") \
-            or side.get("moon"):
+            or side.get("moon") or side.get("bonus") or side.get("bag_cancelled"):
         return False
     if rules.contract == "cutthroat":
         return True
@@ -364,6 +364,7 @@ OPTION_VALUES = {name: hs.booleans() for name in _FLAGS} | {
     key: hs.integers(lo, hi) for key, (lo, hi) in BOUNDS.items() if key != "target"} | {
     "target": hs.integers(50, 300),  # games that end within the hands played
     "misdeal": hs.sets(hs.sampled_from(MISDEAL_TESTS), max_size=2).map(tuple),
+    "bag_cancel_card": hs.sampled_from(["", "3S", "7H", "2C"]),
     "double_nil": hs.none() | hs.tuples(*[hs.integers(-300, 300)] * 3)}
 
 

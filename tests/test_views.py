@@ -169,4 +169,4 @@ def test_B12_a_mo_call_is_public_and_labelled():
     for who in (None, *range(4)):
         assert view(st, who)["mo"] == {"seat": seat, "call": "big mo"}
     action = {"type": "bid", "bid": 4, "mo": "big mo"}
-    assert (action_label(action), did(action)) == ("Bid 4, big mo", "bid 4 big mo")
+    assert (action_label(action), did(action)) == ("Bid 4 big mo", "bid 4 big mo")

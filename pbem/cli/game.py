@@ -8,6 +8,7 @@ from sqlmodel import select
 
 from ..config import load
 from ..engine import parse_action, pretty, score_pad
+from ..engine.view import bid_words
 from ..gamelog import LogError, read_log, replay_log
 from ..play import Refused, import_log, start, submit
 from ..store.games import create_game, seat_names
@@ -212,8 +213,7 @@ def _event_text(ev) -> str:
     if kind == "reveal":
         return f"the salt of the deal at seq {ev['deal']} is revealed"
     if kind == "bid":
-        mo = f" {ev['mo']}" if ev.get("mo") else ""  # B12
-        return f"seat {seat} bids {'blind ' if ev.get('blind') else ''}{ev['bid']}{mo}"
+        return f"seat {seat} bids {bid_words(ev)}"
     if kind == "play":
         return f"seat {seat} plays {pretty(ev['card'])}"
     if kind == "pass":

@@ -86,10 +86,15 @@ class Rules:
     bags_in_score: bool = False  # S3 "kept apart": the units digit of the score counts bags
     set_by_shortfall: bool = False  # S3: a set costs 10 a missing trick, not 10 a trick bid
     twice_bid_loses: bool = False  # S3: taking twice the bid loses the bid
+    bag_cancel_card: str = ""  # S3: the side that takes this card in a trick has a bag less
     nil_points: int = 100  # S4
     nil_fail: str = "bags"  # S4: failed nil tricks are "bags", "help", "set_partner", "nothing"
     blind_nil_points: int = 200  # S5
     blind_nil_penalty: int = 200  # S5a: half
+    high_bid_bonus: bool = False  # S7: a made bid of 7+ earns 10 a trick bid above 6
+    last_spades_bonus: int = 0  # S7: a trick for the last tricks won with spades 9+ (10)
+    last_trick_bonus: int = 0  # S7: points for winning the last trick (10)
+    aces_bonus: int = 0  # S7: a side that announces the four aces and wins them (100)
     # E: end
     target: int = 500  # E1
     floor: int | None = None  # E2: a side at or below this loses
@@ -213,7 +218,8 @@ BOUNDS = {
     "blind_nil_penalty": (0, 1000), "ten_for": (0, 1000), "blind_nil_behind": (-1000, 1000),
     "blind_behind": (-1000, 1000), "pass_to_partner": (0, 4), "nil_exchange": (0, 4),
     "blind_nil_exchange": (0, 4), "double_nil_exchange": (0, 4), "side_min": (0, 26),
-    "moon": (0, 1000), "blind_moon": (0, 1000),
+    "moon": (0, 1000), "blind_moon": (0, 1000), "last_spades_bonus": (0, 100),
+    "last_trick_bonus": (0, 100), "aces_bonus": (0, 1000),
 }
 
 
@@ -302,6 +308,10 @@ def _check(r: Rules) -> None:
     if r.bags_in_score and r.overtrick_points:
         bad("bags_in_score counts bags in the units digit: set overtrick_points=0 (S3)")
     _check_forced(r, bad)
+    if r.bag_cancel_card and (r.bag_cancel_card not in deck or r.decks != 1):
+        bad(f"bag_cancel_card {r.bag_cancel_card!r} must be a card of the (one) pack in play")
+    if r.aces_bonus and r.decks != 1:
+        bad("aces_bonus counts the four aces of one pack: decks=1")
     if r.moon_wins and not (r.moon or r.blind_moon):
         bad("moon_wins needs moon bids: set moon (e.g. 200) or blind_moon (e.g. 400)")
     assert set(SUITS) == {"S", "H", "D", "C"}

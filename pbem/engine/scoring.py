@@ -3,6 +3,7 @@
 Bags live in their own counter (RULES.md "Traps"): never read from a score's last digit.
 """
 
+from .bonuses import bonuses
 from .mo import mo_immune, mo_result
 from .moon import moon_score
 from .rules import NILS
@@ -71,16 +72,39 @@ def _score_side(st, i, side) -> dict:
     scored = bags
     if r.nil_fail == "bags_unless_set" and made_set and nils:  # counted, but worth nothing
         scored -= sum(won[s] for s in failed)
+    if bags and not made_set and _took_cancel_card(st, side):  # S3: one bag less
+        bags, scored = bags - 1, scored - 1
+        res["bag_cancelled"] = True
     if mo_immune(st, i):  # B12: a side that called Mo takes no bags
         bags = scored = 0
     points += scored * r.overtrick_points
     res.update(bid=bid if numeric else 0, points=points, bags=bags, set=made_set)
-    mo = mo_result(st, i)
-    if mo:
-        res["mo"], res["points"] = mo, points + mo["points"]
+    _add_calls_and_bonuses(st, i, side, res, bid, tricks, bool(numeric) and not made_set)
     if blind:
         res["blind"] = True
     return res
+
+
+def _took_cancel_card(st, side) -> bool:
+    """pagat: "a special card which cancels one sandbag on that hand for the side that
+    takes it in their tricks. If the side ... makes no overtricks, or loses their bid, the
+    special card has no effect." A fixed card (the seed's "three of spades")."""
+    card = st.rules.bag_cancel_card
+    if not card:
+        return False
+    if st.claimed_by in side and any(card in h for h in st.hands):
+        return True  # still in a hand: the claimer takes it
+    return any(w in side and any(c == card for _, c in cards) for cards, w in st.tricks)
+
+
+def _add_calls_and_bonuses(st, i, side, res, bid, tricks, made):
+    """S7 bonuses and a B12 Mo or Bemo call: points on top of the contract, no bags."""
+    extra = bonuses(st, i, side, bid, tricks, made)
+    if extra:
+        res["bonus"], res["points"] = extra, res["points"] + sum(extra.values())
+    mo = mo_result(st, i)
+    if mo:
+        res["mo"], res["points"] = mo, res["points"] + mo["points"]
 
 
 def _contract(st, side, bid, tricks, blind, forced_set):

@@ -7,6 +7,7 @@ the state). `advance` does both: replaying a log is advancing through its events
 import copy
 from collections import Counter
 
+from .aces import aces_problem, with_aces
 from .cards import FACES
 from .claims import claim_holds
 from .commitment import deal_digest
@@ -77,6 +78,7 @@ class State:
         self.claimed_by: int | None = None
         self.unbid = False
         self.mo: dict | None = None  # B12: {"seat": s, "call": "little mo"} once called
+        self.aces_called: list[int] = []  # S7: seats that announced the four aces
 
     def snapshot(self) -> "State":
         """An independent copy (the rules and card table are shared: they never change)."""
@@ -138,7 +140,7 @@ class State:
             out.append({"bid": "nil"})
         out += [{"bid": b} for b in range(r.bid_min, r.max_bid + 1)]
         out += moon_options(self, seat, self._side_unlooked(seat))
-        return with_mo(self, seat, [o for o in out if fits(o["bid"])])
+        return with_mo(self, seat, with_aces(self, seat, [o for o in out if fits(o["bid"])]))
 
     def bid_allowed(self, seat: int, bid, blind: bool) -> bool:
         """Is this one bid among bid_options(seat)? (without listing them all)"""
@@ -396,11 +398,13 @@ def check_bid(st: State, ev):
     if not st.bid_allowed(seat, want["bid"], bool(ev.get("blind"))):
         raise IllegalAction(f"bid {_bid_text(want)} is not allowed here: {_bid_hint(st, seat)}")
     problem = mo_problem(st, seat, ev) if "mo" in ev else None
+    if problem is None and "aces" in ev:
+        problem = aces_problem(st, seat, ev)
     _need(problem is None, problem)
 
 
 def _bid_text(b) -> str:
-    mo = f" {b['mo']}" if b.get("mo") else ""
+    mo = (f" {b['mo']}" if b.get("mo") else "") + (" aces" if b.get("aces") else "")
     return ("blind " if b.get("blind") else "") + str(b["bid"]) + mo
 
 
@@ -417,6 +421,8 @@ def step_bid(st: State, ev):
         skip_partners(st, seat)
     if ev.get("mo"):
         st.mo = {"seat": seat, "call": ev["mo"]}
+    if ev.get("aces"):
+        st.aces_called.append(seat)
     _seen(st, seat)
     if r.bidding == "side":
         if st.blind[seat] and r.blind_come_out and ev["bid"] < 10:

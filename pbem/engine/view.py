@@ -48,6 +48,8 @@ def view(st, seat: int | None = None) -> dict:
         v["revealed_deal"] = {"seq": rd["seq"], "sha256": rd["commitment"], "salt": rd["salt"]}
     if st.mo is not None:  # B12: a Mo or Bemo call is made aloud
         v["mo"] = dict(st.mo)
+    if st.aces_called:  # S7: so is the four aces announcement
+        v["aces"] = list(st.aces_called)
     if st.comeout_side is not None:
         v["come_out_side"] = st.comeout_side
     if mine:
@@ -62,6 +64,14 @@ def view(st, seat: int | None = None) -> dict:
     if st.hand_over():
         v["last_deal"] = st.last_deal
     return v
+
+
+def bid_words(a: dict) -> str:
+    """A bid as words: "4", "blind 7", "nil", "moon", "4 little mo", "5 aces" (B12, S7)."""
+    words = ("blind " if a.get("blind") else "") + str(a["bid"])
+    if a.get("mo"):
+        words += f" {a['mo']}"
+    return words + (" aces" if a.get("aces") else "")
 
 
 def sort_cards(cards, table=None) -> list[str]:

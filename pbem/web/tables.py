@@ -6,6 +6,7 @@ from .. import orders
 from ..deadlines import due_for, record
 from ..engine import parse_card, pretty
 from ..engine.tricks import table_for
+from ..engine.view import bid_words
 from ..play import Refused, settle, submit
 from ..store.models import Player
 from ..store.models import now as utcnow
@@ -161,6 +162,8 @@ def _action(form) -> dict:
             action["blind"] = True
         if form.get("mo"):  # B12
             action["mo"] = form["mo"]
+        if form.get("aces"):  # S7
+            action["aces"] = True
         return action
     if kind == "draw":
         return {"type": "draw", "keep": form["keep"] == "1"}
@@ -173,8 +176,7 @@ def _describe(action) -> str:
     if action["type"] == "play":
         return f"played {pretty(action['card'])}"
     if action["type"] == "bid":
-        mo = f" {action['mo']}" if action.get("mo") else ""
-        return f"bid {'blind ' if action.get('blind') else ''}{action['bid']}{mo}"
+        return f"bid {bid_words(action)}"
     if action["type"] == "pass":
         return "passed " + " ".join(pretty(c) for c in action["cards"])
     return action["type"].replace("_", " ")
