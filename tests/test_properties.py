@@ -175,7 +175,7 @@ def plain_contract(rules, side) -> bool:
             or side.get("moon") or side.get("bonus") or side.get("bag_cancelled"):
         return False
     if rules.contract == "cutthroat":
-        return True
+        return not rules.twice_bid_loses  # taking twice the bid loses it there too (S3)
     return (rules.contract == "standard" and not (rules.ten_for and side["bid"] >= 10)
             and not rules.twice_bid_loses and not rules.set_by_shortfall)
 
@@ -215,7 +215,8 @@ def check_scores(rules, st):
 def check_end(rules, st):
     """E1/E4: the game ends with the single highest score at or over the target."""
     shown = [s["score"] for s in score_pad(st)["sides"]]
-    if rules.sets_to_lose or rules.floor is not None or rules.boston_wins or rules.moon_wins:
+    if rules.sets_to_lose or rules.floor is not None or rules.boston_wins or rules.moon_wins \
+            or rules.double_nil_ends or rules.blind_double_nil_ends:
         return  # other ways to end: the scores alone do not say
     top = max(shown)
     unique = shown.count(top) == 1

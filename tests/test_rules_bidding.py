@@ -582,3 +582,63 @@ def test_B10_a_made_moon_wins_the_game():
     assert st.phase == "over" and st.winner == 1
     with pytest.raises(RulesError, match="moon_wins needs moon"):
         STANDARD.with_options(moon_wins=True)
+
+
+# -- B11 pagat's double nil: "The score if successful is 500 points (or for some people an
+# automatic win). ... The penalty is variously set at 250, 500 or automatic loss. In
+# addition, if both partners win a trick, their opponents get a bonus of 100 points. ...
+# 'Blind Double Nil' ... If successful, the bidders win the whole game; if not their
+# opponents win the game." B6, pagat's blind 6: "It scores 120 points if the side takes
+# exactly 6 tricks. If they take some other number of tricks they lose 120."
+
+PAGAT_DOUBLE_NIL = STANDARD.with_options(double_nil=(500, -250, -250), double_nil_bonus=100)
+
+
+def scored(rules, bids, won, blind=(), scores=None):
+    """The pad row and winner of a hand with these bids and tricks (the play itself is
+    covered elsewhere: this is the scoring of its result)."""
+    from pbem.engine.scoring import end_of_game, score_hand
+
+    st = started(rules, scores=scores)
+    st.bids, st.won = list(bids), list(won)
+    st.blind = [s in blind for s in range(4)]
+    row = score_hand(st)
+    st.hand_no += 1
+    return row, end_of_game(st, row)
+
+
+def test_B11_pagat_double_nil_500_or_250_and_100_to_the_opponents_when_both_fail():
+    row, _ = scored(PAGAT_DOUBLE_NIL, ["nil", 4, "nil", 5], [0, 7, 0, 6])
+    assert row["sides"][0]["points"] == 500 and row["sides"][0]["double_nil"]["made"]
+    row, _ = scored(PAGAT_DOUBLE_NIL, ["nil", 4, "nil", 5], [1, 6, 0, 6])
+    assert [s["points"] for s in row["sides"]] == [-250 + 1, 90 + 3]  # one failed: no bonus
+    row, _ = scored(PAGAT_DOUBLE_NIL, ["nil", 4, "nil", 5], [1, 6, 2, 4])
+    assert row["sides"][0]["points"] == -250 + 3
+    assert row["sides"][1]["bonus"] == {"double_nil_failed": 100}
+    assert row["sides"][1]["points"] == 90 + 1 + 100
+
+
+def test_B11_double_nil_wins_or_loses_the_game():
+    r = PAGAT_DOUBLE_NIL.with_options(double_nil_ends=True)
+    assert scored(r, ["nil", 4, "nil", 5], [0, 7, 0, 6], scores=[-300, 400])[1] == 0
+    assert scored(r, ["nil", 4, "nil", 5], [1, 6, 0, 6], scores=[300, -400])[1] == 1
+
+
+def test_B11_blind_double_nil_wins_or_loses_the_game_a_plain_one_scores():
+    r = PAGAT_DOUBLE_NIL.with_options(blind_double_nil_ends=True)
+    blind = ("blind nil", 4, "blind nil", 5)
+    assert scored(r, blind, [0, 7, 0, 6], blind=(0, 2))[1] == 0
+    assert scored(r, blind, [0, 7, 1, 5], blind=(0, 2))[1] == 1
+    row, winner = scored(r, ["nil", 4, "nil", 5], [0, 7, 0, 6], scores=[-300, 0])
+    assert winner is None and row["sides"][0]["points"] == 500
+    with pytest.raises(RulesError, match="needs double nil scoring"):
+        STANDARD.with_options(double_nil_ends=True)
+
+
+@pytest.mark.parametrize("won, points", [((4, 2, 3, 4), 140), ((4, 2, 4, 3), -140)])
+def test_B6_blind_bid_that_needs_exactly_its_tricks(won, points):
+    r = preset("barmore").with_options(blind_exact=True)
+    row, _ = scored(r, [7, 4, None, None], won, blind=(0,))
+    assert row["sides"][0]["points"] == points
+    row, _ = scored(preset("barmore"), [7, 4, None, None], (4, 2, 4, 3), blind=(0,))
+    assert row["sides"][0]["points"] == 141  # at least 7: made, one bag

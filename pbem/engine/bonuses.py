@@ -32,9 +32,18 @@ def bonuses(st, side_index, side, bid, tricks, made) -> dict:
             out["last_spades"] = run * r.last_spades_bonus
     if r.last_trick_bonus and _last_winner(st) in side:
         out["last_trick"] = r.last_trick_bonus
+    if r.double_nil_bonus:  # B11, pagat: "if both partners win a trick, their opponents
+        failed = sum(1 for j, seats in enumerate(st.sides)  # get a bonus of 100 points"
+                     if j != side_index and _double_nil_both_failed(st, seats))
+        if failed:
+            out["double_nil_failed"] = failed * r.double_nil_bonus
     if r.aces_bonus and aces_made(st, side_index):
         out["aces"] = r.aces_bonus
     return out
+
+
+def _double_nil_both_failed(st, seats) -> bool:
+    return len(seats) > 1 and all(st.bids[s] in NILS and st.won[s] for s in seats)
 
 
 def _last_winner(st):

@@ -61,10 +61,14 @@ class Rules:
     blind_min: int = 0  # B6: blind bids of at least this many; 0 means none
     blind_behind: int = 0  # B6: blind bids only when the side trails by this much
     blind_lost: str = "double"  # B6: a lost blind bid costs "double" or "single"
+    blind_exact: bool = False  # B6: a blind bid is made only with exactly the tricks bid
     blind_come_out: bool = False  # S9: after a blind bid the side may come out to 10 for 200
     ten_for: int = 0  # B9: points for a made bid of 10 or more (0: off); lost costs the same
     ten_for_exact: bool = False  # B9: only exactly 10 tricks makes it
     double_nil: tuple[int, int, int] | None = None  # B11 S6: both made / one made / both failed
+    double_nil_bonus: int = 0  # B11 (pagat): the opponents' bonus when both partners fail
+    double_nil_ends: bool = False  # B11: a made double nil wins the game, a failed one loses
+    blind_double_nil_ends: bool = False  # B11: the same for a double blind nil only
     first_hand_unbid: bool = False  # B13: the first hand scores 10 a trick, no bidding
     moon: int = 0  # B10: points for a made moon (all the tricks); lost costs the same; 0: off
     blind_moon: int = 0  # B10: the same, bid before either partner looks (400); 0: off
@@ -219,7 +223,7 @@ BOUNDS = {
     "blind_behind": (-1000, 1000), "pass_to_partner": (0, 4), "nil_exchange": (0, 4),
     "blind_nil_exchange": (0, 4), "double_nil_exchange": (0, 4), "side_min": (0, 26),
     "moon": (0, 1000), "blind_moon": (0, 1000), "last_spades_bonus": (0, 100),
-    "last_trick_bonus": (0, 100), "aces_bonus": (0, 1000),
+    "last_trick_bonus": (0, 100), "aces_bonus": (0, 1000), "double_nil_bonus": (0, 1000),
 }
 
 
@@ -285,6 +289,11 @@ def _check(r: Rules) -> None:
         bad("blind nil needs nil")
     if r.double_nil is not None and (len(r.double_nil) != 3 or not r.nil):
         bad("double_nil is three numbers (both made, one made, both failed) and needs nil")
+    for key in ("double_nil_bonus", "double_nil_ends", "blind_double_nil_ends"):
+        if getattr(r, key) and r.double_nil is None:
+            bad(f"option {key!r} needs double nil scoring: set double_nil (e.g. 500,-250,-250)")
+    if r.blind_double_nil_ends and not r.blind_nil:
+        bad("blind_double_nil_ends needs blind nil")
     if r.leftover == "out" and r.deal == "draw":
         bad("the draw phase uses every card")
     hs = r.hand_size

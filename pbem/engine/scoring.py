@@ -48,6 +48,8 @@ def _score_side(st, i, side) -> dict:
         failed = [s for s in nils if won[s]]
         if r.double_nil is not None and len(nils) == len(side) > 1:
             points += r.double_nil[len(failed)]  # S6: both made / one made / both failed
+            res["double_nil"] = {"made": not failed, "failed": len(failed),
+                                 "blind": all(bids[s] == "blind nil" for s in nils)}
         else:
             for s in nils:
                 blind_nil = bids[s] == "blind nil"
@@ -122,6 +124,8 @@ def _contract(st, side, bid, tricks, blind, forced_set):
             made = made and tricks == 10
         return (r.ten_for, tricks - bid, False, {}) if made else (-r.ten_for, 0, True, {})
     mult = 2 if blind else 1  # B6
+    if blind and r.blind_exact:  # pagat's blind 6: "if the side takes exactly 6 tricks"
+        made = made and tricks == bid
     if made:
         return 10 * bid * mult, tricks - bid, False, {}
     loss = 10 * (bid - tricks) if r.set_by_shortfall and tricks < bid else 10 * bid
@@ -137,7 +141,8 @@ def _nyc(st, side, bid, tricks, blind):
     if tricks == st.rules.hand_size and bid >= 10:
         extra["boston"] = True
     if blind:
-        return (2 * value, 0, False, extra) if tricks >= bid else (-value, 0, True, extra)
+        made = tricks == bid if st.rules.blind_exact else tricks >= bid  # B6
+        return (2 * value, 0, False, extra) if made else (-value, 0, True, extra)
     if bid == 10:
         made = tricks >= 10
     else:
@@ -172,6 +177,9 @@ def end_of_game(st, row) -> int | None:
         for i, res in enumerate(row["sides"]):
             if res.get("boston"):
                 return i
+    ended = _double_nil_end(st, row)
+    if ended is not None:
+        return ended
     if r.moon_wins:  # B10: "a successful Moon bid automatically wins the game"
         for i, res in enumerate(row["sides"]):
             if res.get("moon", {}).get("made"):
@@ -193,6 +201,21 @@ def end_of_game(st, row) -> int | None:
             return won
     if r.max_hands and st.hand_no >= r.max_hands:
         return _highest(shown, everyone)
+    return None
+
+
+def _double_nil_end(st, row) -> int | None:
+    """B11 (pagat): a double nil that "automatically" wins or loses the game; a blind double
+    nil: "If successful, the bidders win the whole game; if not their opponents win"."""
+    r = st.rules
+    for i, res in enumerate(row["sides"]):
+        dn = res.get("double_nil")
+        if not dn or not (r.double_nil_ends or (r.blind_double_nil_ends and dn["blind"])):
+            continue
+        if dn["made"]:
+            return i
+        shown = st.display_scores()
+        return max((j for j in range(len(shown)) if j != i), key=lambda j: (shown[j], -j))
     return None
 
 

@@ -425,7 +425,7 @@ def step_bid(st: State, ev):
         st.aces_called.append(seat)
     _seen(st, seat)
     if r.bidding == "side":
-        if st.blind[seat] and r.blind_come_out and ev["bid"] < 10:
+        if st.blind[seat] and r.blind_come_out and ev["bid"] not in MOONS and ev["bid"] < 10:
             st.comeout_side = st.side_of[seat]
             return
     _next_bidder(st)
