@@ -79,6 +79,7 @@ class Rules:
     first_lead: str = "left"  # Y1 "left" of dealer; Y1a "dealer"; Y1b "low_club": lowest club
     spade_lead: str = "broken"  # Y3 "broken"; Y3a "any"; Y3b "after3"
     first_trick_spades: bool = True  # Y3c False: no spade on the first trick unless nothing else
+    rake: bool = False  # Y5 rake 'em and shake 'em: on a big joker lead, your highest spade
     claims: bool = True  # Y6
     # S: scoring
     contract: str = "standard"  # S1 "standard"; S8 "cutthroat"; S9 "nyc"
@@ -321,6 +322,8 @@ def _check(r: Rules) -> None:
         bad(f"bag_cancel_card {r.bag_cancel_card!r} must be a card of the (one) pack in play")
     if r.aces_bonus and r.decks != 1:
         bad("aces_bonus counts the four aces of one pack: decks=1")
+    if r.rake and not r.jokers:
+        bad("rake (Y5) is played when the big joker is led: set jokers=true")
     if r.moon_wins and not (r.moon or r.blind_moon):
         bad("moon_wins needs moon bids: set moon (e.g. 200) or blind_moon (e.g. 400)")
     assert set(SUITS) == {"S", "H", "D", "C"}

@@ -547,7 +547,7 @@ def check_play(st: State, ev):
 def _may_play(st: State, seat: int, card: str) -> bool:
     """Same answer as `card in st.playable(seat)`, without building the list (hot path)."""
     r = st.rules
-    if r.must_beat or st.must_lead or not r.first_trick_spades:
+    if r.must_beat or st.must_lead or not r.first_trick_spades or r.rake:
         return card in st.playable(seat)
     suit = st.table.suit
     if st.trick:
@@ -570,6 +570,8 @@ def _play_reason(st: State, seat) -> str:
         return "spades may not be led yet"
     if st.rules.must_beat and st.trick:
         return "you must follow suit, and beat the highest card so far if you can"
+    if st.rules.rake and st.trick[0][1] == "BJ":
+        return "the big joker was led: play your highest spade (rake 'em and shake 'em)"
     return "you must follow suit"
 
 

@@ -53,7 +53,7 @@ def table_for(rules: Rules) -> CardTable:
 
 
 def playable_cards(r, table, hand, trick, broken, done, must_lead) -> list[str]:
-    """The cards of `hand` that may go on `trick` (Y2, Y3, T2a)."""
+    """The cards of `hand` that may go on `trick` (Y2, Y3, T2a, Y5)."""
     suit = table.suit
     if not trick:
         if must_lead:
@@ -64,6 +64,9 @@ def playable_cards(r, table, hand, trick, broken, done, must_lead) -> list[str]:
     else:
         led = suit[trick[0][1]]
         cands = [c for c in hand if suit[c] == led]
+        if r.rake and trick[0][1] == "BJ" and cands:  # Y5: the big joker led
+            top = max(table.power[c] for c in cands)  # takes everyone's highest spade
+            cands = [c for c in cands if table.power[c] == top]
         if not cands:
             cands = hand
             if not r.first_trick_spades and not done:
