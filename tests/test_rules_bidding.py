@@ -642,3 +642,26 @@ def test_B6_blind_bid_that_needs_exactly_its_tricks(won, points):
     assert row["sides"][0]["points"] == points
     row, _ = scored(preset("barmore"), [7, 4, None, None], (4, 2, 4, 3), blind=(0,))
     assert row["sides"][0]["points"] == 141  # at least 7: made, one bag
+
+
+@pytest.mark.parametrize("way, to", [("left", 1), ("right", 3)])
+def test_P4_passing_to_an_opponent_left_or_right(way, to):
+    """RULES.md P4: "passing to an opponent (left or right), hearts-style"; seat 0's three
+    cards reach seat 1 (left) or seat 3 (right), never its partner."""
+    st = started(STANDARD.with_options(pass_to_partner=3, pass_to=way))
+    gift = st.hands[0][:3]
+    for seat in range(4):
+        do(st, seat, {"type": "pass", "cards": gift if seat == 0 else st.hands[seat][:3]})
+    assert set(gift) <= set(st.passed_to[to]) and set(gift) <= set(st.hands[to])
+    assert not set(gift) & set(st.hands[2]) and st.phase == "bid"
+
+
+def test_P4_cutthroat_passes_to_the_left():
+    r = preset("cutthroat-4").with_options(pass_to_partner=2, pass_to="left")
+    st = started(r)
+    gifts = {s: st.hands[s][:2] for s in range(4)}
+    for seat in range(4):
+        do(st, seat, {"type": "pass", "cards": gifts[seat]})
+    assert all(st.passed_to[(s + 1) % 4] == gifts[s] for s in range(4))
+    with pytest.raises(RulesError, match="pass_to_partner"):
+        preset("cutthroat-4").with_options(pass_to_partner=2)

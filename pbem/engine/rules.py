@@ -44,6 +44,7 @@ class Rules:
     misdeal_before: str = "side_bids"  # L2: until the caller's "side_bids", or "bidding" starts
     # P: passing
     pass_to_partner: int = 0  # P1: cards each passes to partner before bidding
+    pass_to: str = "partner"  # P4: that pass goes to "partner", or the opponent "left"/"right"
     nil_exchange: int = 0  # P2: cards a nil bidder and partner swap after bidding
     blind_nil_exchange: int = 2  # P2
     double_nil_exchange: int = 0  # P3: each partner passes this many when both bid nil
@@ -211,6 +212,7 @@ _CHOICES = {
     "bag_overflow": ("carry", "reset", "carry_once"),
     "nil_fail": NIL_FAIL_MODES,
     "mo": ("none", "bemo", "mo"),
+    "pass_to": ("partner", "left", "right"),
     "forced_bids": ("none", "whiz", "mirror", "suicide"),
 }
 MISDEAL_TESTS = ("no_spades", "one_spade", "no_faces", "long_suit")
@@ -276,7 +278,7 @@ def _check(r: Rules) -> None:
         bad("partnerships need 4 or 6 players")
     if not r.partnerships:
         for key in ("pass_to_partner", "side_min", "double_nil_exchange", "blind_side_unseen"):
-            if getattr(r, key):
+            if getattr(r, key) and not (key == "pass_to_partner" and r.pass_to != "partner"):
                 bad(f"option {key!r} needs partnerships")
         if r.bidding == "side" or r.bid_order == "side" or r.double_nil:
             bad("side bidding, side bid order and double nil need partnerships")
@@ -311,7 +313,7 @@ def _check(r: Rules) -> None:
             bad(f"misdeal test {t!r} is not one of {', '.join(MISDEAL_TESTS)}")
     if r.first_lead == "low_club" and not any(c[1] == "C" for c in deck if c not in JOKERS):
         bad("first_lead=low_club needs clubs in the deck")
-    if r.pass_to_partner and r.deal == "draw":
+    if r.pass_to_partner and r.deal == "draw" and r.pass_to == "partner":
         bad("passing needs a partner")
     if r.contract == "nyc" and r.bidding != "side":
         bad("nyc scoring (S9) goes with side bidding")

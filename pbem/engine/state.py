@@ -500,7 +500,7 @@ def step_pass(st: State, ev):
     seats, _ = st.pass_steps[0]
     if all(s in st.passes for s in seats):
         for s in seats:
-            to = st.partner(s)
+            to = _pass_target(st, s)
             st.hands[to] += st.passes[s]
             st.passed_to[to] += st.passes[s]
         st.passes = {}
@@ -510,6 +510,15 @@ def step_pass(st: State, ev):
                 _start_bidding(st)
             else:
                 _start_play(st)
+
+
+def _pass_target(st: State, seat: int) -> int:
+    """Who gets `seat`'s cards: the partner, except the pass before bidding with P4's
+    pass_to "left" (the next seat clockwise) or "right" (the one before)."""
+    way = st.rules.pass_to
+    if st.after_pass != "bid" or way == "partner":
+        return st.partner(seat)
+    return (seat + (1 if way == "left" else -1)) % st.n
 
 
 def _start_play(st: State):
