@@ -2,7 +2,7 @@
 
 import pytest
 
-from pbem.engine import IllegalAction, RulesError, legal, new_game, preset
+from pbem.engine import IllegalAction, RulesError, legal, new_game, preset, view
 from tests.helpers import bid, bid_round, deal, do, fixed_hands, play_out, top_trumps
 
 STANDARD = preset("standard")
@@ -665,3 +665,27 @@ def test_P4_cutthroat_passes_to_the_left():
     assert all(st.passed_to[(s + 1) % 4] == gifts[s] for s in range(4))
     with pytest.raises(RulesError, match="pass_to_partner"):
         preset("cutthroat-4").with_options(pass_to_partner=2)
+
+
+def test_B7_a_second_round_keeps_or_raises_each_bid_by_one():
+    """The encyclopedia: "Another game variation allows each player to optionally increase
+    their bid by one point after all players have bid but before game play starts. A
+    reduction in bid, once bids are made, is never allowed." """
+    st = started(STANDARD.with_options(raise_round=True))
+    for seat, value in ((1, 3), (2, "nil"), (3, 13), (0, 4)):
+        bid(st, seat, value)
+    assert st.phase == "bid" and st.to_act() == [1]  # nil aside
+    assert view(st, 1)["raising"] is True
+    assert st.bid_options(1) == [{"bid": 3}, {"bid": 4}]
+    with pytest.raises(IllegalAction):
+        bid(st, 1, 2)  # never lower
+    with pytest.raises(IllegalAction, match="keeps a bid or raises it"):
+        do(st, 1, {"type": "bid", "bid": 3, "mo": "little mo"})
+    bid(st, 1, 4)
+    assert st.to_act() == [3] and st.bid_options(3) == [{"bid": 13}]
+    bid(st, 3, 13)
+    bid(st, 0, 4)
+    assert st.bids == [4, 4, "nil", 13] and st.phase == "play"
+    st = started(STANDARD)
+    bid_round(st)
+    assert st.phase == "play"  # no second round by default

@@ -55,6 +55,7 @@ class Rules:
     bid_max: int = 0  # largest; 0 means the number of tricks
     side_min: int = 0  # B4: a side's bids must add up to this, unless all its seats bid nil
     no_exact_total: bool = False  # B8: bids must not add up to the number of tricks
+    raise_round: bool = False  # B7: once all have bid, each may raise its bid by one
     nil: bool = True  # B2
     blind_nil: bool = True  # B3
     blind_nil_behind: int = 100  # B3: blind nil only when the side trails by this much

@@ -15,6 +15,7 @@ from .errors import IllegalAction
 from .forced import forced_fits
 from .mo import mo_leads, mo_problem, with_mo
 from .moon import moon_options, skip_partners
+from .raises import raise_options, raise_problem, start_raises
 from .rules import MOONS, NILS, Rules, promised
 from .scoring import end_of_game, score_hand
 from .tricks import breaks_spades, playable_cards, spades_closed, table_for
@@ -79,6 +80,7 @@ class State:
         self.unbid = False
         self.mo: dict | None = None  # B12: {"seat": s, "call": "little mo"} once called
         self.aces_called: list[int] = []  # S7: seats that announced the four aces
+        self.raising = False  # B7: the second round, keeping or raising bids, is on
 
     def snapshot(self) -> "State":
         """An independent copy (the rules and card table are shared: they never change)."""
@@ -128,6 +130,8 @@ class State:
     # -- bids a seat may make -----------------------------------------------------
     def bid_options(self, seat: int) -> list:
         """Every bid `seat` may make now: {"bid": 4}, {"bid": "nil"}, {"bid": 7, "blind": True}."""
+        if self.raising:  # B7
+            return raise_options(self, seat) if self._bid_context(seat) else []
         ctx = self._bid_context(seat)
         if ctx is None:
             return []
@@ -144,6 +148,8 @@ class State:
 
     def bid_allowed(self, seat: int, bid, blind: bool) -> bool:
         """Is this one bid among bid_options(seat)? (without listing them all)"""
+        if self.raising:  # B7
+            return not blind and {"bid": bid} in self.bid_options(seat)
         ctx = self._bid_context(seat)
         if ctx is None:
             return False
@@ -397,7 +403,9 @@ def check_bid(st: State, ev):
         want["blind"] = True
     if not st.bid_allowed(seat, want["bid"], bool(ev.get("blind"))):
         raise IllegalAction(f"bid {_bid_text(want)} is not allowed here: {_bid_hint(st, seat)}")
-    problem = mo_problem(st, seat, ev) if "mo" in ev else None
+    problem = raise_problem(ev) if st.raising else None
+    if problem is None and "mo" in ev:
+        problem = mo_problem(st, seat, ev)
     if problem is None and "aces" in ev:
         problem = aces_problem(st, seat, ev)
     _need(problem is None, problem)
@@ -433,7 +441,7 @@ def step_bid(st: State, ev):
 
 def _next_bidder(st: State):
     st.bid_index += 1
-    if st.bid_index < len(st.bid_turns):
+    if st.bid_index < len(st.bid_turns) or start_raises(st):
         return
     st.pass_steps = _exchange_steps(st)
     if st.pass_steps:

@@ -48,6 +48,8 @@ def view(st, seat: int | None = None) -> dict:
         v["revealed_deal"] = {"seq": rd["seq"], "sha256": rd["commitment"], "salt": rd["salt"]}
     if st.mo is not None:  # B12: a Mo or Bemo call is made aloud
         v["mo"] = dict(st.mo)
+    if st.raising and st.phase == "bid":  # B7: bids now keep or raise by one
+        v["raising"] = True
     if st.aces_called:  # S7: so is the four aces announcement
         v["aces"] = list(st.aces_called)
     if st.comeout_side is not None:
