@@ -293,7 +293,7 @@ def _check(r: Rules) -> None:
         bad("blind nil needs nil")
     if r.double_nil is not None and (len(r.double_nil) != 3 or not r.nil):
         bad("double_nil is three numbers (both made, one made, both failed) and needs nil")
-    for key in ("double_nil_bonus", "double_nil_ends", "blind_double_nil_ends"):
+    for key in ("double_nil_ends", "blind_double_nil_ends"):
         if getattr(r, key) and r.double_nil is None:
             bad(f"option {key!r} needs double nil scoring: set double_nil (e.g. 500,-250,-250)")
     if r.blind_double_nil_ends and not r.blind_nil:
