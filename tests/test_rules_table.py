@@ -373,3 +373,29 @@ def test_L3_replay_rejects_a_deal_that_is_not_the_deck():
     ev["hands"][2].pop()
     with pytest.raises(IllegalAction, match="seat 2's hand has 12 cards, not 13"):
         replay(STANDARD, [ev])
+
+
+@pytest.mark.parametrize("way, taker", [("dealer", 2), ("two_clubs", None)])
+def test_D6_leftover_cards_to_the_dealer_or_the_two_of_clubs_who_discards_as_many(way, taker):
+    """pagat: "there will be two cards left over at the end of the deal, and these are given
+    to the dealer. Having looked at all 15 cards, the dealer discards any two cards face
+    down. Some play that the two extra cards are given to the holder of the two of clubs"."""
+    import json
+
+    from pbem.engine import view
+
+    r = preset("standard").with_options(jokers=True, top_trumps=("BJ", "LJ"), leftover=way)
+    st = new_game(r, 2)
+    deal(st)
+    if taker is None:
+        taker = next(s for s in range(4) if "2C" in st.hands[s])
+    extra = list(st.passed_to[taker])
+    assert len(extra) == 2 and len(st.hands[taker]) == 15 and st.out == []
+    assert st.phase == "pass" and st.to_act() == [taker]
+    others = [s for s in range(4) if s != taker]
+    for s in others:  # nobody else sees them
+        shown = json.dumps({k: v for k, v in view(st, s).items() if k != "rules"})
+        assert not any(f'"{c}"' in shown for c in extra)
+    gone = st.hands[taker][:2]
+    do(st, taker, {"type": "pass", "cards": gone})
+    assert st.phase == "bid" and all(len(h) == 13 for h in st.hands) and st.out == gone

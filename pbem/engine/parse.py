@@ -93,7 +93,7 @@ def _parse(text: str) -> dict:
         return action
     if t.startswith("bid "):
         raise ValueError(f"not a bid: {raw!r}: write bid 4, bid nil or bid blind nil")
-    for verb in ("pass ", "give "):
+    for verb in ("pass ", "give ", "discard "):  # "discard 3C 4D": D6's discard
         if t.startswith(verb):
             return {"type": "pass", "cards": _cards(raw[len(verb):])}
     if t.startswith("play "):

@@ -36,7 +36,8 @@ class Rules:
     jokers: bool = False  # D2
     remove: tuple[str, ...] = ()  # D2, T6: cards taken out of each pack
     top_trumps: tuple[str, ...] = ()  # D3 D4 D5 D7: above the ace of spades, high to low
-    leftover: str = "none"  # "none" or "out": cards left after the deal lie aside unseen (T3, D6)
+    leftover: str = "none"  # "none" or "out": cards left after the deal lie aside unseen (T3,
+    # D6); "dealer" or "two_clubs": that seat takes them and discards as many (D6)
     identical: str = "second"  # T6a: of two identical cards the "second" or the "first" wins
     # L: deal
     deal: str = "deal"  # "deal", or "draw": the two-handed draw phase (T5b)
@@ -200,7 +201,7 @@ def _coerce(key, value, current):
 
 
 _CHOICES = {
-    "leftover": ("none", "out"),
+    "leftover": ("none", "out", "dealer", "two_clubs"),
     "identical": ("second", "first"),
     "deal": ("deal", "draw"),
     "misdeal_before": ("side_bids", "bidding"),
@@ -269,7 +270,7 @@ def _check(r: Rules) -> None:
     if r.decks == 1 and r.jokers and r.top_trumps and any(c in r.remove for c in r.top_trumps):
         bad("a removed card cannot be a top trump")
     spare = len(deck) % r.players
-    if spare and r.leftover != "out":
+    if spare and r.leftover == "none":
         bad(f"{len(deck)} cards do not deal evenly to {r.players} players: set leftover=out")
     if r.deal == "draw" and r.players != 2:
         bad("the draw phase (deal=draw) is for two players")
@@ -298,7 +299,7 @@ def _check(r: Rules) -> None:
             bad(f"option {key!r} needs double nil scoring: set double_nil (e.g. 500,-250,-250)")
     if r.blind_double_nil_ends and not r.blind_nil:
         bad("blind_double_nil_ends needs blind nil")
-    if r.leftover == "out" and r.deal == "draw":
+    if r.leftover != "none" and r.deal == "draw":
         bad("the draw phase uses every card")
     hs = r.hand_size
     if not 0 <= r.bid_min <= (r.bid_max or hs) <= hs * (2 if r.bidding == "side" else 1):

@@ -13,6 +13,7 @@ from .claims import claim_holds
 from .commitment import deal_digest
 from .errors import IllegalAction
 from .forced import forced_fits
+from .leftover import give_leftover
 from .mo import mo_leads, mo_problem, with_mo
 from .moon import moon_options, skip_partners
 from .raises import raise_options, raise_problem, start_raises
@@ -70,6 +71,7 @@ class State:
         self.passed_to: list[list[str]] = [[] for _ in range(n)]  # cards each seat received
         self.passed_away: list[list[str]] = [[] for _ in range(n)]
         self.after_pass = "bid"
+        self.discarding = False  # D6: the pass step due is the leftover taker's discard
         self.turn = -1
         self.trick: list[tuple[int, str]] = []
         self.tricks: list[tuple[list[tuple[int, str]], int]] = []  # finished: (cards, winner)
@@ -322,11 +324,13 @@ def _can_bid_blind(st: State, seat: int) -> bool:
 
 def _start_passing_or_bidding(st: State):
     r = st.rules
-    if r.pass_to_partner:
+    if r.pass_to_partner:  # everyone sees their cards to pass them: no blind bids after
         st.pass_steps = [(tuple(range(st.n)), r.pass_to_partner)]
+    else:
+        st.looked = [not _can_bid_blind(st, s) for s in range(st.n)]
+    if give_leftover(st) or st.pass_steps:  # D6: the taker's discard comes first
         st.phase, st.after_pass = "pass", "bid"
         return
-    st.looked = [not _can_bid_blind(st, s) for s in range(st.n)]
     _start_bidding(st)
 
 
@@ -508,9 +512,13 @@ def step_pass(st: State, ev):
     seats, _ = st.pass_steps[0]
     if all(s in st.passes for s in seats):
         for s in seats:
+            if st.discarding:  # D6: face down, out of play until the hand is over
+                st.out += st.passes[s]
+                continue
             to = _pass_target(st, s)
             st.hands[to] += st.passes[s]
             st.passed_to[to] += st.passes[s]
+        st.discarding = False
         st.passes = {}
         st.pass_steps.pop(0)
         if not st.pass_steps:
