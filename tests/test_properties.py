@@ -264,7 +264,7 @@ def own_cards(st, seat) -> set:
     if st.looked[seat]:
         mine |= set(st.hands[seat])
     if st.phase == "draw" and st.turn == seat:
-        mine.add(st.stock[0])
+        mine.update(st.stock[:2] if st.rules.draw_two else st.stock[:1])
     return mine
 
 

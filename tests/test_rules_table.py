@@ -399,3 +399,26 @@ def test_D6_leftover_cards_to_the_dealer_or_the_two_of_clubs_who_discards_as_man
     gone = st.hands[taker][:2]
     do(st, taker, {"type": "pass", "cards": gone})
     assert st.phase == "bid" and all(len(h) == 13 for h in st.hands) and st.out == gone
+
+
+def test_T5a_draw_two_see_both_keep_one():
+    """RULES.md T5a "draw two, keep one" (the seed describes only T5b): the drawer sees
+    both top cards, then keeps one and discards the other; the other player sees neither."""
+    from pbem.engine import choose, view
+
+    r = preset("two-handed").with_options(draw_two=True)
+    st = new_game(r, 0)
+    stock = r.deck()
+    deal(st, stock=stock)
+    mine = view(st, 1)
+    assert (mine["drawn"], mine["drawn_second"]) == (stock[0], stock[1])
+    assert "drawn" not in view(st, 0) and "drawn_second" not in view(st, 0)
+    do(st, 1, {"type": "draw", "keep": False})  # keep the second
+    assert st.hands[1] == [stock[1]] and st.discards[1] == [stock[0]]
+    first, second = view(st, 0)["drawn"], view(st, 0)["drawn_second"]
+    better = max(first, second, key=st.table.power.get)
+    do(st, 0, choose(view(st, 0)))
+    assert st.hands[0] == [better]  # the robot keeps the better card
+    assert "drawn_second" not in view(new_game(preset("two-handed"), 0), 0)
+    with pytest.raises(RulesError, match="draw_two"):
+        STANDARD.with_options(draw_two=True)

@@ -34,6 +34,9 @@ def choose(view: dict, seed: int = 0, rules=None) -> dict:
     if "pass" in kinds:
         return {"type": "pass", "cards": bot.pass_cards(legal[0]["count"])}
     if "draw" in kinds:
+        if "drawn_second" in view:  # T5a: keep the better of the two
+            power = bot.t.power
+            return {"type": "draw", "keep": power[view["drawn"]] >= power[view["drawn_second"]]}
         return {"type": "draw", "keep": bot.keep(view["drawn"])}
     if "come_out" in kinds:
         return {"type": "come_out"} if bot.sure_tricks() * 2 >= 10 else {"type": "stay"}

@@ -41,6 +41,7 @@ class Rules:
     identical: str = "second"  # T6a: of two identical cards the "second" or the "first" wins
     # L: deal
     deal: str = "deal"  # "deal", or "draw": the two-handed draw phase (T5b)
+    draw_two: bool = False  # T5a: the drawer sees both top cards, then keeps one
     misdeal: tuple[str, ...] = ()  # L2 tests: no_spades, one_spade, no_faces, long_suit
     misdeal_before: str = "side_bids"  # L2: until the caller's "side_bids", or "bidding" starts
     # P: passing
@@ -326,6 +327,8 @@ def _check(r: Rules) -> None:
         bad(f"bag_cancel_card {r.bag_cancel_card!r} must be a card of the (one) pack in play")
     if r.aces_bonus and r.decks != 1:
         bad("aces_bonus counts the four aces of one pack: decks=1")
+    if r.draw_two and r.deal != "draw":
+        bad("draw_two (T5a) is a way to draw: set deal=draw")
     if r.rake and not r.jokers:
         bad("rake (Y5) is played when the big joker is led: set jokers=true")
     if r.moon_wins and not (r.moon or r.blind_moon):

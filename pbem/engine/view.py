@@ -63,6 +63,8 @@ def view(st, seat: int | None = None) -> dict:
             v["discards"] = list(st.discards[seat])
         if st.phase == "draw" and st.turn == seat and st.stock:
             v["drawn"] = st.stock[0]
+            if st.rules.draw_two:  # T5a: both cards are seen, then one is kept
+                v["drawn_second"] = st.stock[1]
     if st.hand_over():
         v["last_deal"] = st.last_deal
     return v
