@@ -164,6 +164,23 @@ def test_T6a_identical_cards_second_or_first_wins(identical, winner):
     assert trick_winner(st) == winner
 
 
+def test_T6a_identical_cards_cancel():
+    """RULES.md T6a "both cancel": two identical aces win nothing; the 5H, the best other
+    heart, takes the trick. When every card has its twin, the leader takes it."""
+    r = preset("six-handed").with_options(identical="cancel")
+    low = {3: "2H", 4: "3H", 5: "4H", 0: "5H"}
+    hands = fixed_hands(r, {1: ["AH"], 2: ["AH"], **{s: [c] for s, c in low.items()}})
+    st = ready_to_play(r, hands)
+    do(st, 1, "AH")
+    do(st, 2, "AH")
+    for seat in (3, 4, 5, 0):
+        do(st, seat, low[seat])
+    assert trick_winner(st) == 0
+    table = st.table
+    assert table.winning([(1, "KH"), (2, "KH"), (3, "2S"), (4, "2S"), (5, "3C"), (0, "3C")]) == 0
+    assert table.winning([(1, "KH"), (2, "AS"), (3, "AS"), (4, "2S")]) == 3  # a 2S trumps
+
+
 def test_T7_five_players_not_supported():
     with pytest.raises(RulesError, match="players must be"):
         STANDARD.with_options(players=5, remove=["2C", "2D"])

@@ -38,7 +38,8 @@ class Rules:
     top_trumps: tuple[str, ...] = ()  # D3 D4 D5 D7: above the ace of spades, high to low
     leftover: str = "none"  # "none" or "out": cards left after the deal lie aside unseen (T3,
     # D6); "dealer" or "two_clubs": that seat takes them and discards as many (D6)
-    identical: str = "second"  # T6a: of two identical cards the "second" or the "first" wins
+    identical: str = "second"  # T6a: of two identical cards the "second" or the "first" wins,
+    # or "cancel": neither does (the best other card wins; none left: the leader)
     # L: deal
     deal: str = "deal"  # "deal", or "draw": the two-handed draw phase (T5b)
     draw_two: bool = False  # T5a: the drawer sees both top cards, then keeps one
@@ -203,7 +204,7 @@ def _coerce(key, value, current):
 
 _CHOICES = {
     "leftover": ("none", "out", "dealer", "two_clubs"),
-    "identical": ("second", "first"),
+    "identical": ("second", "first", "cancel"),
     "deal": ("deal", "draw"),
     "misdeal_before": ("side_bids", "bidding"),
     "bidding": ("seat", "side"),

@@ -22,12 +22,15 @@ class CardTable:
                 self.suit[card] = card[1]
                 self.power[card] = RANKS.index(card[0]) + (100 if card[1] == "S" else 0)
         self.second_wins = rules.identical == "second"
+        self.cancel = rules.identical == "cancel"
         self.deck = tuple(rules.deck())
         self.sorted_deck = sorted(self.deck)
 
     def winning(self, trick) -> int:
         """Index into `trick` (a list of (seat, card)) of the card winning it so far.
         Every spade outranks every other suit (power 100 and up), so one comparison does."""
+        if self.cancel:
+            return self._winning_cancelled(trick)
         suit, power = self.suit, self.power
         led = suit[trick[0][1]]
         best, best_key = 0, power[trick[0][1]]
@@ -40,6 +43,20 @@ class CardTable:
             # equal power means the identical card of the other pack (T6a)
             if key > best_key or (key == best_key and self.second_wins):
                 best, best_key = i, key
+        return best
+
+    def _winning_cancelled(self, trick) -> int:
+        """T6a "both cancel": two identical cards on a trick win nothing; the best other
+        card of the suit led (or trump) wins, and if none is left the leader takes it."""
+        suit, power = self.suit, self.power
+        led = suit[trick[0][1]]
+        played = [c for _, c in trick]
+        best, best_key = 0, -1
+        for i, card in enumerate(played):
+            if played.count(card) > 1 or suit[card] not in (led, "S"):
+                continue
+            if power[card] > best_key:
+                best, best_key = i, power[card]
         return best
 
     def beats(self, card, trick) -> bool:
