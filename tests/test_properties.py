@@ -172,7 +172,8 @@ def bag_rule(rules, total):
 def plain_contract(rules, side) -> bool:
     """A side's row that S1 or S8 alone scores: a number bid, no nil, no blind, no bonus."""
     if side["bid"] is None or side.get("nils") or side.get("blind") or side.get("mo") \
-            or side.get("moon") or side.get("bonus") or side.get("bag_cancelled"):
+            or side.get("moon") or side.get("bonus") or side.get("bag_cancelled") \
+            or "no_trump" in side:
         return False
     if rules.contract == "cutthroat":
         return not rules.twice_bid_loses  # taking twice the bid loses it there too (S3)

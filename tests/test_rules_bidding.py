@@ -689,3 +689,51 @@ def test_B7_a_second_round_keeps_or_raises_each_bid_by_one():
     st = started(STANDARD)
     bid_round(st)
     assert st.phase == "play"  # no second round by default
+
+
+# -- B14 no-trump bids (pagat): "promises not to win any tricks with spades, except when
+# spades are led. You are only allowed to bid 'No Trump' if you hold at least one spade
+# ... double that of a normal bid ... if won; the penalty ... double".
+
+NT = STANDARD.with_options(no_trump=True)
+
+
+def test_B14_no_trump_made_scores_double_and_is_public():
+    hearts = ["AH", "KH", "QH", "JH", "TH", "9H", "8H"]
+    st = started(NT, {1: ["2S"] + hearts + ["AC", "KC", "QC", "JC", "TC"]})
+    assert {"bid": 3, "no_trump": True} in st.bid_options(1)
+    bid_round(st, {1: {"bid": 3, "no_trump": True}})
+    assert view(st, 0)["no_trump"] == [1] and st.bids[1] == 3
+    from pbem.engine.scoring import score_hand
+
+    st.won = [2, 6, 3, 2]  # the side's 3 + 1 made with 8, no trick won by a ruff
+    side = score_hand(st)["sides"][1]
+    assert (side["no_trump"], side["points"], side["bags"]) == (True, 2 * 40 + 4, 4)
+
+
+def test_B14_a_trick_won_with_a_spade_on_another_lead_loses_the_bid():
+    from pbem.engine.scoring import score_hand
+
+    st = started(NT, {1: top_trumps(NT)})  # seat 1: every spade
+    bid_round(st, {1: {"bid": 4, "no_trump": True}})
+    while st.phase == "play" and not st.tricks:  # trick 1: seat 1 leads a spade (allowed:
+        do(st, st.to_act()[0], st.playable(st.to_act()[0])[0])  # it holds only spades)
+    assert last_trick_ok(st)
+    st.tricks.append(([(2, "2H"), (3, "3H"), (0, "4H"), (1, "2S")], 1))  # a ruff: broken
+    row = score_hand(st)
+    assert row["sides"][1]["no_trump"] is False and row["sides"][1]["set"]
+    assert row["sides"][1]["points"] == -2 * 10 * row["sides"][1]["bid"]
+
+
+def last_trick_ok(st):
+    return st.tricks[0][1] == 1  # a spade lead: winning it with a spade keeps the promise
+
+
+def test_B14_no_trump_needs_a_spade_and_the_option():
+    st = started(NT, {1: ["AH", "KH", "QH", "JH", "TH", "9H", "8H", "AC", "KC", "QC", "JC",
+                          "TC", "9C"]})
+    assert not any(o.get("no_trump") for o in st.bid_options(1))
+    with pytest.raises(IllegalAction, match="needs a spade"):
+        do(st, 1, {"type": "bid", "bid": 3, "no_trump": True})
+    with pytest.raises(IllegalAction, match="no no-trump bids"):
+        do(started(STANDARD), 1, {"type": "bid", "bid": 3, "no_trump": True})

@@ -1,6 +1,6 @@
 """Actions from what people type: "bid 4", "4", "nil", "blind nil", "blind 7", "play QH",
 "Q♥", "queen of hearts", "pass 3C 4D 9H", "claim", "misdeal", "look", "keep", "come out",
-"bid 4 little mo" (B12), "moon", "blind moon" (B10), "bid 4 aces" (S7);
+"bid 4 little mo" (B12), "moon", "blind moon" (B10), "bid 4 aces" (S7), "bid 4 no trump" (B14);
 and as people write them: "I bid 4", "bid four", "bid: 4", "I'll play the ten of hearts"."""
 
 import re
@@ -30,6 +30,7 @@ _BARE = {
     "pass": "say which cards: pass 3C 4D 9H",
 }
 _BID = re.compile(r"^(?:bid\s+)?(blind\s+)?(\d{1,2}|nil|zero|blind nil)$")
+_NO_TRUMP = re.compile(r"\s+(?:no[\s-]?trumps?|nt)$")  # B14
 _ACES = re.compile(r"\s+(?:and\s+|with\s+)?(?:(?:the\s+)?four\s+)?aces$")  # S7
 _MO = re.compile(r"(?:^|\s+)(?:(little|big)\s+)?(mo|bemo)$")  # B12
 _NUMBERS = {w: str(n) for n, w in enumerate(
@@ -71,6 +72,10 @@ def _parse(text: str) -> dict:
     aces = _ACES.search(t)
     if aces and t[:aces.start()].strip():
         return _aces_bid(raw[:aces.start()])
+    nt = _NO_TRUMP.search(t)
+    if nt and t[:nt.start()].strip():
+        return _flagged_bid(raw[:nt.start()], "no_trump", "no trump goes with a number bid: "
+                            "bid 4 no trump")
     mo = _MO.search(t)
     if mo:
         return _mo_bid(raw[:mo.start()], mo)
@@ -105,10 +110,16 @@ def _parse(text: str) -> dict:
 
 def _aces_bid(rest: str) -> dict:
     """S7: "bid 4 aces", "bid 4 and four aces": a number bid announcing the four aces."""
+    return _flagged_bid(rest, "aces", "the four aces are announced with a number bid: "
+                        "bid 4 aces")
+
+
+def _flagged_bid(rest: str, flag: str, need: str) -> dict:
+    """A plain number bid with `flag` set ("bid 4 aces", "bid 4 no trump")."""
     action = _parse(rest)
     if action.get("type") != "bid" or action["bid"].__class__ is not int or action.get("blind"):
-        raise ValueError("the four aces are announced with a number bid: bid 4 aces")
-    return dict(action, aces=True)
+        raise ValueError(need)
+    return dict(action, **{flag: True})
 
 
 def _mo_bid(rest: str, mo) -> dict:

@@ -35,6 +35,6 @@ def raise_options(st, seat) -> list[dict]:
 
 
 def raise_problem(ev) -> str | None:
-    if "mo" in ev or "aces" in ev or ev.get("blind") or ev.get("bid") in NILS:
+    if "mo" in ev or "aces" in ev or "no_trump" in ev or ev.get("blind") or ev.get("bid") in NILS:
         return "the raise round keeps a bid or raises it by one, nothing more"
     return None

@@ -58,6 +58,7 @@ class Rules:
     bid_max: int = 0  # largest; 0 means the number of tricks
     side_min: int = 0  # B4: a side's bids must add up to this, unless all its seats bid nil
     no_exact_total: bool = False  # B8: bids must not add up to the number of tricks
+    no_trump: bool = False  # B14: a number bid may promise no trick won by a spade (double)
     raise_round: bool = False  # B7: once all have bid, each may raise its bid by one
     nil: bool = True  # B2
     blind_nil: bool = True  # B3

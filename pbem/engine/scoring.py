@@ -6,6 +6,7 @@ Bags live in their own counter (RULES.md "Traps"): never read from a score's las
 from .bonuses import bonuses
 from .mo import mo_immune, mo_result
 from .moon import moon_score
+from .notrump import no_trump_kept
 from .rules import NILS
 
 
@@ -67,7 +68,11 @@ def _score_side(st, i, side) -> dict:
         res["nils"] = [{"seat": s, "bid": bids[s], "made": won[s] == 0} for s in nils]
     made_set = False
     if numeric:
-        contract, over, made_set, extra = _contract(st, i, bid, tricks, blind, forced_set)
+        kept = no_trump_kept(st, side)  # B14: a broken promise loses the contract
+        contract, over, made_set, extra = _contract(st, i, bid, tricks, blind,
+                                                    forced_set or kept is False)
+        if kept is not None:  # double both ways
+            contract, res["no_trump"] = 2 * contract, kept
         points += contract
         bags += over
         res.update(extra)

@@ -16,6 +16,7 @@ from .forced import forced_fits
 from .leftover import give_leftover
 from .mo import mo_leads, mo_problem, with_mo
 from .moon import moon_options, skip_partners
+from .notrump import no_trump_problem, with_no_trump
 from .raises import raise_options, raise_problem, start_raises
 from .rules import MOONS, NILS, Rules, promised
 from .scoring import end_of_game, score_hand
@@ -82,6 +83,7 @@ class State:
         self.unbid = False
         self.mo: dict | None = None  # B12: {"seat": s, "call": "little mo"} once called
         self.aces_called: list[int] = []  # S7: seats that announced the four aces
+        self.no_trump: list[int] = []  # B14: seats that bid no trump
         self.raising = False  # B7: the second round, keeping or raising bids, is on
 
     def snapshot(self) -> "State":
@@ -146,7 +148,8 @@ class State:
             out.append({"bid": "nil"})
         out += [{"bid": b} for b in range(r.bid_min, r.max_bid + 1)]
         out += moon_options(self, seat, self._side_unlooked(seat))
-        return with_mo(self, seat, with_aces(self, seat, [o for o in out if fits(o["bid"])]))
+        out = with_aces(self, seat, [o for o in out if fits(o["bid"])])
+        return with_mo(self, seat, with_no_trump(self, seat, out))
 
     def bid_allowed(self, seat: int, bid, blind: bool) -> bool:
         """Is this one bid among bid_options(seat)? (without listing them all)"""
@@ -412,11 +415,14 @@ def check_bid(st: State, ev):
         problem = mo_problem(st, seat, ev)
     if problem is None and "aces" in ev:
         problem = aces_problem(st, seat, ev)
+    if problem is None and "no_trump" in ev:
+        problem = no_trump_problem(st, seat, ev)
     _need(problem is None, problem)
 
 
 def _bid_text(b) -> str:
     mo = (f" {b['mo']}" if b.get("mo") else "") + (" aces" if b.get("aces") else "")
+    mo = (" no trump" if b.get("no_trump") else "") + mo
     return ("blind " if b.get("blind") else "") + str(b["bid"]) + mo
 
 
@@ -435,6 +441,8 @@ def step_bid(st: State, ev):
         st.mo = {"seat": seat, "call": ev["mo"]}
     if ev.get("aces"):
         st.aces_called.append(seat)
+    if ev.get("no_trump"):
+        st.no_trump.append(seat)
     _seen(st, seat)
     if r.bidding == "side":
         if st.blind[seat] and r.blind_come_out and ev["bid"] not in MOONS and ev["bid"] < 10:

@@ -50,6 +50,8 @@ def view(st, seat: int | None = None) -> dict:
         v["mo"] = dict(st.mo)
     if st.raising and st.phase == "bid":  # B7: bids now keep or raise by one
         v["raising"] = True
+    if st.no_trump:  # B14: a no-trump bid is public
+        v["no_trump"] = list(st.no_trump)
     if st.aces_called:  # S7: so is the four aces announcement
         v["aces"] = list(st.aces_called)
     if st.comeout_side is not None:
@@ -73,6 +75,8 @@ def view(st, seat: int | None = None) -> dict:
 def bid_words(a: dict) -> str:
     """A bid as words: "4", "blind 7", "nil", "moon", "4 little mo", "5 aces" (B12, S7)."""
     words = ("blind " if a.get("blind") else "") + str(a["bid"])
+    if a.get("no_trump"):
+        words += " no trump"
     if a.get("mo"):
         words += f" {a['mo']}"
     return words + (" aces" if a.get("aces") else "")
