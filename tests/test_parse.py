@@ -213,3 +213,8 @@ def test_B10_moon_words(text, bid):
 @pytest.mark.parametrize("text", ["bid 4 aces", "bid four and four aces", "4 with aces"])
 def test_S7_aces_words(text):
     assert parse_action(text) == {"type": "bid", "bid": 4, "aces": True}
+
+
+@pytest.mark.parametrize("text", ["bid 4 no trump", "4 nt", "bid four no-trumps"])
+def test_B14_no_trump_words(text):
+    assert parse_action(text) == {"type": "bid", "bid": 4, "no_trump": True}
