@@ -47,6 +47,18 @@ VARIANTS = {
     "blind-bids": ("nyc", dict(blind_behind=-1000, first_hand_unbid=False)),
     "cutthroat-blind": ("cutthroat-4", dict(blind_min=5, blind_nil=True, blind_nil_behind=0,
                                             set_by_shortfall=True, bag_overflow="reset")),
+    # issue 17's house rules together: leftover to the dealer, rake, moon, Mo, aces, no
+    # trump, a raise round, bonuses and the bag-cancelling card
+    "house": ("standard", dict(jokers=True, top_trumps=("BJ", "LJ"), leftover="dealer",
+                               rake=True, moon=200, blind_moon=400, mo="mo", aces_bonus=100,
+                               no_trump=True, raise_round=True, high_bid_bonus=True,
+                               last_spades_bonus=10, last_trick_bonus=10,
+                               bag_cancel_card="3S", double_nil=(500, -250, -250),
+                               double_nil_bonus=100)),
+    "five": ("cutthroat-4", dict(players=5, remove=("2C", "2D"), pass_to_partner=2,
+                                 pass_to="left", must_beat=False)),
+    "six-cancel": ("six-handed", dict(identical="cancel", forced_bids="suicide",
+                                      blind_nil=False, blind_nil_exchange=0)),
 }
 HANDS = 3  # hands a game is played for at most: enough for scores to carry over
 CARD = re.compile(r'"([2-9TJQKA][SHDC]|BJ|LJ)"')  # a card as a JSON string
@@ -124,7 +136,7 @@ def play(rules, pick, rng, first_dealer, hands=HANDS, watch=None):
 
 def finished_hands(rules, events):
     """(cards in play, cards played) of each hand played to its end, from the log alone."""
-    done, in_play, played, stock = [], Counter(), [], []
+    done, in_play, played, stock, discard = [], Counter(), [], [], False
     per_hand = rules.hand_size * rules.players
     for ev in events:
         kind = ev["type"]
@@ -133,6 +145,12 @@ def finished_hands(rules, events):
             assert Counter(every) == Counter(rules.deck())
             in_play = Counter(c for h in ev["hands"] for c in h)
             stock, played = list(ev.get("stock", [])), []
+            discard = rules.leftover in ("dealer", "two_clubs") and bool(ev.get("out"))
+            if discard:  # D6: a seat takes the leftover cards, then discards as many
+                in_play += Counter(ev["out"])
+        elif kind == "pass" and discard:  # the hand's first pass is that discard
+            in_play -= Counter(ev["cards"])
+            discard = False
         elif kind == "draw":  # T5b: keep the top card and discard the next, or the reverse
             top, nxt = stock.pop(0), stock.pop(0)
             in_play[top if ev["keep"] else nxt] += 1

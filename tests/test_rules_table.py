@@ -181,9 +181,22 @@ def test_T6a_identical_cards_cancel():
     assert table.winning([(1, "KH"), (2, "AS"), (3, "AS"), (4, "2S")]) == 3  # a 2S trumps
 
 
-def test_T7_five_players_not_supported():
-    with pytest.raises(RulesError, match="players must be"):
+def test_T7_five_players_2C_2D_removed_ten_each_without_partners():
+    """RULES.md T7: "five players, 2C and 2D removed, 10 each"; five seats cannot sit in
+    partnerships of two, so each plays alone (as in cutthroat)."""
+    r = preset("cutthroat-4").with_options(players=5, remove=["2C", "2D"])
+    assert len(r.deck()) == 50 and r.hand_size == 10 and len(r.sides) == 5
+    st = new_game(r, 4)
+    advance(st, make_deal(st, random.Random(5)))
+    assert [len(h) for h in st.hands] == [10] * 5 and st.to_act() == [0]
+    play_out(st, seed=2)
+    assert sum(s["tricks"] for s in st.history[-1]["sides"]) == 10
+    with pytest.raises(RulesError, match="without partners"):
         STANDARD.with_options(players=5, remove=["2C", "2D"])
+    with pytest.raises(RulesError, match="do not deal evenly"):
+        preset("cutthroat-4").with_options(players=5)
+    with pytest.raises(RulesError, match="players must be"):
+        STANDARD.with_options(players=7)
 
 
 # -- D: deck and trump order ---------------------------------------------------------

@@ -12,7 +12,7 @@ from functools import lru_cache
 from .rules import MOONS, NILS, Rules
 from .tricks import table_for
 
-_SHARE = {2: 0.9, 3: 1.3, 4: 1.0, 6: 0.7}  # sure-trick estimate scaled by table size
+_SHARE = {2: 0.9, 3: 1.3, 4: 1.0, 5: 1.0, 6: 0.7}  # sure-trick estimate scaled by table size
 
 
 def choose(view: dict, seed: int = 0, rules=None) -> dict:

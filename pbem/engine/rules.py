@@ -253,8 +253,10 @@ def _check(r: Rules) -> None:
     for key in ("remove", "misdeal"):
         if len(set(getattr(r, key))) != len(getattr(r, key)):
             bad(f"option {key!r} names something twice")
-    if r.players not in (2, 3, 4, 6):
-        bad("players must be 2, 3, 4 or 6")
+    if r.players not in (2, 3, 4, 5, 6):
+        bad("players must be 2, 3, 4, 5 or 6")
+    if r.players == 5 and r.partnerships:
+        bad("five players (T7) play without partners: set partnerships=false")
     if r.decks not in (1, 2):
         bad("decks must be 1 or 2")
     for c in r.remove + r.top_trumps:
