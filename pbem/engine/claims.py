@@ -124,6 +124,8 @@ class _Search:
 
     def _distinct(self, cards, hands, trick):
         """One card of each run with no live card between them: they play alike."""
+        if self.st.table.cancel:  # T6a: a card's twin on the trick sets it apart
+            return list(dict.fromkeys(cards))
         suit, power = self.st.table.suit, self.st.table.power
         live = sorted({(suit[c], power[c]) for h in hands for c in h}
                       | {(suit[c], power[c]) for _, c in trick})

@@ -6,6 +6,7 @@ from .. import orders, owntime, seatclock
 from ..deadlines import due_for, record, time_control
 from ..engine import parse_action, parse_card, pretty
 from ..engine.tricks import table_for
+from ..engine.view import bid_words
 from ..play import Refused, settle, submit
 from ..store import prefs
 from ..store.models import Player
@@ -202,6 +203,10 @@ def _action(form) -> dict:
         action = {"type": "bid", "bid": int(bid) if bid.isdigit() else bid}
         if form.get("blind"):
             action["blind"] = True
+        if form.get("mo"):  # B12
+            action["mo"] = form["mo"]
+        if form.get("aces"):  # S7
+            action["aces"] = True
         return action
     if kind == "draw":
         return {"type": "draw", "keep": form["keep"] == "1"}
@@ -214,7 +219,7 @@ def _describe(action) -> str:
     if action["type"] == "play":
         return f"played {pretty(action['card'])}"
     if action["type"] == "bid":
-        return f"bid {'blind ' if action.get('blind') else ''}{action['bid']}"
+        return f"bid {bid_words(action)}"
     if action["type"] == "pass":
         return "passed " + " ".join(pretty(c) for c in action["cards"])
     return action["type"].replace("_", " ")
