@@ -64,6 +64,8 @@ def test_cards(text, card):
     ("blind 7", {"type": "bid", "bid": 7, "blind": True}),
     ("bid blind 7", {"type": "bid", "bid": 7, "blind": True}),
     ("pass 3C 4D 9H", {"type": "pass", "cards": ["3C", "4D", "9H"]}),
+    ("pass none", {"type": "pass", "cards": []}),
+    ("No exchange", {"type": "pass", "cards": []}),
     ("pass 3c, 4d and 9h", {"type": "pass", "cards": ["3C", "4D", "9H"]}),
     ("pass 3♣ 4♦ 9♥", {"type": "pass", "cards": ["3C", "4D", "9H"]}),
     ("pass three of clubs, four of diamonds and nine of hearts",

@@ -73,6 +73,22 @@ def test_P2_blind_nil_exchange_of_two():
     assert [len(h) for h in st.hands] == [13] * 4
 
 
+@pytest.mark.parametrize("optional", [True, False])
+def test_P2_the_blind_nil_bidder_may_keep_its_cards(optional):
+    """pagat: after the bidding "the bidder may exchange two cards with partner"."""
+    st = started(STANDARD.with_options(blind_nil_exchange_optional=optional), scores=[0, 100])
+    bid_round(st, {2: "blind nil"})
+    hands = [list(h) for h in st.hands]
+    assert ({"type": "pass", "count": 0} in legal(st, 2)) is optional
+    if not optional:
+        with pytest.raises(IllegalAction, match="pass exactly 2 cards"):
+            do(st, 2, {"type": "pass", "cards": []})
+        return
+    do(st, 2, {"type": "pass", "cards": []})
+    assert st.phase == "play" and st.hands == hands and not st.passed_to[0]
+    assert {"type": "pass", "count": 0} not in legal(st, 0)  # the partner may not decline
+
+
 def test_P2_nil_exchange_option_and_none_by_default():
     st = started(STANDARD)
     bid_round(st, {1: "nil"})

@@ -98,6 +98,8 @@ def _parse(text: str) -> dict:
         return action
     if t.startswith("bid "):
         raise ValueError(f"not a bid: {raw!r}: write bid 4, bid nil or bid blind nil")
+    if t in ("pass none", "pass nothing", "pass no cards", "no exchange"):
+        return {"type": "pass", "cards": []}  # P2: a nil bidder may keep its cards
     for verb in ("pass ", "give ", "discard "):  # "discard 3C 4D": D6's discard
         if t.startswith(verb):
             return {"type": "pass", "cards": _cards(raw[len(verb):])}

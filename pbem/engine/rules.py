@@ -50,6 +50,7 @@ class Rules:
     pass_to: str = "partner"  # P4: that pass goes to "partner", or the opponent "left"/"right"
     nil_exchange: int = 0  # P2: cards a nil bidder and partner swap after bidding
     blind_nil_exchange: int = 2  # P2
+    blind_nil_exchange_optional: bool = True  # P2: the blind nil bidder may keep its cards
     double_nil_exchange: int = 0  # P3: each partner passes this many when both bid nil
     # B: bidding
     bidding: str = "seat"  # B1 "seat": each seat bids; B5 "side": each side agrees one number

@@ -521,12 +521,27 @@ def check_pass(st: State, ev):
     seats, k = st.pass_steps[0]
     _need(seat in seats and seat not in st.passes, "you have no cards to pass now")
     cards = ev.get("cards")
+    if cards == [] and may_decline(st, seat):
+        return  # the nil bidder keeps its cards: no exchange this hand
     _need(isinstance(cards, list) and len(cards) == k, f"pass exactly {k} cards")
     _need(_is_subset(cards, st.hands[seat]), "you can only pass cards you hold")
 
 
+def may_decline(st: State, seat: int) -> bool:
+    """P2: may this seat, a blind nil bidder whose exchange with its partner begins now, keep
+    its cards (so that its partner passes none back)? pagat: the bidder "may exchange"."""
+    return (st.rules.blind_nil_exchange_optional and st.phase == "pass"
+            and st.after_pass == "play" and st.pass_steps[0][0] == (seat,)
+            and st.bids[seat] == "blind nil")
+
+
 def step_pass(st: State, ev):
     seat, cards = ev["seat"], list(ev["cards"])
+    if not cards and may_decline(st, seat):  # no exchange: the partner passes nothing back
+        st.pass_steps[:2] = []
+        if not st.pass_steps:
+            _start_play(st)
+        return
     hand = st.hands[seat]
     for c in cards:
         hand.remove(c)

@@ -25,6 +25,7 @@ def render_table(token, seat, notice=None, error=None, status=200):
     v = seat_view(t, seat.seat)
     links = move_links(t, seat.seat, v)
     pass_count = next((a["count"] for a in v["legal"] if a["type"] == "pass"), 0)
+    may_keep = {"type": "pass", "count": 0} in v["legal"]  # a nil bidder may skip the exchange
     now = utcnow()
     player, joined = _player(seat.player_id)
     due = {s: (prefs.clock_words(player, d), time_left(d - now))  # on the viewer's clock
@@ -35,7 +36,8 @@ def render_table(token, seat, notice=None, error=None, status=200):
     with data.store().reader() as s:  # the seat's own orders: no other page shows them
         given = list(dict.fromkeys(r.text for r in orders.pending(s, seat.game_id, seat.seat)))
     return render_template("web/table.html", v=v, seat=seat, token=token, links=links,
-                           pass_count=pass_count, notice=notice, error=error, due=due,
+                           pass_count=pass_count, may_keep=may_keep, notice=notice,
+                           error=error, due=due,
                            orders=given, ahead=_ahead_bids(t.state, seat.seat), record=mine,
                            vacation=settings.get("vacation_until"),
                            bank=bank(settings, now.date(), joined)[0], clock_bank=clock_bank,
