@@ -57,14 +57,11 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
     stop = stop or threading.Event()
     ctl = site = None
     if web:
-        from werkzeug.serving import make_server
-
         from .web.app import create_app
-        from .web.guard import mask_access_log
+        from .web.server import make_server
 
-        mask_access_log()  # the access log never writes a seat's or an organiser's key
-        site = make_server(cfg.web_host, cfg.web_port, create_app(cfg, store), threaded=True)
-        threading.Thread(target=site.serve_forever, daemon=True).start()
+        site = make_server(cfg.web_host, cfg.web_port, create_app(cfg, store))
+        threading.Thread(target=site.run, daemon=True).start()
         echo(f"web on http://{cfg.web_host}:{cfg.web_port}/ (links use {cfg.base_url})")
     if smtp:
         ctl = controller(store, cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp)
@@ -85,5 +82,5 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
         if ctl is not None:
             ctl.stop()
         if site is not None:
-            site.shutdown()
+            site.stop()
         ticker.shutdown(wait=False)

@@ -31,7 +31,7 @@ from ..config import load
 from ..signing import secret_keys
 from . import dkim_sign, merged, pacing, unsubscribe
 from .bounces import return_path
-from .lease import LEASE, Lease
+from .lease import BEAT, LEASE, Lease
 from .models import Outbox
 from .models import now as utcnow
 from .wrap import wrap
@@ -146,7 +146,7 @@ def drain(store, deliver=None, now=None, limit: int = BATCH, lease: timedelta = 
     marked sent as soon as it is delivered, in commits a few milliseconds apart."""
     deliver = deliver or maildir_delivery()
     now = now or utcnow()
-    with Lease(store, now, lease) as claim:
+    with Lease(store, now, lease, beat=min(BEAT, lease.total_seconds() / 5)) as claim:
         for _ in range(CLAIM_TRIES):  # another drainer claimed these first: the next ones
             rows, today, pacer = _due(store, now, min(max(limit, 1), MAX_BATCH), daily_cap)
             sends, settle = _plan(rows, today, pacer, now, daily_cap)
