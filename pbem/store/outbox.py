@@ -210,8 +210,9 @@ def _deliver_all(store, deliver, claim, sends, now) -> int:
     jobs = (_job(store, claim, row, merge, now) for row, merge in sends)
     if workers == 1:
         for job in jobs:
+            t0 = monotonic()
             marks.add(_run(deliver, claim, job))
-            marks.flush_due()
+            marks.flush_due(slow=monotonic() - t0 >= FLUSH_EVERY)  # the next is slow too
         return marks.flush()
     with ThreadPoolExecutor(workers, thread_name_prefix="outbox") as pool:
         out = set()
@@ -296,8 +297,8 @@ class Marks:
                                          + note[:900])))
         self.todo.append((own.id, dict(sent_at=self.now, last_error=None)))
 
-    def flush_due(self) -> None:
-        if self.first is not None and (len(self.ids) >= FLUSH_ROWS
+    def flush_due(self, slow: bool = False) -> None:
+        if self.first is not None and (slow or len(self.ids) >= FLUSH_ROWS
                                        or monotonic() - self.first >= FLUSH_EVERY):
             self.flush()
 
