@@ -5,7 +5,8 @@
 - maildir: N due rows (turn mails of a realistic size, to N/4 players) drained by
   `pbem.store.outbox.drain` into a Maildir until none is left: mails a second.
 - relay: the same N rows drained into a local aiosmtpd relay (`pbem.serve.smtp_delivery`)
-  whose handler only takes the mail: mails a second, and the connections the relay saw.
+  whose handler only takes the mail: mails a second, and the connections the relay saw;
+  with the default connections and with one (a drain's batch over one connection).
 - lag: N rows written at once while `pbem.serve.send_until` runs as `pbem serve` runs it
   (a drain every 2 s): seconds from the burst's commit until the last is in the Maildir.
 - backlog: --backlog rows into a relay that answers each mail after --delay seconds
@@ -47,6 +48,9 @@ TEXT = ("Game 7: your move (you are North).\n\nTrick 5: W led 9H, N ?\n\n"
 HTML = "<!doctype html><html><body>" + "<p>" + TEXT.replace("\n", "<br>\n") * 2 + "</body></html>"
 
 
+CPU = []  # the process's CPU seconds of each drain_all: a figure the machine's load moves less
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -71,10 +75,11 @@ def unsent(store) -> int:
 
 
 def drain_all(store, deliver) -> float:
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     while drain(store, deliver):
         pass
     took = time.perf_counter() - t0
+    CPU.append(time.process_time() - c0)
     if unsent(store):
         raise SystemExit(f"{unsent(store)} rows were left unsent")
     return took
@@ -94,12 +99,21 @@ class Relay:
         return "250 OK"
 
 
-def with_relay(delay: float, run):
+def relay_delivery(url: str, connections: int | None):
+    if connections is None:
+        return smtp_delivery(url, DOMAIN, KEYS)
+    try:
+        return smtp_delivery(url, DOMAIN, KEYS, connections)
+    except TypeError:  # the code before issue 15: a connection a mail, one at a time
+        return smtp_delivery(url, DOMAIN, KEYS)
+
+
+def with_relay(delay: float, run, connections: int | None = None):
     relay, port = Relay(delay), free_port()
     server = Controller(relay, hostname="127.0.0.1", port=port)
     server.start()
     try:
-        took = run(smtp_delivery(f"smtp://127.0.0.1:{port}", DOMAIN, KEYS))
+        took = run(relay_delivery(f"smtp://127.0.0.1:{port}", connections))
     finally:
         server.stop()
     return took, relay
@@ -124,8 +138,9 @@ def maildir_case(pg, n: int) -> float:
         shutil.rmtree(box, ignore_errors=True)
 
 
-def relay_case(pg, n: int, delay: float):
-    return case(pg, n, "r", lambda store: with_relay(delay, lambda d: drain_all(store, d)))
+def relay_case(pg, n: int, delay: float, connections: int | None = None):
+    return case(pg, n, "r", lambda store: with_relay(
+        delay, lambda d: drain_all(store, d), connections))
 
 
 def lag_case(pg, n: int) -> float:
@@ -165,11 +180,14 @@ def main() -> None:
           f"a backlog of 1,500 at 0.4 s < 60 s")
     if "maildir" not in skip:
         t = maildir_case(args.pg, n)
-        print(f"maildir: {n} mails in {t:.2f} s = {n / t:.0f} mails/s")
+        print(f"maildir: {n} mails in {t:.2f} s = {n / t:.0f} mails/s "
+              f"({1000 * CPU[-1] / n:.2f} ms CPU a mail)")
     if "relay" not in skip:
-        t, relay = relay_case(args.pg, n, 0.0)
-        print(f"relay:   {n} mails in {t:.2f} s = {n / t:.0f} mails/s over "
-              f"{len(relay.peers)} connections")
+        for conns in (None, 1):
+            t, relay = relay_case(args.pg, n, 0.0, conns)
+            print(f"relay:   {n} mails in {t:.2f} s = {n / t:.0f} mails/s over "
+                  f"{len(relay.peers)} connections ({1000 * CPU[-1] / n:.2f} ms CPU a mail, "
+                  f"the relay's included){'' if conns is None else ', one connection a drain'}")
     if "lag" not in skip:
         print(f"lag:     the last of a burst of {n} in the Maildir after "
               f"{lag_case(args.pg, n):.2f} s (send_until, a drain every 2 s)")
