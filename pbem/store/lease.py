@@ -3,8 +3,8 @@
     with Lease(store, now, length) as lease:
         with lease.lock, store.engine.begin() as c:
             lease.claim_in(c, ids, due)   # -> the ids this drainer now holds
-        lease.holds(row_id)          # deliver it? (held, with time to spare)
-        lease.release(ids)           # settled: no longer renewed
+        lease.holds(row_id)               # deliver it? (held, with time to spare)
+        with lease.lock: lease.held -= ids  # settled (committed): no longer renewed
 
 A claimed row's next_attempt is the lease's end, a value that only this drainer writes (a
 random microsecond is added), so every renewal is a compare-and-set on it: a row another
@@ -72,10 +72,6 @@ class Lease:
     def holds(self, row_id: int) -> bool:
         with self.lock:
             return row_id in self.held and self.until - self.clock() > self.margin
-
-    def release(self, ids) -> None:
-        with self.lock:
-            self.held -= set(ids)
 
     def renew(self) -> None:
         with self.lock:
