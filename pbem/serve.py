@@ -7,47 +7,24 @@ STARTTLS, or smtps://...:465), else into the Maildir under ./var (the default).
 """
 
 import logging
-import smtplib
-import ssl
 import threading
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlparse
 
 from .clock import scheduler
-from .config import Settings, load
+from .config import Settings
 from .mail.inbound import controller
 from .signing import secret_keys
-from .store.bounces import return_path
-from .store.outbox import drain, maildir_delivery, wire
+from .store.outbox import drain, maildir_delivery
+from .store.relay import CONNECTIONS, Relay
 
 log = logging.getLogger(__name__)
 MAX_WAIT = 60.0  # seconds between tries while the database is away
 
 
-def smtp_delivery(url: str, domain: str, keys: list[str] | None = None):
-    """A deliver(row) that hands the message to the relay at `url`; the envelope sender is
-    the row's own bounce address (store.bounces), so bounces say which mail failed."""
-    u = urlparse(url)
-    if u.scheme not in ("smtp", "smtps"):
-        raise ValueError(f"PBEM_SMTP_URL must start smtp:// or smtps://, not {u.scheme}://")
-    host, port = u.hostname or "localhost", u.port or (465 if u.scheme == "smtps" else 587)
-
-    def deliver(row) -> None:
-        if u.scheme == "smtps":
-            conn = smtplib.SMTP_SSL(host, port, context=ssl.create_default_context(),
-                                    timeout=30)
-        else:
-            conn = smtplib.SMTP(host, port, timeout=30)
-        with conn:
-            if u.scheme == "smtp" and conn.has_extn("starttls"):
-                conn.starttls(context=ssl.create_default_context())
-            if u.username:
-                conn.login(unquote(u.username), unquote(u.password or ""))
-            sender = f"play@{domain}"  # a row never stored (a test's) has no bounce address
-            if row.id is not None:
-                sender = return_path(keys or secret_keys(load()), row, domain)
-            conn.sendmail(sender, [row.to_addr], wire(row, domain))
-
-    return deliver
+def smtp_delivery(url: str, domain: str, keys: list[str] | None = None,
+                  connections: int = CONNECTIONS) -> Relay:
+    """A deliver(row) that hands the message to the relay at `url` (pbem.store.relay)."""
+    return Relay(url, domain, keys, connections)
 
 
 def delivery(cfg: Settings):
@@ -57,14 +34,16 @@ def delivery(cfg: Settings):
 
 
 def send_until(stop: threading.Event, store, deliver, every: float) -> None:
-    """Send the outbox every `every` seconds until `stop`. A lost database (or any other
-    failure) never ends the loop: it is logged, and tried again after a longer wait, up to
-    a minute, until it answers again."""
+    """Send the outbox every `every` seconds (at once again while a drain sends any)
+    until `stop`. A lost database (or any other failure) never ends the loop: it is
+    logged, and tried again after a longer wait, up to a minute, until it answers again."""
     wait = every
     while not stop.is_set():
         try:
-            drain(store, deliver)
+            sent = drain(store, deliver)
             wait = every
+            if sent:
+                continue  # a backlog: the next batch at once, not after `every`
         except Exception:
             log.exception("the outbox could not be sent; trying again in %.0f s", wait * 2)
             wait = min(MAX_WAIT, wait * 2)
@@ -78,14 +57,11 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
     stop = stop or threading.Event()
     ctl = site = None
     if web:
-        from werkzeug.serving import make_server
-
         from .web.app import create_app
-        from .web.guard import mask_access_log
+        from .web.server import make_server
 
-        mask_access_log()  # the access log never writes a seat's or an organiser's key
-        site = make_server(cfg.web_host, cfg.web_port, create_app(cfg, store), threaded=True)
-        threading.Thread(target=site.serve_forever, daemon=True).start()
+        site = make_server(cfg.web_host, cfg.web_port, create_app(cfg, store))
+        threading.Thread(target=site.run, daemon=True).start()
         echo(f"web on http://{cfg.web_host}:{cfg.web_port}/ (links use {cfg.base_url})")
     if smtp:
         ctl = controller(store, cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp)
@@ -106,5 +82,5 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
         if ctl is not None:
             ctl.stop()
         if site is not None:
-            site.shutdown()
+            site.stop()
         ticker.shutdown(wait=False)

@@ -258,7 +258,7 @@ def sent(store, monkeypatch, tmp_path):
         while drain(store, deliver=maildir_delivery(box, env.domain), now=T0 + 30 * H):
             pass
         with store.session() as s:
-            rows = list(s.exec(select(Outbox)).all())
+            rows = list(s.exec(select(Outbox).order_by(Outbox.id)).all())  # as written
         yield env.domain, rows, mailbox.Maildir(str(box), create=False)
 
 

@@ -2,21 +2,27 @@
 
     drain(store, deliver=maildir_delivery(path), now=None, limit=100) -> count
 
-A drainer claims a row before delivering it (an UPDATE that only one drainer's WHERE still
-matches), so two drainers do not send one row at once. A crash between delivery and marking
-the row sent leaves the claim to expire; the redo then delivers nothing new, because the
-Maildir delivery is idempotent: the file's name comes from the row's dedupe key.
+A drainer claims a batch of due rows in one transaction (an UPDATE that only one drainer's
+WHERE still matches) under a short lease that a heartbeat renews (pbem.store.lease), so two
+live drainers never send one row, and a dead drainer's rows are due again in seconds. Rows
+are delivered several at once (`deliver.workers`: threads, each with its own relay
+connection) and marked sent in commits FLUSH_EVERY apart, so a crash resends at most the
+mails of those last milliseconds; into the Maildir not even those, as that delivery is
+idempotent: the file's name comes from the row's dedupe key.
 """
 
+import email.policy
 import hashlib
 import os
 import secrets
 from collections import Counter
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from datetime import timedelta
-from email.headerregistry import Address
+from email.headerregistry import Address, HeaderRegistry
 from email.message import EmailMessage
 from email.utils import format_datetime
 from pathlib import Path
+from time import monotonic
 
 from sqlalchemy import func, update
 from sqlmodel import select
@@ -25,13 +31,40 @@ from ..config import load
 from ..signing import secret_keys
 from . import dkim_sign, merged, pacing, unsubscribe
 from .bounces import return_path
+from .lease import BEAT, LEASE, Lease
 from .models import Outbox
 from .models import now as utcnow
 from .wrap import wrap
 
-LEASE = timedelta(minutes=10)  # a claimed row is retried after this if its drainer died
+BATCH = 200  # rows a drain claims at once
+MAX_BATCH = 2000
+MAX_WORKERS = 64  # deliveries at once, whatever `deliver.workers` says
+FLUSH_EVERY = 0.02  # seconds between the commits that mark rows sent
+FLUSH_ROWS = 100
+MAILDIR_WORKERS = 8
+CLAIM_TRIES = 3
 MAX_BACKOFF = timedelta(hours=1)
 DAILY_CAP = 500  # mails to one address in a day (UTC): far above any real player's
+
+
+class _Headers(HeaderRegistry):
+    """The standard registry, but each header's class made once: the standard one makes a
+    new class for every header of every message, a third of the time a mail took."""
+
+    def __init__(self):
+        super().__init__()
+        self._made = {}
+
+    def __getitem__(self, name):
+        made = self._made.get(name.lower())
+        if made is None:
+            made = super().__getitem__(name)
+            if len(self._made) < 200:  # the names we write: a few dozen
+                self._made[name.lower()] = made
+        return made
+
+
+POLICY = email.policy.default.clone(header_factory=_Headers())
 
 
 def key_name(dedupe_key: str) -> str:
@@ -41,7 +74,7 @@ def key_name(dedupe_key: str) -> str:
 
 def message(row: Outbox, domain: str) -> EmailMessage:
     cfg = load()
-    msg = EmailMessage()
+    msg = EmailMessage(policy=POLICY)
     msg["From"] = Address(cfg.from_name, "play", domain)
     msg["To"] = row.to_addr
     msg["Subject"] = row.subject
@@ -93,6 +126,7 @@ def maildir_delivery(path=None, domain: str | None = None):
         finally:
             tmp.unlink()
 
+    deliver.workers = MAILDIR_WORKERS  # the fsyncs of several files overlap
     return deliver
 
 
@@ -100,14 +134,37 @@ def backoff(attempts: int) -> timedelta:
     return min(timedelta(minutes=1) * 2 ** max(attempts - 1, 0), MAX_BACKOFF)
 
 
-def drain(store, deliver=None, now=None, limit: int = 100, lease: timedelta = LEASE,
+def drain(store, deliver=None, now=None, limit: int = BATCH, lease: timedelta = LEASE,
           daily_cap: int = DAILY_CAP) -> int:
     """Deliver up to `limit` due, unsent rows; the number of mails delivered. An address
     that had `daily_cap` mails since midnight (UTC) gets the rest the next day. A player's
     own settings (merge, quiet hours, cap: pbem.store.pacing) may hold a row until later,
-    settle it without a mail, or send it with the player's other waiting turn mails."""
+    settle it without a mail, or send it with the player's other waiting turn mails.
+
+    The batch is claimed in one transaction, under a short lease (pbem.store.lease), and
+    delivered by `deliver.workers` threads at once (1 for a plain function); each row is
+    marked sent as soon as it is delivered, in commits a few milliseconds apart."""
     deliver = deliver or maildir_delivery()
     now = now or utcnow()
+    with Lease(store, now, lease, beat=min(BEAT, lease.total_seconds() / 5)) as claim:
+        for _ in range(CLAIM_TRIES):  # another drainer claimed these first: the next ones
+            rows, today, pacer = _due(store, now, min(max(limit, 1), MAX_BATCH), daily_cap)
+            sends, settle = _plan(rows, today, pacer, now, daily_cap)
+            with claim.lock, store.engine.begin() as c:
+                for row_id, values in settle:
+                    c.execute(_update(row_id, now).values(**values))
+                got = claim.claim_in(c, [row.id for row, _ in sends], now) if sends else set()
+            if got or not sends:
+                break
+        try:
+            return _deliver_all(store, deliver, claim, [x for x in sends if x[0].id in got],
+                                now)
+        finally:
+            if hasattr(deliver, "close"):
+                deliver.close()  # a relay's connections: one set a drain
+
+
+def _due(store, now, limit: int, daily_cap: int):
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     with store.reader() as s:
         rows = s.exec(select(Outbox).where(Outbox.sent_at.is_(None), Outbox.next_attempt <= now)
@@ -118,56 +175,147 @@ def drain(store, deliver=None, now=None, limit: int = 100, lease: timedelta = LE
                 Outbox.last_error.is_(None))
             .group_by(Outbox.to_addr)).all()))
         pacer = pacing.Pacer(s, rows, now)
-    sent = 0
+    return rows, today, pacer
+
+
+def _plan(rows, today, pacer, now, daily_cap: int):
+    """([(row, merge)] to send, [(row id, values)] to settle now), decided in order: a
+    row's send counts towards the caps of the rows after it."""
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    sends, settle, merging = [], [], set()
     for row in rows:
+        if row.to_addr in merging and pacing.is_paced_row(row):
+            continue  # the mail before it takes it in, else the next drain sends it
         if today[row.to_addr] >= daily_cap:  # a flood or a loop: tomorrow, never dropped
-            _set(store, row.id, now, next_attempt=midnight + timedelta(days=1))
+            settle.append((row.id, dict(next_attempt=midnight + timedelta(days=1))))
             continue
         plan = pacer.decide(row)
         if isinstance(plan, pacing.Hold):  # out of the way until then: no one waits on it
-            _set(store, row.id, now, next_attempt=plan.until)
-            continue
-        if isinstance(plan, pacing.Skip):
-            _set(store, row.id, now, sent_at=now, last_error=pacing.SETTLED + plan.why)
-            continue
-        if not _set(store, row.id, now, attempts=Outbox.attempts + 1, next_attempt=now + lease):
-            continue  # another drainer claimed it, or sent it, first
-        today[row.to_addr] += 1
-        if _send(store, deliver, row, plan.merge, now, lease):
+            settle.append((row.id, dict(next_attempt=plan.until)))
+        elif isinstance(plan, pacing.Skip):
+            settle.append((row.id, dict(sent_at=now, last_error=pacing.SETTLED + plan.why)))
+        else:
+            today[row.to_addr] += 1
             pacer.sent(row)
-            sent += 1
-    return sent
+            if plan.merge:
+                merging.add(row.to_addr)
+            sends.append((row, plan.merge))
+    return sends, settle
 
 
-def _send(store, deliver, row, merge: bool, now, lease) -> bool:
-    """Deliver a claimed row, with the player's other waiting mails if `merge`."""
-    taken, gone = pacing.take_waiting(store, row, now, lease) if merge else ([], [])
-    for r in gone:
-        _set(store, r.id, None, sent_at=now, last_error=pacing.SETTLED
-             + "the game moved on before it went out")
+def _deliver_all(store, deliver, claim, sends, now) -> int:
+    """Deliver the claimed rows, `workers` at a time; the marks go in small commits."""
+    workers = min(max(int(getattr(deliver, "workers", 1)), 1), MAX_WORKERS)
+    marks = Marks(store, claim, now)
+    jobs = (_job(store, claim, row, merge, now) for row, merge in sends)
+    if workers == 1:
+        for job in jobs:
+            t0 = monotonic()
+            marks.add(_run(deliver, claim, job))
+            marks.flush_due(slow=monotonic() - t0 >= FLUSH_EVERY)  # the next is slow too
+        return marks.flush()
+    with ThreadPoolExecutor(workers, thread_name_prefix="outbox") as pool:
+        out = set()
+        for job in jobs:
+            while len(out) >= 2 * workers:  # a bounded window: claims stay fresh
+                out = _collect(out, marks)
+            out.add(pool.submit(_run, deliver, claim, job))
+        while out:
+            out = _collect(out, marks)
+    return marks.flush()
+
+
+def _collect(out, marks):
+    done, out = wait(out, timeout=FLUSH_EVERY, return_when=FIRST_COMPLETED)
+    for f in done:
+        marks.add(f.result())
+    marks.flush_due()
+    return out
+
+
+def _job(store, claim, row, merge: bool, now):
+    """(row, the mail to deliver, rows merged into it, rows it settles, rows the mail
+    shows): with the player's
+    other waiting turn and news mails if `merge`, each claimed under this lease."""
+    if not merge:
+        return row, row, [], [], [row]
+    with claim.lock:
+        taken, gone = pacing.take_waiting(store, row, now, claim.until)
+        claim.held |= {r.id for r in taken}
+    settled = [(r.id, dict(sent_at=now, last_error=pacing.SETTLED
+                           + "the game moved on before it went out")) for r in gone]
     shown = merged.pick([row, *taken]) if taken else [row]
     mail = merged.mail(row, shown) if len(shown) > 1 else shown[0]
+    return row, mail, taken, settled, shown
+
+
+def _run(deliver, claim, job):
+    """Deliver one job: (job, None) when delivered, (job, error), or None when the lease
+    no longer covers it (another drainer may have it by now: leave it alone)."""
+    row = job[0]
+    if not claim.holds(row.id):
+        return job, LOST
     try:
-        deliver(mail)
+        deliver(job[1])
     except Exception as e:
-        _set(store, row.id, None, last_error=f"{type(e).__name__}: {e}"[:1000],
-             next_attempt=now + backoff(row.attempts + 1))
-        for r in taken:  # back to waiting, to be merged again
-            _set(store, r.id, None, attempts=0, next_attempt=now + backoff(row.attempts + 1))
-        return False
-    own = mail if any(mail is r for r in shown) else row  # its mail (the cap counts one)
-    for r in [x for x in [row, *taken] if x is not own]:
-        note = (f"in one mail with {own.dedupe_key}" if any(r is x for x in shown)
-                else "a newer mail of its game went instead")
-        _set(store, r.id, None, sent_at=now, last_error=pacing.SETTLED + note[:900])
-    _set(store, own.id, None, sent_at=now, last_error=None)
-    return True
+        return job, f"{type(e).__name__}: {e}"[:1000]
+    return job, None
 
 
-def _set(store, row_id: int, due, **values) -> bool:
-    """Update the row if it is still unsent (and, given `due`, due by then)."""
+LOST = object()
+
+
+class Marks:
+    """Rows' outcomes, written in one transaction every FLUSH_EVERY seconds (or FLUSH_ROWS
+    rows): a crash resends only the mails of the last few milliseconds."""
+
+    def __init__(self, store, claim, now):
+        self.store, self.claim, self.now = store, claim, now
+        self.todo, self.ids, self.first, self.sent = [], [], None, 0
+
+    def add(self, result) -> None:
+        job, error = result
+        row, mail, taken, settled, shown = job
+        self.todo += settled
+        self.ids += [row.id, *(r.id for r in taken)]
+        if self.first is None:
+            self.first = monotonic()
+        if error is LOST:
+            return
+        if error is not None:
+            retry = self.now + backoff(row.attempts + 1)
+            self.todo.append((row.id, dict(last_error=error, next_attempt=retry)))
+            # the merged rows go back to waiting, to be merged again
+            self.todo += [(r.id, dict(attempts=0, next_attempt=retry)) for r in taken]
+            return
+        self.sent += 1
+        own = mail if any(mail is r for r in shown) else row  # its mail (the cap counts one)
+        for r in [x for x in [row, *taken] if x is not own]:
+            note = (f"in one mail with {own.dedupe_key}" if any(r is x for x in shown)
+                    else "a newer mail of its game went instead")
+            self.todo.append((r.id, dict(sent_at=self.now, last_error=pacing.SETTLED
+                                         + note[:900])))
+        self.todo.append((own.id, dict(sent_at=self.now, last_error=None)))
+
+    def flush_due(self, slow: bool = False) -> None:
+        if self.first is not None and (slow or len(self.ids) >= FLUSH_ROWS
+                                       or monotonic() - self.first >= FLUSH_EVERY):
+            self.flush()
+
+    def flush(self) -> int:
+        with self.claim.lock:  # no renewal between the commit and the release
+            if self.todo:
+                with self.store.engine.begin() as c:
+                    for row_id, values in self.todo:
+                        c.execute(_update(row_id).values(**values))
+            self.claim.held -= set(self.ids)
+        self.todo, self.ids, self.first = [], [], None
+        return self.sent
+
+
+def _update(row_id: int, due=None):
+    """An update of the row if it is still unsent (and, given `due`, due by then)."""
     where = [Outbox.id == row_id, Outbox.sent_at.is_(None)]
     if due is not None:
         where.append(Outbox.next_attempt <= due)
-    with store.engine.begin() as c:
-        return c.execute(update(Outbox).where(*where).values(**values)).rowcount == 1
+    return update(Outbox).where(*where)

@@ -86,6 +86,11 @@ def stale(row: Outbox, seqs: dict[int, int]) -> bool:
     return turn is not None and seqs.get(turn[0], 0) > turn[2]
 
 
+def is_paced_row(row: Outbox) -> bool:
+    """A row take_waiting may merge into another mail (in Python, as is_paced_key in SQL)."""
+    return row.attempts == 0 and kind(row) in PACED
+
+
 def is_paced_key(key_column):
     return or_(key_column.like("turn:%"), key_column.like("news:%"))
 
@@ -170,10 +175,11 @@ def quiet_end(player: Player, now: datetime) -> datetime | None:
     return out.astimezone(UTC)
 
 
-def take_waiting(store, row: Outbox, now: datetime, lease: timedelta) -> tuple[list, list]:
+def take_waiting(store, row: Outbox, now: datetime, until: datetime) -> tuple[list, list]:
     """Claim the player's other waiting turn and news mails for `row`'s mail: (rows to
     merge, stale turn rows). Only rows never tried are taken (a row another drainer holds,
-    or one backing off after a failure, goes its own way), each by a compare-and-set."""
+    or one backing off after a failure, goes its own way), each by a compare-and-set, under
+    the drainer's lease (its next_attempt is `until`, pbem.store.lease)."""
     with store.reader() as s:
         waiting = s.exec(select(Outbox).where(
             Outbox.to_addr == row.to_addr, Outbox.id != row.id, Outbox.sent_at.is_(None),
@@ -186,7 +192,7 @@ def take_waiting(store, row: Outbox, now: datetime, lease: timedelta) -> tuple[l
             ok = c.execute(update(Outbox).where(
                 Outbox.id == w.id, Outbox.sent_at.is_(None), Outbox.attempts == 0,
                 Outbox.next_attempt == w.next_attempt).values(
-                attempts=1, next_attempt=now + lease)).rowcount == 1
+                attempts=1, next_attempt=until)).rowcount == 1
         if ok:
             (gone if stale(w, seqs) else taken).append(w)
     return taken, gone

@@ -1,0 +1,108 @@
+"""A drainer's claim on a batch of outbox rows: a short lease kept alive by a heartbeat.
+
+    with Lease(store, now, length) as lease:
+        with lease.lock, store.engine.begin() as c:
+            lease.claim_in(c, ids, due)   # -> the ids this drainer now holds
+        lease.holds(row_id)               # deliver it? (held, with time to spare)
+        with lease.lock: lease.held -= ids  # settled (committed): no longer renewed
+
+A claimed row's next_attempt is the lease's end, a value that only this drainer writes (a
+random microsecond is added), so every renewal is a compare-and-set on it: a row another
+drainer took over after our lease ran out is never renewed, nor delivered, by us. A thread
+renews the lease every BEAT seconds while the batch is out, so a slow relay keeps its rows,
+and a dead drainer's rows are due again `length` (seconds) after its last heartbeat.
+A delivery starts only while MARGIN of the lease is left: a drainer that cannot renew (the
+database is away, the process was stopped) stops delivering before another may start.
+"""
+
+import logging
+import secrets
+import threading
+from datetime import timedelta
+from time import monotonic
+
+from sqlalchemy import update
+from sqlmodel import select
+
+from .models import Outbox
+
+log = logging.getLogger(__name__)
+LEASE = timedelta(seconds=15)  # a dead drainer's rows are retried this long after it died
+BEAT = 3.0  # seconds between renewals: several fit in a lease
+MARGIN = timedelta(seconds=6)  # a delivery starts only with this much of the lease left
+CHUNK = 500  # ids in one IN (...): far below any database's limit
+
+
+def chunks(ids):
+    ids = sorted(ids)
+    return [ids[i:i + CHUNK] for i in range(0, len(ids), CHUNK)]
+
+
+class Lease:
+    def __init__(self, store, now, length: timedelta = LEASE, beat: float = BEAT):
+        self.store, self.length, self.beat = store, length, beat
+        self.margin = min(MARGIN, length * 0.4)
+        self._start, self._t0 = now, monotonic()
+        self.until = self._next()
+        self.held: set[int] = set()
+        self.lock = threading.Lock()  # the heartbeat and the drain both touch held/until
+        self._stop = threading.Event()
+        self._thread = None
+
+    def clock(self):
+        """The drain's `now`, moved on by the real time since (tests pass their own now)."""
+        return self._start + timedelta(seconds=monotonic() - self._t0)
+
+    def _next(self):
+        return self.clock() + self.length + timedelta(microseconds=1 + secrets.randbelow(10**6))
+
+    def claim_in(self, c, ids, due) -> set[int]:
+        """Claim the unsent rows of `ids` due by `due`, inside the caller's transaction
+        (which holds self.lock, so no renewal moves `until` meanwhile)."""
+        got = set()
+        for part in chunks(ids):
+            c.execute(update(Outbox).where(
+                Outbox.id.in_(part), Outbox.sent_at.is_(None), Outbox.next_attempt <= due)
+                .values(attempts=Outbox.attempts + 1, next_attempt=self.until))
+            got |= set(c.execute(select(Outbox.id).where(
+                Outbox.id.in_(part), Outbox.next_attempt == self.until)).scalars())
+        self.held |= got
+        return got
+
+    def holds(self, row_id: int) -> bool:
+        with self.lock:
+            return row_id in self.held and self.until - self.clock() > self.margin
+
+    def renew(self) -> None:
+        with self.lock:
+            if not self.held:
+                return
+            new = self._next()
+            kept = set()
+            with self.store.engine.begin() as c:
+                for part in chunks(self.held):
+                    c.execute(update(Outbox).where(
+                        Outbox.id.in_(part), Outbox.sent_at.is_(None),
+                        Outbox.next_attempt == self.until).values(next_attempt=new))
+                    kept |= set(c.execute(select(Outbox.id).where(
+                        Outbox.id.in_(part), Outbox.next_attempt == new)).scalars())
+            if self.held - kept:
+                log.warning("outbox rows %s were taken over or settled elsewhere",
+                            sorted(self.held - kept)[:10])
+            self.held, self.until = kept, new
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.beat):
+            try:
+                self.renew()
+            except Exception:  # the database is away: holds() stops us before the end
+                log.exception("the outbox lease could not be renewed")
+
+    def __enter__(self):
+        self._thread = threading.Thread(target=self._beat, daemon=True, name="outbox-lease")
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
