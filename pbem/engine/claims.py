@@ -18,7 +18,7 @@ from .errors import IllegalAction
 from .rules import NILS
 from .tricks import breaks_spades, playable_cards, spades_closed
 
-LIVE_BUDGET = 2_000  # nodes for a claim made now: well under 50 ms, else "not provable yet"
+LIVE_BUDGET = 1_500  # nodes for a claim made now: well under 50 ms, else "not provable yet"
 # A logged claim is verified again on replay; earlier versions accepted claims within
 # 50,000 nodes of a cruder search, so replay allows more and stays bounded.
 REPLAY_BUDGET = 200_000
@@ -43,7 +43,7 @@ def claim_holds(st, seat: int, budget: int = REPLAY_BUDGET) -> bool:
     with _lock:
         known = _known.get(key)
     if known is None or (type(known) is int and known < budget):
-        known = verdict(st, seat, budget)
+        known = _search(st, seat, budget)
         with _lock:
             _known[key] = budget if known is None else known
             while len(_known) > KNOWN:
@@ -53,7 +53,7 @@ def claim_holds(st, seat: int, budget: int = REPLAY_BUDGET) -> bool:
     raise IllegalAction(TOO_EARLY)
 
 
-def verdict(st, seat: int, budget: int) -> bool | None:
+def _search(st, seat: int, budget: int) -> bool | None:
     """True or False exactly, or None when `budget` nodes were not enough. Pure."""
     side = set(st.sides[st.side_of[seat]])
     # beside a nil bidder only the claimer may take the tricks; else anyone of the side
@@ -95,6 +95,7 @@ class _Search:
         apart = st.rules.must_beat  # then who beats whom among the others matters too
         self.label = [s if s in winners or apart else -1 for s in range(self.n)]
         self.names = sorted({self.suit[c] for c in st.table.deck})
+        self.trumps = self.names.index(TRUMP) if TRUMP in self.names else None
         self.memo, self.runs_memo = {}, {}
         self.nodes = 0
 
@@ -153,7 +154,9 @@ class _Search:
         self.nodes += 1
         if self.nodes > self.budget:
             raise _TooDeep
-        if not trick and must_lead is None and turn in self.winners \
+        if self.foe_tops_trumps(suits):
+            ok = False
+        elif not trick and must_lead is None and turn in self.winners \
                 and self.sweeps(hands, turn, broken, done):
             ok = True
         else:
@@ -172,8 +175,11 @@ class _Search:
             if cls not in seen:
                 seen.add(cls)
                 choices.append(c)
-        if turn in self.ours and turn not in self.winners:
-            choices.reverse()  # a nil bidder's partner ducks: lowest first
+        if turn not in self.winners:
+            # the others: a card taking this trick first, then lowest first (keep the
+            # high cards that may take a later one); a nil bidder's partner ducks
+            beats, trick_l = self.table.beats, list(trick)
+            choices.sort(key=lambda c: (not (trick and beats(c, trick_l)), power[c]))
         results = (self.after(hands, suits, trick, turn, broken, done, c) for c in choices)
         return any(results) if turn in self.ours else all(results)
 
@@ -197,6 +203,20 @@ class _Search:
             return False
         suits = tuple(tuple(x for x in raw if x[2] < n) for raw in suits)
         return self.holds(hands, suits, (), winner, broken, done + 1)
+
+    def foe_tops_trumps(self, suits) -> bool:
+        """The best live trump is only the others' (in hand or on the trick): whenever it
+        is played, and it must be by the last trick, no winner's card beats it."""
+        if self.trumps is None or not suits[self.trumps]:
+            return False
+        raw, n, winners = suits[self.trumps], self.n, self.winners
+        top = raw[-1][0]
+        for power, _, holder, _ in reversed(raw):
+            if power != top:
+                return True
+            if holder % n in winners:
+                return False
+        return True
 
     def sweeps(self, hands, seat, broken, done) -> bool:
         """`seat`, on lead, holds in each of its suits only cards above every other live
