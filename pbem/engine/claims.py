@@ -18,9 +18,11 @@ from .errors import IllegalAction
 from .rules import NILS
 from .tricks import breaks_spades, playable_cards, spades_closed
 
-LIVE_BUDGET = 1_500  # nodes for a claim made now: well under 50 ms, else "not provable yet"
+# Budgets in positions searched for a 52-card deal (fewer when more cards are live: each
+# position costs more). A claim made now: about 30 ms, else "not provable yet".
+LIVE_BUDGET = 1_200
 # A logged claim is verified again on replay; earlier versions accepted claims within
-# 50,000 nodes of a cruder search, so replay allows more and stays bounded.
+# 50,000 positions of a cruder search, so replay allows more and stays bounded.
 REPLAY_BUDGET = 200_000
 TOO_EARLY = ("the server cannot prove that claim yet (too many ways to play on): "
              "play a trick or two and claim again; nothing has changed")
@@ -90,12 +92,15 @@ class _Search:
 
     def __init__(self, st, ours, winners, budget):
         self.st, self.rules, self.table = st, st.rules, st.table
-        self.n, self.ours, self.winners, self.budget = st.n, ours, winners, budget
+        self.n, self.ours, self.winners = st.n, ours, winners
+        live = sum(map(len, st.hands)) + len(st.trick)
+        self.budget = budget * 52 // max(52, live)
         self.suit, self.power = st.table.suit, st.table.power
         apart = st.rules.must_beat  # then who beats whom among the others matters too
         self.label = [s if s in winners or apart else -1 for s in range(self.n)]
         self.names = sorted({self.suit[c] for c in st.table.deck})
         self.trumps = self.names.index(TRUMP) if TRUMP in self.names else None
+        self.at = {c: self.names.index(self.suit[c]) for c in st.table.deck}
         self.memo, self.runs_memo = {}, {}
         self.nodes = 0
 
@@ -167,10 +172,10 @@ class _Search:
     def expand(self, hands, suits, shapes, trick, turn, broken, done, must_lead) -> bool:
         cards = playable_cards(self.rules, self.table, list(hands[turn]), list(trick), broken,
                                done, must_lead)
-        power, names = self.power, self.names
+        power, at = self.power, self.at
         seen, choices = set(), []
         for c in sorted(cards, key=power.__getitem__, reverse=True):  # winners first
-            i = names.index(self.suit[c])
+            i = at[c]
             cls = (i, shapes[i][1][(turn, c)])
             if cls not in seen:
                 seen.add(cls)
@@ -188,7 +193,7 @@ class _Search:
         hand = list(hands[turn])
         hand.remove(card)
         hands = hands[:turn] + (tuple(hand),) + hands[turn + 1:]
-        i = self.names.index(self.suit[card])
+        i = self.at[card]
         raw = list(suits[i])
         at = raw.index((self.power[card], self.label[turn], turn, card))
         raw[at] = (raw[at][0], raw[at][1], n + turn, card)
