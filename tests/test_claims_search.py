@@ -3,7 +3,7 @@ known hard claims; the node budget; and replay of logs with claims (an accepted 
 verified again, a false one refused)."""
 
 import random
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from helpers import deal, do
@@ -17,13 +17,13 @@ from pbem.engine import (
     advance,
     apply,
     can_claim,
+    claims,
     legal,
     make_deal,
     new_game,
     preset,
     replay,
 )
-from pbem.engine import claims
 from pbem.engine.rules import NILS
 from pbem.engine.tricks import breaks_spades, playable_cards
 
@@ -42,7 +42,7 @@ def reference(st, seat) -> bool:
     winners = {seat} if any(st.bids[s] in NILS for s in side) else side
     rules, table, n = st.rules, st.table, st.n
 
-    @lru_cache(maxsize=None)
+    @cache
     def holds(hands, trick, turn, broken, done, must_lead):
         if not trick and not any(hands):
             return True

@@ -2,7 +2,7 @@
 
 The server knows every hand, so it decides this exactly with a search: at the claimer's
 side's turns some card must keep the claim alive, at the others' turns every card must.
-What keeps the search small (docs/claims.md):
+What keeps the search small (docs/rules.md, "Claims"):
 - only who could win a trick matters: the claim fails whenever a seat outside the winners
   takes one, so those seats' cards with no winner's card between them are one card, and
   a winner's touching cards are one card;
@@ -180,7 +180,10 @@ class _Search:
             if cls not in seen:
                 seen.add(cls)
                 choices.append(c)
-        if turn not in self.winners:
+        if trick and turn in self.winners and \
+                trick[self.table.winning(list(trick))][0] in self.winners:
+            choices.reverse()  # the side is winning this trick: play low, keep the winners
+        elif turn not in self.winners:
             # the others: a card taking this trick first, then lowest first (keep the
             # high cards that may take a later one); a nil bidder's partner ducks
             beats, trick_l = self.table.beats, list(trick)
