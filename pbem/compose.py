@@ -125,6 +125,8 @@ def _words(a: dict) -> tuple[str, str]:
     if kind == "bid":
         bid = f"blind {a['bid']}" if a.get("blind") else str(a["bid"])
         return f"bid {bid}", f"bid {bid}"
+    if kind == "pass" and not a["count"]:
+        return "pass none", "keep your cards (no exchange)"
     if kind == "pass":
         return f"pass {' '.join(['<card>'] * a['count'])}", f"pass {a['count']} cards"
     if kind == "draw":

@@ -187,9 +187,16 @@ def pending(s, game_id: int, seat: int) -> list[SeatOrder]:
 def clear(store, game_id: int, seat: int) -> int:
     """Drop every pending order of the seat; how many there were."""
     with store.session() as s:
-        rows = pending(s, game_id, seat)
-        for row in rows:
-            row.state = "dropped"
-            s.add(row)
+        dropped = drop_pending(s, game_id, seat)
         s.commit()
+    return dropped
+
+
+def drop_pending(s, game_id: int, seat: int) -> int:
+    """In the caller's transaction: the seat's pending orders dropped (when its player asks,
+    or leaves the seat: a new player never inherits orders they did not give)."""
+    rows = pending(s, game_id, seat)
+    for row in rows:
+        row.state = "dropped"
+        s.add(row)
     return len(rows)

@@ -278,6 +278,7 @@ def _substitute(s, st, game, seats, seat, who) -> list[dict]:
     row.robot, row.player_id, row.accepted = robot, player.id if player else None, True
     row.token = new_token()  # the old player's links and table stop working
     s.add(row)
+    seat_orders.drop_pending(s, game.id, seat)  # the leaver's orders leave with them
     players = players_of(s, seats)
     for mail in notify.handover_mails(game, seats, players, ev, leaver):
         s.add(Outbox(**mail))

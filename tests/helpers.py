@@ -88,13 +88,17 @@ def top_trumps(rules, k: int | None = None) -> list[str]:
 
 
 def bid_round(state, bids: dict | None = None) -> list[dict]:
-    """Every bidder due bids: bids[seat] if given (a tuple (n,) is a blind bid of n),
+    """Every bidder due bids: bids[seat] if given (a tuple (n,) is a blind bid of n, a dict
+    the bid's fields),
     else the smallest plain number allowed. Stops at a come-out question; the events."""
     bids, events = bids or {}, []
     while state.phase == "bid" and state.comeout_side is None:
         seat = next((s for s in state.to_act() if s in bids), state.to_act()[0])
         if seat in bids:
             value = bids[seat]
+            if isinstance(value, dict):  # a bid with more to it: {"bid": 4, "mo": "big mo"}
+                events += do(state, seat, {"type": "bid", **value})
+                continue
             blind = isinstance(value, tuple)
             events += bid(state, seat, value[0] if blind else value, blind)
             continue

@@ -9,6 +9,7 @@ import pytest
 from helpers import deal, do
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
+from test_properties import VARIANTS
 
 from pbem.engine import (
     PRESETS,
@@ -28,6 +29,9 @@ from pbem.engine.rules import NILS
 from pbem.engine.tricks import breaks_spades, playable_cards
 
 STD = preset("standard")
+# every preset, and the property tests' variants (rake, identical cards that cancel, ...)
+RULESETS = {name: preset(name) for name in PRESETS}
+RULESETS.update({name: preset(base).with_options(**o) for name, (base, o) in VARIANTS.items()})
 RANKS = "AKQJT98765432"
 
 
@@ -67,9 +71,9 @@ def reference(st, seat) -> bool:
 
 
 def endgame(name, seed, tricks_left, extra):
-    """A hand of preset `name` played at random (bids and passes too) until `tricks_left`
+    """A hand of ruleset `name` played at random (bids and passes too) until `tricks_left`
     tricks and `extra` cards of the next are left; None if the hand ended before."""
-    rules, rng = preset(name), random.Random(seed)
+    rules, rng = RULESETS[name], random.Random(seed)
     st = new_game(rules, rng.randrange(rules.players))
     while st.phase != "play" or st.trick or rules.hand_size - len(st.tricks) > tricks_left:
         if st.phase == "deal":
@@ -89,10 +93,10 @@ def endgame(name, seed, tricks_left, extra):
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(name=hs.sampled_from(sorted(PRESETS)), seed=hs.integers(0, 10**9),
+@given(name=hs.sampled_from(sorted(RULESETS)), seed=hs.integers(0, 10**9),
        tricks_left=hs.integers(1, 4), extra=hs.integers(0, 5))
 def test_the_search_agrees_with_brute_force_on_every_preset(name, seed, tricks_left, extra):
-    if preset(name).players == 6:
+    if RULESETS[name].players > 4:
         tricks_left = min(tricks_left, 3)  # 6 hands of 4: the reference takes seconds
     st = endgame(name, seed, tricks_left, extra)
     if st is None:
@@ -106,9 +110,9 @@ def test_many_endgames_of_every_preset_agree_and_both_answers_occur():
     """Fixed seeds: the brute force over a few thousand claims, holding and not."""
     seen = {True: 0, False: 0}
     rng = random.Random(15)
-    for i in range(360):
-        name = sorted(PRESETS)[i % len(PRESETS)]
-        st = endgame(name, rng.randrange(10**9), 2 + i % 3 - (preset(name).players == 6),
+    for i in range(540):
+        name = sorted(RULESETS)[i % len(RULESETS)]
+        st = endgame(name, rng.randrange(10**9), 2 + i % 3 - (RULESETS[name].players > 4),
                      rng.randrange(6))
         if st is None:
             continue

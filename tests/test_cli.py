@@ -179,7 +179,7 @@ def test_simulate_other_presets(tmp_path):
 
 
 def test_simulate_refuses_bad_rules():
-    res = run("simulate", "--rules", "standard", "-o", "players=5", "--games", 1)
+    res = run("simulate", "--rules", "standard", "-o", "players=7", "--games", 1)
     assert res.exit_code == 2 and "players must be" in res.stderr
 
 

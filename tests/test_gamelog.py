@@ -69,7 +69,7 @@ def _header(**changes):
     (_header(format=None), "unknown log format None"),
     (_header(format="pbem/0"), "unknown log format 'pbem/0'"),
     (_header(rules={"preset": "bridge"}), "unknown preset 'bridge'"),
-    (_header(rules={"players": 5}), "players must be 2, 3, 4 or 6"),
+    (_header(rules={"players": 7}), "players must be 2, 3, 4, 5 or 6"),
     (_header(rules={"colour": "red"}), "unknown option 'colour'"),
     (_header(seats=["a", "b", "c"]), "4 players but the header names 3 seats"),
     (_header(first_dealer=4), "first_dealer 4 is not a seat"),

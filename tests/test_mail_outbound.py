@@ -168,6 +168,12 @@ def play_on(store, gid: int, until) -> None:
     raise AssertionError("the game did not get there")
 
 
+def _news_for(store, address) -> bool:
+    with store.session() as s:
+        return s.exec(select(Outbox.id).where(Outbox.to_addr == address,
+                                              Outbox.dedupe_key.startswith("news:"))).first()
+
+
 def _order_to_drop(st) -> str:
     """An order of ann's that is never kept: when her longest suit is led to her (she holds
     it then) it names a card of another suit; if that never happens, the hand ends first."""
@@ -214,7 +220,7 @@ def sent(store, monkeypatch, tmp_path):
         answer(env, gid, "games", to=f"pbem@{env.domain}")  # the account address
         answer(env, gid, "notify digest", to=f"pbem@{env.domain}")
         answer(env, gid, "notify every trick", frm=BOB, to=f"pbem@{env.domain}")
-        play_on(store, gid, lambda st: len(st.tricks) >= 2)  # news of tricks to bob
+        play_on(store, gid, lambda st: _news_for(store, BOB))  # a trick bob did not win
         hand_over(store, gid, 1, CY)
         play_on(store, gid, lambda st: st.phase == "over")
         digest.send_digests(store, T0.date() + timedelta(days=1))

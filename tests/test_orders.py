@@ -141,6 +141,16 @@ def test_a_standing_order_keeps_acting_until_the_hand_ends(store, gid):
     assert {(r.seat, r.state) for r in rows(store, gid)} == {(1, "pending"), (2, "dropped")}
 
 
+def test_a_new_player_of_the_seat_does_not_inherit_the_leavers_orders(store, gid):
+    from pbem.play import hand_over
+
+    orders.give(store, gid, 1, "if hearts are led play 5H", state(store, gid))
+    hand_over(store, gid, 1, "zed@x.test")
+    submit(store, gid, 0, {"type": "play", "card": "AH"})
+    assert [r.state for r in rows(store, gid)] == ["dropped"]
+    assert state(store, gid).trick == [(0, "AH")]  # the new player decides seat 1's card
+
+
 def test_orders_left_when_the_hand_ends_are_dropped_with_a_word(store, gid):
     from pbem.engine import choose, view
 

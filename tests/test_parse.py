@@ -64,6 +64,8 @@ def test_cards(text, card):
     ("blind 7", {"type": "bid", "bid": 7, "blind": True}),
     ("bid blind 7", {"type": "bid", "bid": 7, "blind": True}),
     ("pass 3C 4D 9H", {"type": "pass", "cards": ["3C", "4D", "9H"]}),
+    ("pass none", {"type": "pass", "cards": []}),
+    ("No exchange", {"type": "pass", "cards": []}),
     ("pass 3c, 4d and 9h", {"type": "pass", "cards": ["3C", "4D", "9H"]}),
     ("pass 3♣ 4♦ 9♥", {"type": "pass", "cards": ["3C", "4D", "9H"]}),
     ("pass three of clubs, four of diamonds and nine of hearts",
@@ -179,3 +181,42 @@ def test_zero_is_nil_where_nil_is_played_and_a_number_where_not():
         seat = st.to_act()[0]
         [ev] = apply(st, seat, parse_action("0", st.rules))
         assert ev["bid"] == want
+
+
+@pytest.mark.parametrize("text, want", [
+    ("bid 4 little mo", {"type": "bid", "bid": 4, "mo": "little mo"}),
+    ("I bid four big mo", {"type": "bid", "bid": 4, "mo": "big mo"}),
+    ("5 little bemo", {"type": "bid", "bid": 5, "mo": "little bemo"}),
+])
+def test_B12_a_bid_with_a_mo_call(text, want):
+    assert parse_action(text) == want
+
+
+def test_B12_mo_or_bemo_is_read_as_the_game_own_call_and_a_bare_mo_asks_more():
+    from pbem.engine import preset
+
+    bemo = preset("standard").with_options(mo="bemo")
+    assert parse_action("bid 4 big mo", bemo)["mo"] == "big bemo"
+    assert parse_action("bid 4 little bemo", preset("mo"))["mo"] == "little mo"
+    with pytest.raises(ValueError, match="say little or big"):
+        parse_action("bid mo")
+    with pytest.raises(ValueError, match="goes with a number bid"):
+        parse_action("bid nil little mo")
+
+
+@pytest.mark.parametrize("text, bid", [
+    ("moon", "moon"), ("bid moon", "moon"), ("Boston", "moon"), ("I bid moon", "moon"),
+    ("shoot the moon", "moon"), ("blind moon", "blind moon"), ("bid blind boston", "blind moon"),
+])
+def test_B10_moon_words(text, bid):
+    assert parse_action(text) == {"type": "bid", "bid": bid}
+
+
+@pytest.mark.parametrize("text", ["bid 4 aces", "bid four and four aces", "4 with aces"])
+def test_S7_aces_words(text):
+    assert parse_action(text) == {"type": "bid", "bid": 4, "aces": True}
+
+
+@pytest.mark.parametrize("text", ["bid 4 no trump", "4 nt", "bid four no-trumps"])
+def test_B14_no_trump_words(text):
+    assert parse_action(text) == {"type": "bid", "bid": 4, "no_trump": True}

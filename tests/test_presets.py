@@ -32,6 +32,9 @@ TABLES = {
     "two-handed": (2, pack_less(), 13, ["AS", "KS", "QS", "JS", "TS"], ((0,), (1,))),
     "six-handed": (6, pack_less("2D") + pack_less("2D"), 17, ["AS", "AS", "KS", "KS", "QS"],
                    ((0, 3), (1, 4), (2, 5))),
+    "whiz": (4, pack_less(), 13, ["AS", "KS", "QS", "JS", "TS"], ((0, 2), (1, 3))),
+    "suicide": (4, pack_less(), 13, ["AS", "KS", "QS", "JS", "TS"], ((0, 2), (1, 3))),
+    "mo": (4, pack_less(), 13, ["AS", "KS", "QS", "JS", "TS"], ((0, 2), (1, 3))),
 }
 
 # name: (bid range, nil, blind nil, blind bids from, target)
@@ -45,6 +48,9 @@ BIDS = {
     "cutthroat-4": ((1, 13), True, False, 0, 500),
     "two-handed": ((1, 13), True, False, 0, 500),
     "six-handed": ((1, 17), True, True, 0, 500),
+    "whiz": ((1, 13), True, False, 0, 500),
+    "suicide": ((1, 13), True, False, 0, 500),
+    "mo": ((1, 13), True, True, 0, 500),
 }
 
 

@@ -47,6 +47,18 @@ VARIANTS = {
     "blind-bids": ("nyc", dict(blind_behind=-1000, first_hand_unbid=False)),
     "cutthroat-blind": ("cutthroat-4", dict(blind_min=5, blind_nil=True, blind_nil_behind=0,
                                             set_by_shortfall=True, bag_overflow="reset")),
+    # issue 17's house rules together: leftover to the dealer, rake, moon, Mo, aces, no
+    # trump, a raise round, bonuses and the bag-cancelling card
+    "house": ("standard", dict(jokers=True, top_trumps=("BJ", "LJ"), leftover="dealer",
+                               rake=True, moon=200, blind_moon=400, mo="mo", aces_bonus=100,
+                               no_trump=True, raise_round=True, high_bid_bonus=True,
+                               last_spades_bonus=10, last_trick_bonus=10,
+                               bag_cancel_card="3S", double_nil=(500, -250, -250),
+                               double_nil_bonus=100)),
+    "five": ("cutthroat-4", dict(players=5, remove=("2C", "2D"), pass_to_partner=2,
+                                 pass_to="left", must_beat=False)),
+    "six-cancel": ("six-handed", dict(identical="cancel", forced_bids="suicide",
+                                      blind_nil=False, blind_nil_exchange=0)),
 }
 HANDS = 3  # hands a game is played for at most: enough for scores to carry over
 CARD = re.compile(r'"([2-9TJQKA][SHDC]|BJ|LJ)"')  # a card as a JSON string
@@ -124,7 +136,7 @@ def play(rules, pick, rng, first_dealer, hands=HANDS, watch=None):
 
 def finished_hands(rules, events):
     """(cards in play, cards played) of each hand played to its end, from the log alone."""
-    done, in_play, played, stock = [], Counter(), [], []
+    done, in_play, played, stock, discard = [], Counter(), [], [], False
     per_hand = rules.hand_size * rules.players
     for ev in events:
         kind = ev["type"]
@@ -133,6 +145,12 @@ def finished_hands(rules, events):
             assert Counter(every) == Counter(rules.deck())
             in_play = Counter(c for h in ev["hands"] for c in h)
             stock, played = list(ev.get("stock", [])), []
+            discard = rules.leftover in ("dealer", "two_clubs") and bool(ev.get("out"))
+            if discard:  # D6: a seat takes the leftover cards, then discards as many
+                in_play += Counter(ev["out"])
+        elif kind == "pass" and discard:  # the hand's first pass is that discard
+            in_play -= Counter(ev["cards"])
+            discard = False
         elif kind == "draw":  # T5b: keep the top card and discard the next, or the reverse
             top, nxt = stock.pop(0), stock.pop(0)
             in_play[top if ev["keep"] else nxt] += 1
@@ -171,10 +189,12 @@ def bag_rule(rules, total):
 
 def plain_contract(rules, side) -> bool:
     """A side's row that S1 or S8 alone scores: a number bid, no nil, no blind, no bonus."""
-    if side["bid"] is None or side.get("nils") or side.get("blind"):
+    if side["bid"] is None or side.get("nils") or side.get("blind") or side.get("mo") \
+            or side.get("moon") or side.get("bonus") or side.get("bag_cancelled") \
+            or "no_trump" in side:
         return False
     if rules.contract == "cutthroat":
-        return True
+        return not rules.twice_bid_loses  # taking twice the bid loses it there too (S3)
     return (rules.contract == "standard" and not (rules.ten_for and side["bid"] >= 10)
             and not rules.twice_bid_loses and not rules.set_by_shortfall)
 
@@ -214,7 +234,8 @@ def check_scores(rules, st):
 def check_end(rules, st):
     """E1/E4: the game ends with the single highest score at or over the target."""
     shown = [s["score"] for s in score_pad(st)["sides"]]
-    if rules.sets_to_lose or rules.floor is not None or rules.boston_wins:
+    if rules.sets_to_lose or rules.floor is not None or rules.boston_wins or rules.moon_wins \
+            or rules.double_nil_ends or rules.blind_double_nil_ends:
         return  # other ways to end: the scores alone do not say
     top = max(shown)
     unique = shown.count(top) == 1
@@ -262,7 +283,7 @@ def own_cards(st, seat) -> set:
     if st.looked[seat]:
         mine |= set(st.hands[seat])
     if st.phase == "draw" and st.turn == seat:
-        mine.add(st.stock[0])
+        mine.update(st.stock[:2] if st.rules.draw_two else st.stock[:1])
     return mine
 
 
@@ -363,6 +384,7 @@ OPTION_VALUES = {name: hs.booleans() for name in _FLAGS} | {
     key: hs.integers(lo, hi) for key, (lo, hi) in BOUNDS.items() if key != "target"} | {
     "target": hs.integers(50, 300),  # games that end within the hands played
     "misdeal": hs.sets(hs.sampled_from(MISDEAL_TESTS), max_size=2).map(tuple),
+    "bag_cancel_card": hs.sampled_from(["", "3S", "7H", "2C"]),
     "double_nil": hs.none() | hs.tuples(*[hs.integers(-300, 300)] * 3)}
 
 

@@ -326,3 +326,22 @@ def test_T6a_identical_cards(identical, winner):
         do(st, seat, card)
     assert st.tricks[-1][1] == winner
     assert st.won[winner] == 1
+
+
+def test_Y5_rake_em_and_shake_em_big_joker_led_takes_the_highest_spades():
+    """pagat: "'Rake 'em and Shake 'em' If using a 54 card deck (with two jokers), some
+    play that if the big joker is led (played as the first card in a trick), then all the
+    other players must play their highest spade"."""
+    r = preset("tournament-300").with_options(rake=True, spade_lead="any")
+    hearts = ["AH", "KH", "QH", "JH", "TH", "9H", "8H", "7H", "6H", "5H", "4H", "3H"]
+    st = start(r, fixed_hands(r, {1: ["BJ"] + hearts, 2: ["LJ", "2S", "9S", "3S"]}), 0, 4)
+    do(st, 1, "BJ")
+    assert cards(st, 2) == ["LJ"]
+    with pytest.raises(IllegalAction, match="highest spade"):
+        do(st, 2, "9S")
+    do(st, 2, "LJ")
+    spades = [c for c in st.hands[3] if st.table.suit[c] == "S"]
+    assert spades and cards(st, 3) == [max(spades, key=st.table.power.get)]
+    plain = start(r.with_options(rake=False), fixed_hands(r, {1: ["BJ"] + hearts}), 0, 4)
+    do(plain, 1, "BJ")
+    assert len(cards(plain, 2)) > 1  # without Y5: any spade follows

@@ -334,3 +334,104 @@ def test_E4_max_hands_ends_with_the_higher_score():
     st = game(max_hands=1)
     play_hand(st, {0: 3, 1: 4, 2: 3, 3: 3}, {(0, 2): 7})
     assert st.phase == "over" and st.winner == 0
+
+
+# -- S7 bonuses (pagat's three-player page, Szu Kay Wong's bonus scores: "For successful
+# bids of seven or more, you get an extra 10 points for each trick bid above six"; "an
+# unbroken sequence of tricks at the end ... all with high spades (9 or above), and get
+# exactly what you bet ... 10 points per trick"; the encyclopedia: "the winner of last
+# trick wins 10 bonus points").
+
+ALL_SPADES = [r + "S" for r in RANKS]
+
+
+def spades_hand(options, bids, spade_order):
+    """Seat 1 holds every spade and leads each in `spade_order`; the others follow with
+    their first legal card. Returns side 1's pad entry."""
+    from helpers import bid_round, do, fixed_hands
+
+    r = preset("standard").with_options(**options)
+    st = new_game(r, 0)
+    deal(st, fixed_hands(r, {1: ALL_SPADES}))
+    bid_round(st, bids)
+    for card in spade_order:
+        do(st, 1, card)
+        for seat in (2, 3, 0):
+            do(st, seat, legal(st, seat)[0]["card"])
+    return st.history[-1]["sides"][1]
+
+
+def test_S7_high_bid_and_last_high_spades_made_exactly():
+    side = spades_hand(dict(high_bid_bonus=True, last_spades_bonus=10), {1: 12, 3: 1},
+                       ALL_SPADES[::-1])  # 2S first: the last six tricks won by 9S..AS
+    assert side["bonus"] == {"high_bid": 70, "last_spades": 60}
+    assert side["points"] == 130 + 70 + 60 and side["bags"] == 0
+
+
+def test_S7_no_spade_bonus_with_a_bag_or_a_low_spade_last():
+    side = spades_hand(dict(high_bid_bonus=True, last_spades_bonus=10), {1: 11, 3: 1},
+                       ALL_SPADES[::-1])
+    assert side["bonus"] == {"high_bid": 60} and side["points"] == 120 + 1 + 60
+    side = spades_hand(dict(last_spades_bonus=10), {1: 12, 3: 1}, ALL_SPADES)  # 2S last
+    assert "bonus" not in side and side["points"] == 130
+
+
+def test_S7_ten_for_the_last_trick_and_no_bonus_by_default():
+    side = spades_hand(dict(last_trick_bonus=10), {1: 12, 3: 1}, ALL_SPADES)
+    assert side["bonus"] == {"last_trick": 10} and side["points"] == 140
+    assert "bonus" not in spades_hand({}, {1: 12, 3: 1}, ALL_SPADES)
+
+
+# pagat, "playing with aces": "a partnership scores a 100 point bonus for holding all four
+# aces and bringing them all home in tricks, provided that they announce this before the
+# play ... There is no penalty for a team that announces four aces but fails".
+ACES_HAND = ["AS", "KS", "QS", "JS", "TS", "9S", "8S", "7S", "6S", "5S", "AH", "AD", "AC"]
+
+
+def test_S7_four_aces_announced_and_won():
+    from helpers import bid_round, do, fixed_hands
+
+    r = preset("standard").with_options(aces_bonus=100, spade_lead="any")
+    st = new_game(r, 0)
+    deal(st, fixed_hands(r, {1: ACES_HAND}))
+    assert {"bid": 12, "aces": True} in st.bid_options(1)
+    bid_round(st, {1: {"bid": 12, "aces": True}})
+    assert not any(o.get("aces") for o in st.bid_options(3) + st.bid_options(2))
+    for card in ACES_HAND:  # spades first draw the others' spades; then the aces hold
+        do(st, 1, card)
+        for seat in (2, 3, 0):
+            do(st, seat, legal(st, seat)[0]["card"])
+    side = st.history[-1]["sides"][1]
+    assert side["bonus"] == {"aces": 100} and side["points"] == 130 + 100
+
+
+def test_S7_four_aces_only_for_a_side_holding_them():
+    from helpers import do, fixed_hands
+
+    from pbem.engine import IllegalAction
+
+    r = preset("standard").with_options(aces_bonus=100)
+    st = new_game(r, 0)
+    deal(st, fixed_hands(r, {0: ["AS", "AH"], 1: ["AD", "AC"]}))  # split between sides
+    assert not any(o.get("aces") for o in st.bid_options(1))
+    with pytest.raises(IllegalAction, match="cannot announce the four aces"):
+        do(st, 1, {"type": "bid", "bid": 3, "aces": True})
+
+
+def test_S3_a_special_card_cancels_one_bag_of_the_side_that_takes_it():
+    """pagat: "a special card which cancels one sandbag on that hand for the side that takes
+    it in their tricks. If the side which wins the special card makes no overtricks, or
+    loses their bid, the special card has no effect ... for example the three of spades"."""
+    side = spades_hand(dict(bag_cancel_card="3S"), {1: 10, 3: 1}, ALL_SPADES)
+    assert (side["bags"], side["points"], side["bag_cancelled"]) == (1, 110 + 1, True)
+    side = spades_hand(dict(bag_cancel_card="3S"), {1: 12, 3: 1}, ALL_SPADES)
+    assert (side["bags"], side["points"]) == (0, 130) and "bag_cancelled" not in side
+    side = spades_hand({}, {1: 10, 3: 1}, ALL_SPADES)
+    assert (side["bags"], side["points"]) == (2, 112)
+
+
+def test_S3_special_card_must_be_in_the_pack():
+    from pbem.engine import RulesError
+
+    with pytest.raises(RulesError, match="bag_cancel_card"):
+        preset("tournament-300").with_options(bag_cancel_card="2H")  # removed there

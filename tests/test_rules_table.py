@@ -164,9 +164,39 @@ def test_T6a_identical_cards_second_or_first_wins(identical, winner):
     assert trick_winner(st) == winner
 
 
-def test_T7_five_players_not_supported():
-    with pytest.raises(RulesError, match="players must be"):
+def test_T6a_identical_cards_cancel():
+    """RULES.md T6a "both cancel": two identical aces win nothing; the 5H, the best other
+    heart, takes the trick. When every card has its twin, the leader takes it."""
+    r = preset("six-handed").with_options(identical="cancel")
+    low = {3: "2H", 4: "3H", 5: "4H", 0: "5H"}
+    hands = fixed_hands(r, {1: ["AH"], 2: ["AH"], **{s: [c] for s, c in low.items()}})
+    st = ready_to_play(r, hands)
+    do(st, 1, "AH")
+    do(st, 2, "AH")
+    for seat in (3, 4, 5, 0):
+        do(st, seat, low[seat])
+    assert trick_winner(st) == 0
+    table = st.table
+    assert table.winning([(1, "KH"), (2, "KH"), (3, "2S"), (4, "2S"), (5, "3C"), (0, "3C")]) == 0
+    assert table.winning([(1, "KH"), (2, "AS"), (3, "AS"), (4, "2S")]) == 3  # a 2S trumps
+
+
+def test_T7_five_players_2C_2D_removed_ten_each_without_partners():
+    """RULES.md T7: "five players, 2C and 2D removed, 10 each"; five seats cannot sit in
+    partnerships of two, so each plays alone (as in cutthroat)."""
+    r = preset("cutthroat-4").with_options(players=5, remove=["2C", "2D"])
+    assert len(r.deck()) == 50 and r.hand_size == 10 and len(r.sides) == 5
+    st = new_game(r, 4)
+    advance(st, make_deal(st, random.Random(5)))
+    assert [len(h) for h in st.hands] == [10] * 5 and st.to_act() == [0]
+    play_out(st, seed=2)
+    assert sum(s["tricks"] for s in st.history[-1]["sides"]) == 10
+    with pytest.raises(RulesError, match="without partners"):
         STANDARD.with_options(players=5, remove=["2C", "2D"])
+    with pytest.raises(RulesError, match="do not deal evenly"):
+        preset("cutthroat-4").with_options(players=5)
+    with pytest.raises(RulesError, match="players must be"):
+        STANDARD.with_options(players=7)
 
 
 # -- D: deck and trump order ---------------------------------------------------------
@@ -373,3 +403,52 @@ def test_L3_replay_rejects_a_deal_that_is_not_the_deck():
     ev["hands"][2].pop()
     with pytest.raises(IllegalAction, match="seat 2's hand has 12 cards, not 13"):
         replay(STANDARD, [ev])
+
+
+@pytest.mark.parametrize("way, taker", [("dealer", 2), ("two_clubs", None)])
+def test_D6_leftover_cards_to_the_dealer_or_the_two_of_clubs_who_discards_as_many(way, taker):
+    """pagat: "there will be two cards left over at the end of the deal, and these are given
+    to the dealer. Having looked at all 15 cards, the dealer discards any two cards face
+    down. Some play that the two extra cards are given to the holder of the two of clubs"."""
+    import json
+
+    from pbem.engine import view
+
+    r = preset("standard").with_options(jokers=True, top_trumps=("BJ", "LJ"), leftover=way)
+    st = new_game(r, 2)
+    deal(st)
+    if taker is None:
+        taker = next(s for s in range(4) if "2C" in st.hands[s])
+    extra = list(st.passed_to[taker])
+    assert len(extra) == 2 and len(st.hands[taker]) == 15 and st.out == []
+    assert st.phase == "pass" and st.to_act() == [taker]
+    others = [s for s in range(4) if s != taker]
+    for s in others:  # nobody else sees them
+        shown = json.dumps({k: v for k, v in view(st, s).items() if k != "rules"})
+        assert not any(f'"{c}"' in shown for c in extra)
+    gone = st.hands[taker][:2]
+    do(st, taker, {"type": "pass", "cards": gone})
+    assert st.phase == "bid" and all(len(h) == 13 for h in st.hands) and st.out == gone
+
+
+def test_T5a_draw_two_see_both_keep_one():
+    """RULES.md T5a "draw two, keep one" (the seed describes only T5b): the drawer sees
+    both top cards, then keeps one and discards the other; the other player sees neither."""
+    from pbem.engine import choose, view
+
+    r = preset("two-handed").with_options(draw_two=True)
+    st = new_game(r, 0)
+    stock = r.deck()
+    deal(st, stock=stock)
+    mine = view(st, 1)
+    assert (mine["drawn"], mine["drawn_second"]) == (stock[0], stock[1])
+    assert "drawn" not in view(st, 0) and "drawn_second" not in view(st, 0)
+    do(st, 1, {"type": "draw", "keep": False})  # keep the second
+    assert st.hands[1] == [stock[1]] and st.discards[1] == [stock[0]]
+    first, second = view(st, 0)["drawn"], view(st, 0)["drawn_second"]
+    better = max(first, second, key=st.table.power.get)
+    do(st, 0, choose(view(st, 0)))
+    assert st.hands[0] == [better]  # the robot keeps the better card
+    assert "drawn_second" not in view(new_game(preset("two-handed"), 0), 0)
+    with pytest.raises(RulesError, match="draw_two"):
+        STANDARD.with_options(draw_two=True)

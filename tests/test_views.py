@@ -156,3 +156,17 @@ def test_passed_cards_seen_by_giver_and_receiver_only():
         assert sorted(mine["received"]) == sorted(gifts[partner])
         assert set(gifts[seat]) <= cards_in(view(st, partner))
         assert not set(gifts[seat]) & cards_in(view(st, opponent))
+
+
+def test_B12_a_mo_call_is_public_and_labelled():
+    from pbem.mail.commands import did
+    from pbem.web.view import action_label
+
+    st, _ = dealt(preset("mo"))
+    seat = st.to_act()[0]
+    assert {"type": "bid", "bid": 4, "mo": "big mo"} in view(st, seat)["legal"]
+    act(st, seat, {"type": "bid", "bid": 4, "mo": "big mo"})
+    for who in (None, *range(4)):
+        assert view(st, who)["mo"] == {"seat": seat, "call": "big mo"}
+    action = {"type": "bid", "bid": 4, "mo": "big mo"}
+    assert (action_label(action), did(action)) == ("Bid 4 big mo", "bid 4 big mo")

@@ -521,6 +521,27 @@ def test_passing_cards_from_the_table_form(store, client):
     assert game_state(store, gid).passed_away[seat] == boxes[:2]
 
 
+def test_a_blind_nil_bidder_keeps_its_cards_from_the_table_page(store, client):
+    from pbem.play import submit
+
+    gid = humans_game(store, Rules.from_dict({"preset": "standard", "blind_nil_behind": -1000}))
+    st = game_state(store, gid)
+    first = st.to_act()[0]
+    submit(store, gid, first, {"type": "bid", "bid": "blind nil"})
+    while game_state(store, gid).phase == "bid":
+        seat = game_state(store, gid).to_act()[0]
+        submit(store, gid, seat, {"type": "look"})
+        submit(store, gid, seat, {"type": "bid", "bid": 3})
+    st = game_state(store, gid)
+    assert st.phase == "pass" and st.to_act() == [first]
+    tok = tokens(store, gid)[first]
+    assert "Keep my cards (no exchange)" in client.get(f"/t/{tok}").text
+    r = client.post(f"/t/{tok}/move", data={"csrf": csrf(client), "type": "pass",
+                                            "seq": str(st.seq)})
+    assert r.status_code == 200 and game_state(store, gid).phase == "play"
+    assert game_state(store, gid).hands[first] == st.hands[first]  # nothing passed
+
+
 def test_a_finished_deal_is_shown_with_its_salt(store, client):
     from pbem.engine.commitment import deal_digest
 
@@ -542,7 +563,9 @@ def test_a_finished_deal_is_shown_with_its_salt(store, client):
 
 
 def test_deadline_record_vacation_and_extra_time_on_the_page(store, client):
-    from pbem.store.models import Deadline, Player
+    from zoneinfo import ZoneInfo
+
+    from pbem.store.models import Deadline, Player, Seat
 
     gid = humans_game(store, preset("standard"))
     st = game_state(store, gid)
@@ -559,6 +582,14 @@ def test_deadline_record_vacation_and_extra_time_on_the_page(store, client):
     assert "Due by" in page and "Your record: 0 moves on time" in page
     assert "(due " in client.get(f"/t/{toks[other]}").text  # others see whom they wait for
     first = due()
+    with store.session() as s:  # the viewer's own clock
+        viewer = s.exec(select(Player).join(Seat, Seat.player_id == Player.id).where(
+            Seat.game_id == gid, Seat.seat == other)).one()
+        viewer.prefs = dict(viewer.prefs, zone="Asia/Tokyo")
+        s.add(viewer)
+        s.commit()
+    tokyo = first.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%a %d %b %H:%M Asia/Tokyo")
+    assert f"(due {tokyo}, " in client.get(f"/t/{toks[other]}").text
     token = csrf(client)
     r = client.post(f"/t/{toks[other]}/extra", data={"csrf": token, "hours": "24"})
     assert r.status_code == 200 and (due() - first).total_seconds() == 24 * 3600

@@ -141,7 +141,11 @@ def bid_text(side: dict) -> str:
     if side.get("blind"):
         parts[-1] = "blind " + parts[-1]
     parts += [n["bid"] + ("" if n["made"] else "(x)") for n in nils]
-    return "+".join(parts)
+    if side.get("moon"):  # B10
+        return side["moon"]["bid"] + ("" if side["moon"]["made"] else "(x)")
+    mo = side.get("mo")  # B12
+    tail = f" {mo['call']}" + ("" if mo["made"] else "(x)") if mo else ""
+    return "+".join(parts) + tail
 
 
 def pad_table(pad: dict, names) -> str:

@@ -8,6 +8,7 @@ from sqlmodel import select
 
 from ..config import load
 from ..engine import parse_action, pretty, score_pad
+from ..engine.view import bid_words
 from ..gamelog import LogError, read_log, replay_log
 from ..play import Refused, import_log, start, submit
 from ..store.games import create_game, seat_names
@@ -140,6 +141,8 @@ def game_show(game_id, as_json):
     for i, name in enumerate(names):
         bid = st.bids[i]
         bid = "-" if bid is None else ("blind " if st.blind[i] else "") + str(bid)
+        if st.mo and st.mo["seat"] == i:
+            bid += f" {st.mo['call']}"
         click.echo(f"  seat {i}: {name:<24} bid {bid:<10} tricks {st.won[i]}")
     if st.trick:
         click.echo("  trick: " + ", ".join(f"{s}:{pretty(c)}" for s, c in st.trick))
@@ -210,7 +213,7 @@ def _event_text(ev) -> str:
     if kind == "reveal":
         return f"the salt of the deal at seq {ev['deal']} is revealed"
     if kind == "bid":
-        return f"seat {seat} bids {'blind ' if ev.get('blind') else ''}{ev['bid']}"
+        return f"seat {seat} bids {bid_words(ev)}"
     if kind == "play":
         return f"seat {seat} plays {pretty(ev['card'])}"
     if kind == "pass":

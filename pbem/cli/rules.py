@@ -23,6 +23,9 @@ PRESET_INFO = {
     "cutthroat-4": "4 players without partners; beat the highest card so far if you can",
     "two-handed": "2 players draw their hands from the stock, then bid and play",
     "six-handed": "3 teams of 2 with two packs less the 2D, 17 cards each",
+    "whiz": "forced bids: each player bids the spades they hold, or nil",
+    "suicide": "forced bids: one partner of each side bids nil, the other 4 or more",
+    "mo": "a side may call little Mo (first 7 tricks, 150) or big Mo (first 10, 250)",
 }
 
 

@@ -96,8 +96,11 @@ class _Search:
         live = sum(map(len, st.hands)) + len(st.trick)
         self.budget = budget * 52 // max(52, live)
         self.suit, self.power = st.table.suit, st.table.power
-        apart = st.rules.must_beat  # then who beats whom among the others matters too
+        # who beats whom among the others matters when a seat must beat the cards played
+        # (T2a), and which twins meet on a trick when identical cards cancel (T6a)
+        apart = st.rules.must_beat or st.table.cancel
         self.label = [s if s in winners or apart else -1 for s in range(self.n)]
+        self.merge = not st.table.cancel  # twins cancel: every card level stands alone
         self.names = sorted({self.suit[c] for c in st.table.deck})
         self.trumps = self.names.index(TRUMP) if TRUMP in self.names else None
         self.at = {c: self.names.index(self.suit[c]) for c in st.table.deck}
@@ -137,7 +140,7 @@ class _Search:
         key, index, last = [], {}, None  # last: the single label of the run being built
         for _, labels, holders, cards in levels:
             single = next(iter(labels)) if len(labels) == 1 else None
-            if single is None or single != last:
+            if single is None or single != last or not self.merge:
                 key.append([single, []])
             key[-1][1].extend(holders)
             for hc in cards:
@@ -219,6 +222,8 @@ class _Search:
             return False
         raw, n, winners = suits[self.trumps], self.n, self.winners
         top = raw[-1][0]
+        if self.st.table.cancel and len(raw) > 1 and raw[-2][0] == top:
+            return False  # its twin is live: the two may cancel
         for power, _, holder, _ in reversed(raw):
             if power != top:
                 return True

@@ -3,7 +3,7 @@
 from .acts import resign_events, undo_target
 from .errors import IllegalAction
 from .rules import NILS, Rules
-from .state import State, advance, check
+from .state import State, advance, check, may_decline
 
 SERVER_EVENTS = (None, "deal", "substitute")  # written by the server, never a player
 
@@ -39,7 +39,8 @@ def legal(st: State, seat: int) -> list[dict]:
             out.append({"type": "misdeal"})
         return out
     if ph == "pass" and seat in st.to_act():
-        return [{"type": "pass", "count": st.pass_steps[0][1]}]
+        keep = [{"type": "pass", "count": 0}] if may_decline(st, seat) else []
+        return [{"type": "pass", "count": st.pass_steps[0][1]}] + keep
     if ph == "draw" and seat == st.turn:
         return [{"type": "draw", "keep": True}, {"type": "draw", "keep": False}]
     return []

@@ -1,5 +1,6 @@
 """Actions from what people type: "bid 4", "4", "nil", "blind nil", "blind 7", "play QH",
-"Q♥", "queen of hearts", "pass 3C 4D 9H", "claim", "misdeal", "look", "keep", "come out";
+"Q♥", "queen of hearts", "pass 3C 4D 9H", "claim", "misdeal", "look", "keep", "come out",
+"bid 4 little mo" (B12), "moon", "blind moon" (B10), "bid 4 aces" (S7), "bid 4 no trump" (B14);
 and as people write them: "I bid 4", "bid four", "bid: 4", "I'll play the ten of hearts"."""
 
 import re
@@ -19,12 +20,19 @@ _WORDS = {
     "nil": {"type": "bid", "bid": "nil"},
     "blind nil": {"type": "bid", "bid": "blind nil"},
 }
+for _word in ("moon", "boston", "shoot the moon"):  # B10
+    for _pre in ("", "bid "):
+        _WORDS[_pre + _word] = {"type": "bid", "bid": "moon"}
+        _WORDS[_pre + "blind " + _word] = {"type": "bid", "bid": "blind moon"}
 _BARE = {
     "bid": "say how many: bid 4, nil or blind nil",
     "play": "say which card: play QH, play 10♠, play queen of hearts",
     "pass": "say which cards: pass 3C 4D 9H",
 }
 _BID = re.compile(r"^(?:bid\s+)?(blind\s+)?(\d{1,2}|nil|zero|blind nil)$")
+_NO_TRUMP = re.compile(r"\s+(?:no[\s-]?trumps?|nt)$")  # B14
+_ACES = re.compile(r"\s+(?:and\s+|with\s+)?(?:(?:the\s+)?four\s+)?aces$")  # S7
+_MO = re.compile(r"(?:^|\s+)(?:(little|big)\s+)?(mo|bemo)$")  # B12
 _NUMBERS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen".split())}
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBERS) + r")$")
@@ -45,6 +53,8 @@ def parse_action(text: str, rules=None) -> dict:
     action = _parse(text)
     if rules is not None and rules.nil and action == {"type": "bid", "bid": 0}:
         action["bid"] = "nil"
+    if rules is not None and rules.mo != "none" and action.get("mo"):  # "mo" or "bemo":
+        action["mo"] = action["mo"].split()[0] + " " + rules.mo  # the game's own call
     return action
 
 
@@ -59,6 +69,16 @@ def _parse(text: str) -> dict:
     t = raw.lower()  # same length as raw: slices of t index raw too
     if not t:
         raise ValueError("empty command")
+    aces = _ACES.search(t)
+    if aces and t[:aces.start()].strip():
+        return _aces_bid(raw[:aces.start()])
+    nt = _NO_TRUMP.search(t)
+    if nt and t[:nt.start()].strip():
+        return _flagged_bid(raw[:nt.start()], "no_trump", "no trump goes with a number bid: "
+                            "bid 4 no trump")
+    mo = _MO.search(t)
+    if mo:
+        return _mo_bid(raw[:mo.start()], mo)
     if t.startswith("bid ") or t.startswith("blind ") or t in _NUMBERS:
         t = _NUMBER_WORD.sub(lambda m: _NUMBERS[m.group(1)], t)  # "bid four": bid 4
     if t in _BARE:
@@ -78,7 +98,9 @@ def _parse(text: str) -> dict:
         return action
     if t.startswith("bid "):
         raise ValueError(f"not a bid: {raw!r}: write bid 4, bid nil or bid blind nil")
-    for verb in ("pass ", "give "):
+    if t in ("pass none", "pass nothing", "pass no cards", "no exchange"):
+        return {"type": "pass", "cards": []}  # P2: a nil bidder may keep its cards
+    for verb in ("pass ", "give ", "discard "):  # "discard 3C 4D": D6's discard
         if t.startswith(verb):
             return {"type": "pass", "cards": _cards(raw[len(verb):])}
     if t.startswith("play "):
@@ -86,6 +108,34 @@ def _parse(text: str) -> dict:
     elif len(t.split()) > 1 and not _CARDISH.search(t):
         raise ValueError(f"not a move or a command: {raw!r}")  # "thanks for the game"
     return {"type": "play", "card": parse_card(raw)}
+
+
+def _aces_bid(rest: str) -> dict:
+    """S7: "bid 4 aces", "bid 4 and four aces": a number bid announcing the four aces."""
+    return _flagged_bid(rest, "aces", "the four aces are announced with a number bid: "
+                        "bid 4 aces")
+
+
+def _flagged_bid(rest: str, flag: str, need: str) -> dict:
+    """A plain number bid with `flag` set ("bid 4 aces", "bid 4 no trump")."""
+    action = _parse(rest)
+    if action.get("type") != "bid" or action["bid"].__class__ is not int or action.get("blind"):
+        raise ValueError(need)
+    return dict(action, **{flag: True})
+
+
+def _mo_bid(rest: str, mo) -> dict:
+    """B12: "bid 4 little mo", "four big bemo": a number bid with its call."""
+    if not mo.group(1):
+        raise ValueError("say little or big: bid 4 little mo (or little bemo)")
+    try:
+        action = _parse(rest) if rest.strip() else {}
+    except ValueError:
+        action = {}
+    if action.get("type") != "bid" or action["bid"].__class__ is not int or action.get("blind"):
+        raise ValueError(f"a {mo.group(1)} {mo.group(2)} goes with a number bid: "
+                         f"bid 4 {mo.group(1)} {mo.group(2)}")
+    return dict(action, mo=f"{mo.group(1)} {mo.group(2)}")
 
 
 def _cards(text: str) -> list[str]:

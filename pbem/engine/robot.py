@@ -9,10 +9,10 @@ import json
 import random
 from functools import lru_cache
 
-from .rules import NILS, Rules
+from .rules import MOONS, NILS, Rules
 from .tricks import table_for
 
-_SHARE = {2: 0.9, 3: 1.3, 4: 1.0, 6: 0.7}  # sure-trick estimate scaled by table size
+_SHARE = {2: 0.9, 3: 1.3, 4: 1.0, 5: 1.0, 6: 0.7}  # sure-trick estimate scaled by table size
 
 
 def choose(view: dict, seed: int = 0, rules=None) -> dict:
@@ -34,6 +34,9 @@ def choose(view: dict, seed: int = 0, rules=None) -> dict:
     if "pass" in kinds:
         return {"type": "pass", "cards": bot.pass_cards(legal[0]["count"])}
     if "draw" in kinds:
+        if "drawn_second" in view:  # T5a: keep the better of the two
+            power = bot.t.power
+            return {"type": "draw", "keep": power[view["drawn"]] >= power[view["drawn_second"]]}
         return {"type": "draw", "keep": bot.keep(view["drawn"])}
     if "come_out" in kinds:
         return {"type": "come_out"} if bot.sure_tricks() * 2 >= 10 else {"type": "stay"}
@@ -102,6 +105,9 @@ class _Robot:
             want += 1
         if r.bag_limit and v["sides"][self.side]["bags"] >= r.bag_limit - 3:
             want += 0.5  # bid up rather than collect the bags that cost the penalty
+        moon = next((o for o in options if o["bid"] == "moon"), None)
+        if moon and est >= self.r.hand_size - 0.5:  # B10: every trick looks sure
+            return {"type": "bid", "bid": "moon"}
         target = max(round(want), 1)
         if not numbers:
             pick = nil or options[0]
@@ -178,6 +184,8 @@ class _Robot:
         bids = [v["bids"][s] for s in side]
         if r.bidding == "seat" and any(b is None for b in bids):
             return False
+        if any(b in MOONS for b in bids):
+            return False  # a moon needs every trick
         need = sum(b for b in bids if isinstance(b, int))
         got = sum(v["won"][s] for s in side if v["bids"][s] not in NILS)
         if got < need:

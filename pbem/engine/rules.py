@@ -13,8 +13,15 @@ from .cards import JOKERS, SUITS, all_cards, is_card
 from .errors import RulesError
 
 NILS = ("nil", "blind nil")  # the bids that promise no trick
+MOONS = ("moon", "blind moon")  # B10: the bids that promise every trick to the side
 # S4, S4a, S4b, S4c; "bags_unless_set": bags, but scoring no point when the side is set
 NIL_FAIL_MODES = ("bags", "help", "set_partner", "nothing", "bags_unless_set")
+# B12: call -> (the first tricks the side must win, points made or lost). Bemo is added to
+# the bid (pagat); Mo's side also leads the first trick and takes no bags (the encyclopedia).
+MO_CALLS = {
+    "bemo": {"little bemo": (6, 60), "big bemo": (9, 90)},
+    "mo": {"little mo": (7, 150), "big mo": (10, 250)},
+}
 
 
 @dataclass(frozen=True)
@@ -29,16 +36,21 @@ class Rules:
     jokers: bool = False  # D2
     remove: tuple[str, ...] = ()  # D2, T6: cards taken out of each pack
     top_trumps: tuple[str, ...] = ()  # D3 D4 D5 D7: above the ace of spades, high to low
-    leftover: str = "none"  # "none" or "out": cards left after the deal lie aside unseen (T3, D6)
-    identical: str = "second"  # T6a: of two identical cards the "second" or the "first" wins
+    leftover: str = "none"  # "none" or "out": cards left after the deal lie aside unseen (T3,
+    # D6); "dealer" or "two_clubs": that seat takes them and discards as many (D6)
+    identical: str = "second"  # T6a: of two identical cards the "second" or the "first" wins,
+    # or "cancel": neither does (the best other card wins; none left: the leader)
     # L: deal
     deal: str = "deal"  # "deal", or "draw": the two-handed draw phase (T5b)
+    draw_two: bool = False  # T5a: the drawer sees both top cards, then keeps one
     misdeal: tuple[str, ...] = ()  # L2 tests: no_spades, one_spade, no_faces, long_suit
     misdeal_before: str = "side_bids"  # L2: until the caller's "side_bids", or "bidding" starts
     # P: passing
     pass_to_partner: int = 0  # P1: cards each passes to partner before bidding
+    pass_to: str = "partner"  # P4: that pass goes to "partner", or the opponent "left"/"right"
     nil_exchange: int = 0  # P2: cards a nil bidder and partner swap after bidding
     blind_nil_exchange: int = 2  # P2
+    blind_nil_exchange_optional: bool = True  # P2: the blind nil bidder may keep its cards
     double_nil_exchange: int = 0  # P3: each partner passes this many when both bid nil
     # B: bidding
     bidding: str = "seat"  # B1 "seat": each seat bids; B5 "side": each side agrees one number
@@ -47,6 +59,8 @@ class Rules:
     bid_max: int = 0  # largest; 0 means the number of tricks
     side_min: int = 0  # B4: a side's bids must add up to this, unless all its seats bid nil
     no_exact_total: bool = False  # B8: bids must not add up to the number of tricks
+    no_trump: bool = False  # B14: a number bid may promise no trick won by a spade (double)
+    raise_round: bool = False  # B7: once all have bid, each may raise its bid by one
     nil: bool = True  # B2
     blind_nil: bool = True  # B3
     blind_nil_behind: int = 100  # B3: blind nil only when the side trails by this much
@@ -54,15 +68,25 @@ class Rules:
     blind_min: int = 0  # B6: blind bids of at least this many; 0 means none
     blind_behind: int = 0  # B6: blind bids only when the side trails by this much
     blind_lost: str = "double"  # B6: a lost blind bid costs "double" or "single"
+    blind_exact: bool = False  # B6: a blind bid is made only with exactly the tricks bid
     blind_come_out: bool = False  # S9: after a blind bid the side may come out to 10 for 200
     ten_for: int = 0  # B9: points for a made bid of 10 or more (0: off); lost costs the same
     ten_for_exact: bool = False  # B9: only exactly 10 tricks makes it
     double_nil: tuple[int, int, int] | None = None  # B11 S6: both made / one made / both failed
+    double_nil_bonus: int = 0  # B11 (pagat): the opponents' bonus when both partners fail
+    double_nil_ends: bool = False  # B11: a made double nil wins the game, a failed one loses
+    blind_double_nil_ends: bool = False  # B11: the same for a double blind nil only
     first_hand_unbid: bool = False  # B13: the first hand scores 10 a trick, no bidding
+    moon: int = 0  # B10: points for a made moon (all the tricks); lost costs the same; 0: off
+    blind_moon: int = 0  # B10: the same, bid before either partner looks (400); 0: off
+    moon_wins: bool = False  # B10: a made moon (or blind moon) wins the game
+    mo: str = "none"  # B12: a side may add "bemo" or "mo" to a bid (MO_CALLS)
+    forced_bids: str = "none"  # B15: "whiz", "mirror" or "suicide" (see forced.py)
     # Y: play
     first_lead: str = "left"  # Y1 "left" of dealer; Y1a "dealer"; Y1b "low_club": lowest club
     spade_lead: str = "broken"  # Y3 "broken"; Y3a "any"; Y3b "after3"
     first_trick_spades: bool = True  # Y3c False: no spade on the first trick unless nothing else
+    rake: bool = False  # Y5 rake 'em and shake 'em: on a big joker lead, your highest spade
     claims: bool = True  # Y6
     # S: scoring
     contract: str = "standard"  # S1 "standard"; S8 "cutthroat"; S9 "nyc"
@@ -74,10 +98,15 @@ class Rules:
     bags_in_score: bool = False  # S3 "kept apart": the units digit of the score counts bags
     set_by_shortfall: bool = False  # S3: a set costs 10 a missing trick, not 10 a trick bid
     twice_bid_loses: bool = False  # S3: taking twice the bid loses the bid
+    bag_cancel_card: str = ""  # S3: the side that takes this card in a trick has a bag less
     nil_points: int = 100  # S4
     nil_fail: str = "bags"  # S4: failed nil tricks are "bags", "help", "set_partner", "nothing"
     blind_nil_points: int = 200  # S5
     blind_nil_penalty: int = 200  # S5a: half
+    high_bid_bonus: bool = False  # S7: a made bid of 7+ earns 10 a trick bid above 6
+    last_spades_bonus: int = 0  # S7: a trick for the last tricks won with spades 9+ (10)
+    last_trick_bonus: int = 0  # S7: points for winning the last trick (10)
+    aces_bonus: int = 0  # S7: a side that announces the four aces and wins them (100)
     # E: end
     target: int = 500  # E1
     floor: int | None = None  # E2: a side at or below this loses
@@ -138,6 +167,13 @@ class Rules:
         return dataclasses.replace(self, **clean)
 
 
+def promised(bid, hand_size: int) -> int:
+    """The tricks a bid promises: none for nil, every one for a moon (B10)."""
+    if bid in NILS:
+        return 0
+    return hand_size if bid in MOONS else bid
+
+
 def _coerce(key, value, current):
     """Bring a JSON or command-line value to the type of the option it sets."""
     if isinstance(current, tuple) or (key == "double_nil"):
@@ -169,8 +205,8 @@ def _coerce(key, value, current):
 
 
 _CHOICES = {
-    "leftover": ("none", "out"),
-    "identical": ("second", "first"),
+    "leftover": ("none", "out", "dealer", "two_clubs"),
+    "identical": ("second", "first", "cancel"),
     "deal": ("deal", "draw"),
     "misdeal_before": ("side_bids", "bidding"),
     "bidding": ("seat", "side"),
@@ -181,6 +217,9 @@ _CHOICES = {
     "contract": ("standard", "cutthroat", "nyc"),
     "bag_overflow": ("carry", "reset", "carry_once"),
     "nil_fail": NIL_FAIL_MODES,
+    "mo": ("none", "bemo", "mo"),
+    "pass_to": ("partner", "left", "right"),
+    "forced_bids": ("none", "whiz", "mirror", "suicide"),
 }
 MISDEAL_TESTS = ("no_spades", "one_spade", "no_faces", "long_suit")
 # The range of each number option (docs/rules.md, "Ranges"): games that real tables play,
@@ -192,6 +231,8 @@ BOUNDS = {
     "blind_nil_penalty": (0, 1000), "ten_for": (0, 1000), "blind_nil_behind": (-1000, 1000),
     "blind_behind": (-1000, 1000), "pass_to_partner": (0, 4), "nil_exchange": (0, 4),
     "blind_nil_exchange": (0, 4), "double_nil_exchange": (0, 4), "side_min": (0, 26),
+    "moon": (0, 1000), "blind_moon": (0, 1000), "last_spades_bonus": (0, 100),
+    "last_trick_bonus": (0, 100), "aces_bonus": (0, 1000), "double_nil_bonus": (0, 1000),
 }
 
 
@@ -213,8 +254,10 @@ def _check(r: Rules) -> None:
     for key in ("remove", "misdeal"):
         if len(set(getattr(r, key))) != len(getattr(r, key)):
             bad(f"option {key!r} names something twice")
-    if r.players not in (2, 3, 4, 6):
-        bad("players must be 2, 3, 4 or 6")
+    if r.players not in (2, 3, 4, 5, 6):
+        bad("players must be 2, 3, 4, 5 or 6")
+    if r.players == 5 and r.partnerships:
+        bad("five players (T7) play without partners: set partnerships=false")
     if r.decks not in (1, 2):
         bad("decks must be 1 or 2")
     for c in r.remove + r.top_trumps:
@@ -233,7 +276,7 @@ def _check(r: Rules) -> None:
     if r.decks == 1 and r.jokers and r.top_trumps and any(c in r.remove for c in r.top_trumps):
         bad("a removed card cannot be a top trump")
     spare = len(deck) % r.players
-    if spare and r.leftover != "out":
+    if spare and r.leftover == "none":
         bad(f"{len(deck)} cards do not deal evenly to {r.players} players: set leftover=out")
     if r.deal == "draw" and r.players != 2:
         bad("the draw phase (deal=draw) is for two players")
@@ -243,7 +286,7 @@ def _check(r: Rules) -> None:
         bad("partnerships need 4 or 6 players")
     if not r.partnerships:
         for key in ("pass_to_partner", "side_min", "double_nil_exchange", "blind_side_unseen"):
-            if getattr(r, key):
+            if getattr(r, key) and not (key == "pass_to_partner" and r.pass_to != "partner"):
                 bad(f"option {key!r} needs partnerships")
         if r.bidding == "side" or r.bid_order == "side" or r.double_nil:
             bad("side bidding, side bid order and double nil need partnerships")
@@ -257,7 +300,12 @@ def _check(r: Rules) -> None:
         bad("blind nil needs nil")
     if r.double_nil is not None and (len(r.double_nil) != 3 or not r.nil):
         bad("double_nil is three numbers (both made, one made, both failed) and needs nil")
-    if r.leftover == "out" and r.deal == "draw":
+    for key in ("double_nil_ends", "blind_double_nil_ends"):
+        if getattr(r, key) and r.double_nil is None:
+            bad(f"option {key!r} needs double nil scoring: set double_nil (e.g. 500,-250,-250)")
+    if r.blind_double_nil_ends and not r.blind_nil:
+        bad("blind_double_nil_ends needs blind nil")
+    if r.leftover != "none" and r.deal == "draw":
         bad("the draw phase uses every card")
     hs = r.hand_size
     if not 0 <= r.bid_min <= (r.bid_max or hs) <= hs * (2 if r.bidding == "side" else 1):
@@ -273,13 +321,46 @@ def _check(r: Rules) -> None:
             bad(f"misdeal test {t!r} is not one of {', '.join(MISDEAL_TESTS)}")
     if r.first_lead == "low_club" and not any(c[1] == "C" for c in deck if c not in JOKERS):
         bad("first_lead=low_club needs clubs in the deck")
-    if r.pass_to_partner and r.deal == "draw":
+    if r.pass_to_partner and r.deal == "draw" and r.pass_to == "partner":
         bad("passing needs a partner")
     if r.contract == "nyc" and r.bidding != "side":
         bad("nyc scoring (S9) goes with side bidding")
     if r.bags_in_score and r.overtrick_points:
         bad("bags_in_score counts bags in the units digit: set overtrick_points=0 (S3)")
+    _check_forced(r, bad)
+    if r.bag_cancel_card and (r.bag_cancel_card not in deck or r.decks != 1):
+        bad(f"bag_cancel_card {r.bag_cancel_card!r} must be a card of the (one) pack in play")
+    if r.aces_bonus and r.decks != 1:
+        bad("aces_bonus counts the four aces of one pack: decks=1")
+    if r.draw_two and r.deal != "draw":
+        bad("draw_two (T5a) is a way to draw: set deal=draw")
+    if r.rake and not r.jokers:
+        bad("rake (Y5) is played when the big joker is led: set jokers=true")
+    if r.moon_wins and not (r.moon or r.blind_moon):
+        bad("moon_wins needs moon bids: set moon (e.g. 200) or blind_moon (e.g. 400)")
     assert set(SUITS) == {"S", "H", "D", "C"}
+
+
+def _check_forced(r: Rules, bad) -> None:
+    """B15: a forced bid must always be open, so nothing else may narrow the bids."""
+    if r.forced_bids == "none":
+        return
+    name = f"forced_bids={r.forced_bids}"
+    if r.bidding != "seat" or r.blind_min or r.no_exact_total:
+        bad(f"{name} needs seat bidding, no blind number bids (blind_min=0) and no "
+            "no_exact_total")
+    if r.forced_bids == "mirror":
+        if r.blind_nil or not (r.nil or r.bid_min == 0):
+            bad(f"{name}: a seat with no spades bids nil (or 0 with bid_min=0); no blind nil")
+    elif not r.nil:
+        bad(f"{name} needs nil")
+    if r.forced_bids == "suicide":
+        if not r.partnerships or r.double_nil is not None:
+            bad(f"{name} needs partnerships (one partner bids nil) and no double_nil")
+        if r.side_min > r.max_bid:
+            bad(f"{name}: one partner bids the side's minimum alone: side_min up to bid_max")
+    elif r.side_min:
+        bad(f"{name} bids the spades held: set side_min=0")
 
 
 def _sides(r: Rules) -> tuple[tuple[int, ...], ...]:
@@ -326,6 +407,12 @@ PRESETS: dict[str, dict] = {
     "two-handed": dict(players=2, partnerships=False, deal="draw", blind_nil=False,
                        blind_nil_exchange=0),
     "six-handed": dict(players=6, decks=2, remove=("2D",)),
+    # B15 (RULES.md; not in the seed texts): every seat bids its spades or nil, no blind nil
+    "whiz": dict(forced_bids="whiz", blind_nil=False, blind_nil_exchange=0),
+    # B15: one partner of each side bids nil, the other at least 4 (the B4 minimum)
+    "suicide": dict(forced_bids="suicide", side_min=4, blind_nil=False, blind_nil_exchange=0),
+    # B12 (the encyclopedia's "Big Mo, Little Mo"): first 7 tricks for 150, first 10 for 250
+    "mo": dict(mo="mo"),
 }
 
 

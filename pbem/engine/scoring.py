@@ -3,6 +3,10 @@
 Bags live in their own counter (RULES.md "Traps"): never read from a score's last digit.
 """
 
+from .bonuses import bonuses
+from .mo import mo_immune, mo_result
+from .moon import moon_score
+from .notrump import no_trump_kept
 from .rules import NILS
 
 
@@ -31,6 +35,10 @@ def _score_side(st, i, side) -> dict:
     if st.unbid:  # B13: the first hand is not bid, 10 a trick
         res.update(bid=None, points=10 * tricks_all, bags=0, set=False)
         return res
+    moon = moon_score(st, i, side)  # B10: a moon is the side's whole contract
+    if moon:
+        res.update(moon)
+        return res
     nils = [s for s in side if bids[s] in NILS]
     numeric = [s for s in side if s not in nils]
     bid = sum(bids[s] for s in numeric if bids[s] is not None)
@@ -41,6 +49,8 @@ def _score_side(st, i, side) -> dict:
         failed = [s for s in nils if won[s]]
         if r.double_nil is not None and len(nils) == len(side) > 1:
             points += r.double_nil[len(failed)]  # S6: both made / one made / both failed
+            res["double_nil"] = {"made": not failed, "failed": len(failed),
+                                 "blind": all(bids[s] == "blind nil" for s in nils)}
         else:
             for s in nils:
                 blind_nil = bids[s] == "blind nil"
@@ -58,18 +68,50 @@ def _score_side(st, i, side) -> dict:
         res["nils"] = [{"seat": s, "bid": bids[s], "made": won[s] == 0} for s in nils]
     made_set = False
     if numeric:
-        contract, over, made_set, extra = _contract(st, i, bid, tricks, blind, forced_set)
+        kept = no_trump_kept(st, side)  # B14: a broken promise loses the contract
+        contract, over, made_set, extra = _contract(st, i, bid, tricks, blind,
+                                                    forced_set or kept is False)
+        if kept is not None:  # double both ways
+            contract, res["no_trump"] = 2 * contract, kept
         points += contract
         bags += over
         res.update(extra)
     scored = bags
     if r.nil_fail == "bags_unless_set" and made_set and nils:  # counted, but worth nothing
         scored -= sum(won[s] for s in failed)
+    if bags and not made_set and _took_cancel_card(st, side):  # S3: one bag less
+        bags, scored = bags - 1, scored - 1
+        res["bag_cancelled"] = True
+    if mo_immune(st, i):  # B12: a side that called Mo takes no bags
+        bags = scored = 0
     points += scored * r.overtrick_points
     res.update(bid=bid if numeric else 0, points=points, bags=bags, set=made_set)
+    _add_calls_and_bonuses(st, i, side, res, bid, tricks, bool(numeric) and not made_set)
     if blind:
         res["blind"] = True
     return res
+
+
+def _took_cancel_card(st, side) -> bool:
+    """pagat: "a special card which cancels one sandbag on that hand for the side that
+    takes it in their tricks. If the side ... makes no overtricks, or loses their bid, the
+    special card has no effect." A fixed card (the seed's "three of spades")."""
+    card = st.rules.bag_cancel_card
+    if not card:
+        return False
+    if st.claimed_by in side and any(card in h for h in st.hands):
+        return True  # still in a hand: the claimer takes it
+    return any(w in side and any(c == card for _, c in cards) for cards, w in st.tricks)
+
+
+def _add_calls_and_bonuses(st, i, side, res, bid, tricks, made):
+    """S7 bonuses and a B12 Mo or Bemo call: points on top of the contract, no bags."""
+    extra = bonuses(st, i, side, bid, tricks, made)
+    if extra:
+        res["bonus"], res["points"] = extra, res["points"] + sum(extra.values())
+    mo = mo_result(st, i)
+    if mo:
+        res["mo"], res["points"] = mo, res["points"] + mo["points"]
 
 
 def _contract(st, side, bid, tricks, blind, forced_set):
@@ -87,6 +129,8 @@ def _contract(st, side, bid, tricks, blind, forced_set):
             made = made and tricks == 10
         return (r.ten_for, tricks - bid, False, {}) if made else (-r.ten_for, 0, True, {})
     mult = 2 if blind else 1  # B6
+    if blind and r.blind_exact:  # pagat's blind 6: "if the side takes exactly 6 tricks"
+        made = made and tricks == bid
     if made:
         return 10 * bid * mult, tricks - bid, False, {}
     loss = 10 * (bid - tricks) if r.set_by_shortfall and tricks < bid else 10 * bid
@@ -102,7 +146,8 @@ def _nyc(st, side, bid, tricks, blind):
     if tricks == st.rules.hand_size and bid >= 10:
         extra["boston"] = True
     if blind:
-        return (2 * value, 0, False, extra) if tricks >= bid else (-value, 0, True, extra)
+        made = tricks == bid if st.rules.blind_exact else tricks >= bid  # B6
+        return (2 * value, 0, False, extra) if made else (-value, 0, True, extra)
     if bid == 10:
         made = tricks >= 10
     else:
@@ -137,6 +182,13 @@ def end_of_game(st, row) -> int | None:
         for i, res in enumerate(row["sides"]):
             if res.get("boston"):
                 return i
+    ended = _double_nil_end(st, row)
+    if ended is not None:
+        return ended
+    if r.moon_wins:  # B10: "a successful Moon bid automatically wins the game"
+        for i, res in enumerate(row["sides"]):
+            if res.get("moon", {}).get("made"):
+                return i
     losers = set()
     if r.sets_to_lose:
         losers |= {i for i in everyone if st.sets_in_row[i] >= r.sets_to_lose}
@@ -154,6 +206,21 @@ def end_of_game(st, row) -> int | None:
             return won
     if r.max_hands and st.hand_no >= r.max_hands:
         return _highest(shown, everyone)
+    return None
+
+
+def _double_nil_end(st, row) -> int | None:
+    """B11 (pagat): a double nil that "automatically" wins or loses the game; a blind double
+    nil: "If successful, the bidders win the whole game; if not their opponents win"."""
+    r = st.rules
+    for i, res in enumerate(row["sides"]):
+        dn = res.get("double_nil")
+        if not dn or not (r.double_nil_ends or (r.blind_double_nil_ends and dn["blind"])):
+            continue
+        if dn["made"]:
+            return i
+        shown = st.display_scores()
+        return max((j for j in range(len(shown)) if j != i), key=lambda j: (shown[j], -j))
     return None
 
 

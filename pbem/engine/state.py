@@ -7,6 +7,7 @@ the state). `advance` does both: replaying a log is advancing through its events
 import copy
 from collections import Counter
 
+from .aces import aces_problem, with_aces
 from .acts import (
     QUIET,
     check_concede,
@@ -22,7 +23,13 @@ from .cards import FACES
 from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
 from .commitment import deal_digest
 from .errors import IllegalAction
-from .rules import NILS, Rules
+from .forced import forced_fits
+from .leftover import give_leftover
+from .mo import mo_leads, mo_problem, with_mo
+from .moon import moon_options, skip_partners
+from .notrump import no_trump_problem, with_no_trump
+from .raises import raise_options, raise_problem, start_raises
+from .rules import MOONS, NILS, Rules, promised
 from .scoring import end_of_game, score_hand
 from .tricks import breaks_spades, playable_cards, spades_closed, table_for
 
@@ -80,6 +87,7 @@ class State:
         self.passed_to: list[list[str]] = [[] for _ in range(n)]  # cards each seat received
         self.passed_away: list[list[str]] = [[] for _ in range(n)]
         self.after_pass = "bid"
+        self.discarding = False  # D6: the pass step due is the leftover taker's discard
         self.turn = -1
         self.trick: list[tuple[int, str]] = []
         self.tricks: list[tuple[list[tuple[int, str]], int]] = []  # finished: (cards, winner)
@@ -89,6 +97,10 @@ class State:
         self.claimed_by: int | None = None
         self.unbid = False
         self.offers: set[int] = set()  # seats that offered to resign this hand (concede)
+        self.mo: dict | None = None  # B12: {"seat": s, "call": "little mo"} once called
+        self.aces_called: list[int] = []  # S7: seats that announced the four aces
+        self.no_trump: list[int] = []  # B14: seats that bid no trump
+        self.raising = False  # B7: the second round, keeping or raising bids, is on
 
     def snapshot(self) -> "State":
         """An independent copy (the rules and card table are shared: they never change)."""
@@ -138,6 +150,8 @@ class State:
     # -- bids a seat may make -----------------------------------------------------
     def bid_options(self, seat: int) -> list:
         """Every bid `seat` may make now: {"bid": 4}, {"bid": "nil"}, {"bid": 7, "blind": True}."""
+        if self.raising:  # B7
+            return raise_options(self, seat) if self._bid_context(seat) else []
         ctx = self._bid_context(seat)
         if ctx is None:
             return []
@@ -149,10 +163,14 @@ class State:
         if r.nil:
             out.append({"bid": "nil"})
         out += [{"bid": b} for b in range(r.bid_min, r.max_bid + 1)]
-        return [o for o in out if fits(o["bid"])]
+        out += moon_options(self, seat, self._side_unlooked(seat))
+        out = with_aces(self, seat, [o for o in out if fits(o["bid"])])
+        return with_mo(self, seat, with_no_trump(self, seat, out))
 
     def bid_allowed(self, seat: int, bid, blind: bool) -> bool:
         """Is this one bid among bid_options(seat)? (without listing them all)"""
+        if self.raising:  # B7
+            return not blind and {"bid": bid} in self.bid_options(seat)
         ctx = self._bid_context(seat)
         if ctx is None:
             return False
@@ -162,12 +180,17 @@ class State:
             ok = blind_nil and not blind
         elif bid == "nil":
             ok = r.nil and not blind
+        elif bid in MOONS:
+            ok = not blind and {"bid": bid} in moon_options(self, seat, self._side_unlooked(seat))
         elif bid.__class__ is int:
             lo = r.blind_min if blind else r.bid_min
             ok = (blind_bids or not blind) and lo <= bid <= r.max_bid
         else:
             ok = False
         return ok and fits(bid)
+
+    def _side_unlooked(self, seat) -> bool:
+        return not any(self.looked[s] for s in self.sides[self.side_of[seat]])
 
     def _bid_context(self, seat):
         """(blind nil open?, blind bids open?, does-a-bid-fit test) or None if not bidding."""
@@ -183,24 +206,31 @@ class State:
         behind = self.behind(side) if unlooked else 0
         blind_nil = r.blind_nil and unlooked and behind >= r.blind_nil_behind
         blind_bids = bool(r.blind_min) and unlooked and behind >= r.blind_behind
-        return blind_nil, blind_bids, self._bid_fits(seat)
+        fits, forced = self._bid_fits(seat), forced_fits(self, seat)
+        if forced is not None:
+            return blind_nil, blind_bids, lambda bid: forced(bid) and fits(bid)
+        return blind_nil, blind_bids, fits
 
     def _bid_fits(self, seat):
         """A test of one bid against the side minimum (B4) and the bids' total (B8)."""
         r = self.rules
-        need = None  # the side's last bidder must bring it to side_min, unless all bid nil
+        need = reach = None  # B4: the side's bids add up to side_min, unless all bid nil
         if r.side_min:
             mates = [self.bids[m] for m in self.sides[self.side_of[seat]] if m != seat]
-            if None not in mates:
-                all_nil = all(b in NILS for b in mates)
-                need = (r.side_min - sum(b for b in mates if b not in NILS), all_nil)
+            made = sum(promised(b, r.hand_size) for b in mates if b is not None)
+            if None in mates:  # a number now must leave side_min within the others' reach
+                reach = r.side_min - made - r.max_bid * mates.count(None)
+            else:  # the side's last bidder brings it to side_min
+                need = (r.side_min - made, all(b in NILS for b in mates))
         banned = None  # the last bid may not bring the total to the number of tricks
         others = [b for s, b in enumerate(self.bids) if s != seat and b is not None]
         if r.no_exact_total and len(others) + 1 == len(self.bid_turns):
-            banned = r.hand_size - sum(b for b in others if b not in NILS)
+            banned = r.hand_size - sum(promised(b, r.hand_size) for b in others)
 
         def fits(bid) -> bool:
-            value = 0 if bid in NILS else bid
+            value = promised(bid, r.hand_size)
+            if reach is not None and bid not in NILS and value < reach:
+                return False
             if need is not None and value < need[0] and not (bid in NILS and need[1]):
                 return False
             return value != banned
@@ -308,16 +338,18 @@ def _can_bid_blind(st: State, seat: int) -> bool:
         return False
     nil_ok = r.blind_nil and st.behind(side) >= r.blind_nil_behind
     bid_ok = r.blind_min and st.behind(side) >= r.blind_behind
-    return bool(nil_ok or bid_ok)
+    return bool(nil_ok or bid_ok or r.blind_moon)
 
 
 def _start_passing_or_bidding(st: State):
     r = st.rules
-    if r.pass_to_partner:
+    if r.pass_to_partner:  # everyone sees their cards to pass them: no blind bids after
         st.pass_steps = [(tuple(range(st.n)), r.pass_to_partner)]
+    else:
+        st.looked = [not _can_bid_blind(st, s) for s in range(st.n)]
+    if give_leftover(st) or st.pass_steps:  # D6: the taker's discard comes first
         st.phase, st.after_pass = "pass", "bid"
         return
-    st.looked = [not _can_bid_blind(st, s) for s in range(st.n)]
     _start_bidding(st)
 
 
@@ -394,10 +426,20 @@ def check_bid(st: State, ev):
         want["blind"] = True
     if not st.bid_allowed(seat, want["bid"], bool(ev.get("blind"))):
         raise IllegalAction(f"bid {_bid_text(want)} is not allowed here: {_bid_hint(st, seat)}")
+    problem = raise_problem(ev) if st.raising else None
+    if problem is None and "mo" in ev:
+        problem = mo_problem(st, seat, ev)
+    if problem is None and "aces" in ev:
+        problem = aces_problem(st, seat, ev)
+    if problem is None and "no_trump" in ev:
+        problem = no_trump_problem(st, seat, ev)
+    _need(problem is None, problem)
 
 
 def _bid_text(b) -> str:
-    return ("blind " if b.get("blind") else "") + str(b["bid"])
+    mo = (f" {b['mo']}" if b.get("mo") else "") + (" aces" if b.get("aces") else "")
+    mo = (" no trump" if b.get("no_trump") else "") + mo
+    return ("blind " if b.get("blind") else "") + str(b["bid"]) + mo
 
 
 def _bid_hint(st: State, seat: int) -> str:
@@ -408,10 +450,18 @@ def _bid_hint(st: State, seat: int) -> str:
 def step_bid(st: State, ev):
     seat, r = ev["seat"], st.rules
     st.bids[seat] = ev["bid"]
-    st.blind[seat] = bool(ev.get("blind")) or ev["bid"] == "blind nil"
+    st.blind[seat] = bool(ev.get("blind")) or ev["bid"] in ("blind nil", "blind moon")
+    if ev["bid"] in MOONS:  # B10: the side's whole contract
+        skip_partners(st, seat)
+    if ev.get("mo"):
+        st.mo = {"seat": seat, "call": ev["mo"]}
+    if ev.get("aces"):
+        st.aces_called.append(seat)
+    if ev.get("no_trump"):
+        st.no_trump.append(seat)
     _seen(st, seat)
     if r.bidding == "side":
-        if st.blind[seat] and r.blind_come_out and ev["bid"] < 10:
+        if st.blind[seat] and r.blind_come_out and ev["bid"] not in MOONS and ev["bid"] < 10:
             st.comeout_side = st.side_of[seat]
             return
     _next_bidder(st)
@@ -419,7 +469,7 @@ def step_bid(st: State, ev):
 
 def _next_bidder(st: State):
     st.bid_index += 1
-    if st.bid_index < len(st.bid_turns):
+    if st.bid_index < len(st.bid_turns) or start_raises(st):
         return
     st.pass_steps = _exchange_steps(st)
     if st.pass_steps:
@@ -471,12 +521,27 @@ def check_pass(st: State, ev):
     seats, k = st.pass_steps[0]
     _need(seat in seats and seat not in st.passes, "you have no cards to pass now")
     cards = ev.get("cards")
+    if cards == [] and may_decline(st, seat):
+        return  # the nil bidder keeps its cards: no exchange this hand
     _need(isinstance(cards, list) and len(cards) == k, f"pass exactly {k} cards")
     _need(_is_subset(cards, st.hands[seat]), "you can only pass cards you hold")
 
 
+def may_decline(st: State, seat: int) -> bool:
+    """P2: may this seat, a blind nil bidder whose exchange with its partner begins now, keep
+    its cards (so that its partner passes none back)? pagat: the bidder "may exchange"."""
+    return (st.rules.blind_nil_exchange_optional and st.phase == "pass"
+            and st.after_pass == "play" and st.pass_steps[0][0] == (seat,)
+            and st.bids[seat] == "blind nil")
+
+
 def step_pass(st: State, ev):
     seat, cards = ev["seat"], list(ev["cards"])
+    if not cards and may_decline(st, seat):  # no exchange: the partner passes nothing back
+        st.pass_steps[:2] = []
+        if not st.pass_steps:
+            _start_play(st)
+        return
     hand = st.hands[seat]
     for c in cards:
         hand.remove(c)
@@ -486,9 +551,13 @@ def step_pass(st: State, ev):
     seats, _ = st.pass_steps[0]
     if all(s in st.passes for s in seats):
         for s in seats:
-            to = st.partner(s)
+            if st.discarding:  # D6: face down, out of play until the hand is over
+                st.out += st.passes[s]
+                continue
+            to = _pass_target(st, s)
             st.hands[to] += st.passes[s]
             st.passed_to[to] += st.passes[s]
+        st.discarding = False
         st.passes = {}
         st.pass_steps.pop(0)
         if not st.pass_steps:
@@ -496,6 +565,15 @@ def step_pass(st: State, ev):
                 _start_bidding(st)
             else:
                 _start_play(st)
+
+
+def _pass_target(st: State, seat: int) -> int:
+    """Who gets `seat`'s cards: the partner, except the pass before bidding with P4's
+    pass_to "left" (the next seat clockwise) or "right" (the one before)."""
+    way = st.rules.pass_to
+    if st.after_pass != "bid" or way == "partner":
+        return st.partner(seat)
+    return (seat + (1 if way == "left" else -1)) % st.n
 
 
 def _start_play(st: State):
@@ -513,6 +591,8 @@ def _start_play(st: State):
             st.turn, st.must_lead = low[1], low[2]
     else:
         st.turn = (st.dealer + 1) % st.n
+    if mo_leads(st) is not None:  # B12: the side that called Mo leads
+        st.turn, st.must_lead = mo_leads(st), None
 
 
 def check_play(st: State, ev):
@@ -531,7 +611,7 @@ def check_play(st: State, ev):
 def _may_play(st: State, seat: int, card: str) -> bool:
     """Same answer as `card in st.playable(seat)`, without building the list (hot path)."""
     r = st.rules
-    if r.must_beat or st.must_lead or not r.first_trick_spades:
+    if r.must_beat or st.must_lead or not r.first_trick_spades or r.rake:
         return card in st.playable(seat)
     suit = st.table.suit
     if st.trick:
@@ -554,6 +634,8 @@ def _play_reason(st: State, seat) -> str:
         return "spades may not be led yet"
     if st.rules.must_beat and st.trick:
         return "you must follow suit, and beat the highest card so far if you can"
+    if st.rules.rake and st.trick[0][1] == "BJ":
+        return "the big joker was led: play your highest spade (rake 'em and shake 'em)"
     return "you must follow suit"
 
 

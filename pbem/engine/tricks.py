@@ -22,12 +22,15 @@ class CardTable:
                 self.suit[card] = card[1]
                 self.power[card] = RANKS.index(card[0]) + (100 if card[1] == "S" else 0)
         self.second_wins = rules.identical == "second"
+        self.cancel = rules.identical == "cancel"
         self.deck = tuple(rules.deck())
         self.sorted_deck = sorted(self.deck)
 
     def winning(self, trick) -> int:
         """Index into `trick` (a list of (seat, card)) of the card winning it so far.
         Every spade outranks every other suit (power 100 and up), so one comparison does."""
+        if self.cancel:
+            return self._winning_cancelled(trick)
         suit, power = self.suit, self.power
         led = suit[trick[0][1]]
         best, best_key = 0, power[trick[0][1]]
@@ -42,6 +45,20 @@ class CardTable:
                 best, best_key = i, key
         return best
 
+    def _winning_cancelled(self, trick) -> int:
+        """T6a "both cancel": two identical cards on a trick win nothing; the best other
+        card of the suit led (or trump) wins, and if none is left the leader takes it."""
+        suit, power = self.suit, self.power
+        led = suit[trick[0][1]]
+        played = [c for _, c in trick]
+        best, best_key = 0, -1
+        for i, card in enumerate(played):
+            if played.count(card) > 1 or suit[card] not in (led, "S"):
+                continue
+            if power[card] > best_key:
+                best, best_key = i, power[card]
+        return best
+
     def beats(self, card, trick) -> bool:
         """Would `card` win the trick if played now (T2a)."""
         return self.winning(trick + [(None, card)]) == len(trick)
@@ -53,7 +70,7 @@ def table_for(rules: Rules) -> CardTable:
 
 
 def playable_cards(r, table, hand, trick, broken, done, must_lead) -> list[str]:
-    """The cards of `hand` that may go on `trick` (Y2, Y3, T2a)."""
+    """The cards of `hand` that may go on `trick` (Y2, Y3, T2a, Y5)."""
     suit = table.suit
     if not trick:
         if must_lead:
@@ -64,6 +81,9 @@ def playable_cards(r, table, hand, trick, broken, done, must_lead) -> list[str]:
     else:
         led = suit[trick[0][1]]
         cands = [c for c in hand if suit[c] == led]
+        if r.rake and trick[0][1] == "BJ" and cands:  # Y5: the big joker led
+            top = max(table.power[c] for c in cands)  # takes everyone's highest spade
+            cands = [c for c in cands if table.power[c] == top]
         if not cands:
             cands = hand
             if not r.first_trick_spades and not done:

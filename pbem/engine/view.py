@@ -49,6 +49,14 @@ def view(st, seat: int | None = None) -> dict:
     if st.revealed_deal:  # the last finished hand's commitment and salt (its cards are in
         rd = st.revealed_deal  # the log: pages show them on a page of their own)
         v["revealed_deal"] = {"seq": rd["seq"], "sha256": rd["commitment"], "salt": rd["salt"]}
+    if st.mo is not None:  # B12: a Mo or Bemo call is made aloud
+        v["mo"] = dict(st.mo)
+    if st.raising and st.phase == "bid":  # B7: bids now keep or raise by one
+        v["raising"] = True
+    if st.no_trump:  # B14: a no-trump bid is public
+        v["no_trump"] = list(st.no_trump)
+    if st.aces_called:  # S7: so is the four aces announcement
+        v["aces"] = list(st.aces_called)
     if st.comeout_side is not None:
         v["come_out_side"] = st.comeout_side
     if mine:
@@ -61,9 +69,21 @@ def view(st, seat: int | None = None) -> dict:
             v["discards"] = list(st.discards[seat])
         if st.phase == "draw" and st.turn == seat and st.stock:
             v["drawn"] = st.stock[0]
+            if st.rules.draw_two:  # T5a: both cards are seen, then one is kept
+                v["drawn_second"] = st.stock[1]
     if st.hand_over():
         v["last_deal"] = st.last_deal
     return v
+
+
+def bid_words(a: dict) -> str:
+    """A bid as words: "4", "blind 7", "nil", "moon", "4 little mo", "5 aces" (B12, S7)."""
+    words = ("blind " if a.get("blind") else "") + str(a["bid"])
+    if a.get("no_trump"):
+        words += " no trump"
+    if a.get("mo"):
+        words += f" {a['mo']}"
+    return words + (" aces" if a.get("aces") else "")
 
 
 def sort_cards(cards, table=None) -> list[str]:

@@ -9,6 +9,7 @@ from sqlmodel import select
 
 from .. import orders
 from ..engine import parse_action, pretty
+from ..engine.view import bid_words
 from ..play import Refused, settle, submit
 from ..store import prefs
 from ..store.models import Game, Player, Seat
@@ -275,7 +276,7 @@ def did(action: dict) -> str:
     """What a move did, for a subject line: "bid 4", "played 10♥", "passed 3♣ 4♦ 9♥"."""
     kind = action["type"]
     if kind == "bid":
-        return f"bid {'blind ' if action.get('blind') else ''}{action['bid']}"
+        return f"bid {bid_words(action)}"  # "bid 4 little mo" (B12), "bid 5 aces" (S7)
     if kind == "play":
         return f"played {pretty(action['card'])}"
     if kind == "pass":

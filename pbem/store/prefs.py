@@ -66,6 +66,11 @@ def parse_notify(text: str) -> str:
     return how
 
 
+def clock_words(player: Player | None, when: datetime) -> str:
+    """`when` on the player's own clock, named: "Mon 23 Nov 14:00 Europe/Paris"."""
+    return local(player, when).strftime("%a %d %b %H:%M ") + get(player, "zone")
+
+
 def rest_days(player: Player | None) -> frozenset[int]:
     return frozenset(get(player, "rest"))
 

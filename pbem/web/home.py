@@ -81,8 +81,7 @@ def _game(seat: Seat, player: Player, now) -> dict | None:
 
 
 def _due_text(player, due, now) -> str:
-    when = prefs.local(player, due).strftime("%a %d %b %H:%M")
-    return f"{when} {prefs.get(player, 'zone')} ({time_left(due - now)} left)"
+    return f"{prefs.clock_words(player, due)} ({time_left(due - now)} left)"
 
 
 def _form(player) -> dict:

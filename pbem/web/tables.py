@@ -6,7 +6,9 @@ from .. import orders, owntime, seatclock
 from ..deadlines import due_for, record, time_control
 from ..engine import parse_action, parse_card, pretty
 from ..engine.tricks import table_for
+from ..engine.view import bid_words
 from ..play import Refused, settle, submit
+from ..store import prefs
 from ..store.models import Player
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, extra_time, start_vacation
@@ -23,19 +25,22 @@ def render_table(token, seat, notice=None, error=None, status=200):
     v = seat_view(t, seat.seat)
     links = move_links(t, seat.seat, v)
     pass_count = next((a["count"] for a in v["legal"] if a["type"] == "pass"), 0)
+    may_keep = {"type": "pass", "count": 0} in v["legal"]  # a nil bidder may skip the exchange
     now = utcnow()
-    due = {s: (d, time_left(d - now)) for s, d in due_for(data.store(), t.game.id,
-                                                          t.state.move_seq).items()}
+    player, joined = _player(seat.player_id)
+    due = {s: (prefs.clock_words(player, d), time_left(d - now))  # on the viewer's clock
+           for s, d in due_for(data.store(), t.game.id, t.state.move_seq).items()}
     mine = record(data.store(), seat.player_id) if seat.player_id else None
     clock_bank = _clock_bank(t.game, seat, now)
-    prefs, joined = _prefs(seat.player_id)
+    settings = dict(player.prefs or {}) if player else {}
     with data.store().reader() as s:  # the seat's own orders: no other page shows them
         given = list(dict.fromkeys(r.text for r in orders.pending(s, seat.game_id, seat.seat)))
     return render_template("web/table.html", v=v, seat=seat, token=token, links=links,
-                           pass_count=pass_count, notice=notice, error=error, due=due,
+                           pass_count=pass_count, may_keep=may_keep, notice=notice,
+                           error=error, due=due,
                            orders=given, ahead=_ahead_bids(t.state, seat.seat), record=mine,
-                           vacation=prefs.get("vacation_until"),
-                           bank=bank(prefs, now.date(), joined)[0], clock_bank=clock_bank,
+                           vacation=settings.get("vacation_until"),
+                           bank=bank(settings, now.date(), joined)[0], clock_bank=clock_bank,
                            live_etag=etag(t.game.id, last_seq(t.game.id)),
                            **pad_context(t)), status  # pad_context brings t
 
@@ -66,13 +71,13 @@ def time_left(delta) -> str:
     return f"{hours // 24} days {hours % 24} hours" if hours >= 24 else f"{hours} hours"
 
 
-def _prefs(player_id) -> tuple[dict, object]:
-    """The player's settings and the day they joined (their vacation bank fills from it)."""
+def _player(player_id) -> tuple[Player | None, object]:
+    """The seat's player and the day they joined (their vacation bank fills from it)."""
     if not player_id:
-        return {}, None
+        return None, None
     with data.store().reader() as s:
         player = s.get(Player, player_id)
-        return dict(player.prefs or {}), player.created.date()
+        return player, player.created.date()
 
 
 @bp.post("/t/<token>/vacation")
@@ -200,6 +205,10 @@ def _action(form) -> dict:
         action = {"type": "bid", "bid": int(bid) if bid.isdigit() else bid}
         if form.get("blind"):
             action["blind"] = True
+        if form.get("mo"):  # B12
+            action["mo"] = form["mo"]
+        if form.get("aces"):  # S7
+            action["aces"] = True
         return action
     if kind == "draw":
         return {"type": "draw", "keep": form["keep"] == "1"}
@@ -212,7 +221,7 @@ def _describe(action) -> str:
     if action["type"] == "play":
         return f"played {pretty(action['card'])}"
     if action["type"] == "bid":
-        return f"bid {'blind ' if action.get('blind') else ''}{action['bid']}"
+        return f"bid {bid_words(action)}"
     if action["type"] == "pass":
         return "passed " + " ".join(pretty(c) for c in action["cards"])
     return action["type"].replace("_", " ")

@@ -4,7 +4,7 @@ from flask import current_app
 
 from ..engine import pretty, view
 from ..engine.tricks import table_for
-from ..engine.view import sort_cards
+from ..engine.view import bid_words, sort_cards
 from ..signing import Signer
 
 SUIT_NAMES = {"S": "Spades", "H": "Hearts", "C": "Clubs", "D": "Diamonds"}
@@ -72,7 +72,7 @@ def action_label(a: dict) -> str:
     if kind == "play":
         return f"Play {pretty(a['card'])}"
     if kind == "bid":
-        return f"Bid {'blind ' if a.get('blind') else ''}{a['bid']}"
+        return f"Bid {bid_words(a)}"  # "Bid 4 little mo" (B12), "Bid 5 aces" (S7)
     if kind == "draw":
         return "Keep it" if a["keep"] else "Take the next"
     return kind.replace("_", " ").capitalize()
