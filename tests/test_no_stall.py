@@ -59,9 +59,9 @@ def test_a_claim_is_searched_once_and_outside_the_write_lock(sqlite, monkeypatch
     searched = []
     real = claims._search
 
-    def watched(st, seat):
+    def watched(st, seat, budget):
         searched.append("free" if write_lock_free(path) else "held")
-        return real(st, seat)
+        return real(st, seat, budget)
 
     monkeypatch.setattr(claims, "_search", watched)
     monkeypatch.setattr(claims, "_known", {})  # no answer kept from another test
@@ -77,11 +77,11 @@ def test_a_claim_that_went_stale_while_searched_is_refused_not_searched_again(
     real = claims._search
     calls = []
 
-    def meanwhile(st, seat):  # the leader plays while the claim is being searched
+    def meanwhile(st, seat, budget):  # the leader plays while the claim is being searched
         if not calls:
             calls.append(seat)
             submit(store, gid, 0, {"type": "play", "card": "AH"}, source="web")
-        return real(st, seat)
+        return real(st, seat, budget)
 
     monkeypatch.setattr(claims, "_search", meanwhile)
     monkeypatch.setattr(claims, "_known", {})

@@ -49,7 +49,7 @@ def legal(st: State, seat: int) -> list[dict]:
 def can_claim(st: State, seat: int) -> bool:
     """Would a claim of every remaining trick by `seat` be accepted now?"""
     try:
-        check(st, {"seq": st.seq + 1, "type": "claim", "seat": seat})
+        check(st, {"seq": st.seq + 1, "type": "claim", "seat": seat}, live=True)
     except IllegalAction:
         return False
     return True
@@ -64,13 +64,13 @@ def apply(st: State, seat: int, action: dict) -> list[dict]:
     if st.phase != "over" and 0 <= (seat if seat.__class__ is int else -1) < st.n:
         ev = (resign_events(st, seat, action) or [None])[0]
         if ev is not None:
-            check(st, ev)
+            check(st, ev, live=True)
             return [ev]
     ev = {"seq": st.seq + 1, "type": action["type"], "seat": seat}
     ev.update({k: v for k, v in action.items() if k not in ("type", "seat", "seq", "count")})
     if ev["type"] == "undo" and "undo" not in ev and seat.__class__ is int:
         ev["undo"] = undo_target(st, seat)
-    check(st, ev)
+    check(st, ev, live=True)
     st._checked = dict(ev)  # so that advance() of this same event need not check it again
     return [ev]
 

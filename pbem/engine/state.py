@@ -20,7 +20,7 @@ from .acts import (
     step_undo,
 )
 from .cards import FACES
-from .claims import claim_holds
+from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
 from .commitment import deal_digest
 from .errors import IllegalAction
 from .forced import forced_fits
@@ -658,12 +658,15 @@ def step_play(st: State, ev):
         _end_hand(st)
 
 
-def check_claim(st: State, ev):
-
+def check_claim(st: State, ev, live: bool = False):
+    """A claim made now is searched within the live budget (a quick answer); a logged one,
+    replayed, within the larger one, so that every claim once accepted is verified again."""
     seat = _seat_of(st, ev)
     _need(st.rules.claims, "claims are not played in this game")
     _need(st.phase == "play", "a claim can only be made during the play")
-    _need(claim_holds(st, seat), "the claim does not hold: the other side could still win a trick")
+    budget = LIVE_BUDGET if live else REPLAY_BUDGET
+    _need(claim_holds(st, seat, budget),
+          "the claim does not hold: the other side could still win a trick")
 
 
 def step_claim(st: State, ev):
@@ -759,8 +762,9 @@ EVENTS = {
 }
 
 
-def check(st: State, ev: dict) -> None:
-    """Raise IllegalAction unless `ev` may come next. Changes nothing."""
+def check(st: State, ev: dict, live: bool = False) -> None:
+    """Raise IllegalAction unless `ev` may come next. Changes nothing. `live`: a player
+    acts now (a claim gets a quick answer), not a log being replayed."""
     if ev == st._checked:
         return  # apply() checked this very event at this very seq: advance need not redo it
     if not isinstance(ev, dict):
@@ -772,6 +776,9 @@ def check(st: State, ev: dict) -> None:
         raise IllegalAction("the game is over")
     if kind not in EVENTS:
         raise IllegalAction(f"unknown event type {kind!r}")
+    if kind == "claim":
+        check_claim(st, ev, live)
+        return
     EVENTS[kind][0](st, ev)
 
 
