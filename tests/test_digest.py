@@ -47,7 +47,8 @@ def test_news_every_trick_or_once_a_day(store):
 
 
 def test_by_default_news_comes_once_a_hand_with_the_new_hand_to_bid_ahead_on(store):
-    gid = create_game(store, preset("standard"), HUMANS, first_dealer=3)
+    no_blind = preset("standard").with_options(blind_nil_behind=1000)  # every seat looks
+    gid = create_game(store, no_blind, HUMANS, first_dealer=3)
     st = start(store, gid).state
     while st.hand_no == 0:  # a whole hand
         seat = st.to_act()[0]
