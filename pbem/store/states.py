@@ -43,17 +43,16 @@ class Store:
             st = self._states.pop(game.id, None)
         last = s.exec(select(func.max(Move.seq)).where(Move.game_id == game.id)).one() or 0
         if st is None or st.seq > last:
-            st = State(Rules.from_dict(game.rules), game.first_dealer)
+            st = fresh(game)
         if st.seq < last:
-            rows = s.exec(select(Move.seq, Move.payload).where(
-                Move.game_id == game.id, Move.seq > st.seq).order_by(Move.seq)).all()
-            for seq, payload in rows:
-                try:
-                    advance(st, payload)
-                except IllegalAction as e:
-                    raise CorruptGame(f"game {game.id} has a corrupt event at seq {seq}: {e}") \
-                        from None
+            catch_up(st, game.id, s.exec(select(Move.seq, Move.payload).where(
+                Move.game_id == game.id, Move.seq > st.seq).order_by(Move.seq)).all())
         return st
+
+    def cached(self, game_id: int) -> State | None:
+        """The cached state, taken out of the cache (the caller keeps it back when done)."""
+        with self._lock:
+            return self._states.pop(game_id, None)
 
     def keep(self, game_id: int, st: State) -> None:
         with self._lock:
@@ -64,6 +63,23 @@ class Store:
     def forget(self, game_id: int) -> None:
         with self._lock:
             self._states.pop(game_id, None)
+
+
+def fresh(game: Game) -> State:
+    """A game's state before its first event."""
+    return State(Rules.from_dict(game.rules), game.first_dealer)
+
+
+def catch_up(st: State, game_id: int, rows) -> State:
+    """`st` advanced by the (seq, payload) rows after it, in order (pure work)."""
+    for seq, payload in rows:
+        if seq <= st.seq:
+            continue  # already in the state
+        try:
+            advance(st, payload)
+        except IllegalAction as e:
+            raise CorruptGame(f"game {game_id} has a corrupt event at seq {seq}: {e}") from None
+    return st
 
 
 _stores: dict[str, Store] = {}
