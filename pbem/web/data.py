@@ -1,14 +1,17 @@
 """Reading games for pages: the game, its seats, names, and a snapshot of its state."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from flask import abort, current_app
+from sqlalchemy import func
 from sqlmodel import select
 
 from ..notify import seat_names
 from ..store.bounces import bouncing
 from ..store.games import players_of
-from ..store.models import Game, Move, Seat
+from ..store.models import Game, Move, Player, Seat
 
 
 @dataclass
@@ -16,7 +19,7 @@ class Table:
     game: Game
     seats: list[Seat]
     names: list[str]
-    state: object  # a snapshot: the cache's own copy moves on
+    state: object  # load: a snapshot (the cache's own moves on); viewing: lent, read only
     bouncing: frozenset = frozenset()  # seats whose player's mail stopped: it bounces
 
 
@@ -25,6 +28,27 @@ def store():
 
 
 def load(game_id: int) -> Table:
+    """The game with a snapshot of its state, the page's own to keep."""
+    t = _read(game_id)
+    store().keep(game_id, t.state)
+    t.state = t.state.snapshot()
+    return t
+
+
+@contextmanager
+def viewing(game_id: int) -> Iterator[Table]:
+    """The game for a page that only reads it: its state lent from the cache, not copied
+    (deep-copying a long game's state cost more than rendering its page), and kept back
+    when the page is done. The page must not change it."""
+    t = _read(game_id)
+    try:
+        yield t
+    finally:
+        store().keep(game_id, t.state)
+
+
+def _read(game_id: int) -> Table:
+    """The game and its live state, taken out of the cache (the caller keeps it back)."""
     st_ = store()
     with st_.reader() as s:
         game = s.get(Game, game_id)
@@ -33,9 +57,22 @@ def load(game_id: int) -> Table:
         seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
         players = players_of(s, seats)
         live = st_.state(s, game)
-        st_.keep(game_id, live)
     stopped = frozenset(x.seat for x in seats if bouncing(players.get(x.player_id)))
-    return Table(game, seats, seat_names(seats, players), live.snapshot(), stopped)
+    return Table(game, seats, seat_names(seats, players), live, stopped)
+
+
+def head(game_id: int) -> tuple[Game, int, list[str]]:
+    """The game, its last seq and its seats' names, without its state: what a cached page
+    of it depends on (three small indexed reads)."""
+    with store().reader() as s:
+        game = s.get(Game, game_id)
+        if game is None:
+            abort(404)
+        seq = s.exec(select(func.max(Move.seq)).where(Move.game_id == game_id)).one() or 0
+        rows = s.exec(select(Seat, Player).join(Player, isouter=True)
+                      .where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+    seats = [seat for seat, _ in rows]
+    return game, seq, seat_names(seats, {p.id: p for _, p in rows if p is not None})
 
 
 def seat_for(token: str) -> Seat:
