@@ -5,7 +5,7 @@ them is pbem.clock; vacations that move them are pbem.vacation."""
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import case, func, update
+from sqlalchemy import case, func, insert, update
 from sqlmodel import select
 
 from . import owntime, seatclock
@@ -98,12 +98,13 @@ def settle_clocks(s, game, st, seats, players, now, moved=None, played_for=froze
 
 
 def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None,
-        cancelled=False, clock_rows=None) -> None:
+        cancelled=False, clock_rows=None, out=None) -> None:
     """Write the deadlines the game's state calls for now (inside play's transaction), at
     the game's last move (talk does not move it). A bank clock's seats are brought up to date
     first, unless the caller did (`clocks`). `kept`: seat -> the due time a seat keeps (after
     an undo, the one it had for that move). `rebuild` cancels the stale rows of many games
-    in one statement (`cancelled`) and reads their bank rows at once (`clock_rows`)."""
+    in one statement (`cancelled`), reads their bank rows at once (`clock_rows`) and writes
+    all their new rows in one statement (`out`: a list they are added to)."""
     if not cancelled:
         s.exec(update(Deadline).where(Deadline.game_id == game.id, Deadline.state == "pending",
                                       Deadline.seq < st.move_seq).values(state="cancelled"))
@@ -112,20 +113,33 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
     tc = time_control(game)
     if clocks is None and tc["clock"] == "bank":
         clocks = seatclock.sync(s, game, st, seats, players, now, tc, rows=clock_rows)
+    rows = [] if out is None else out
     for seat in seats:
         if seat.robot or seat.player_id is None or seat.seat not in st.to_act():
             continue
         player = players.get(seat.player_id)
         due, start, hours = _plan(tc, player, now, (clocks or {}).get(seat.seat))
         due = (kept or {}).get(seat.seat) or due
-        s.add(Deadline(game_id=game.id, seat=seat.seat, seq=st.move_seq, kind="timeout",
-                       due=due))
+        rows.append(_row(game.id, seat.seat, st.move_seq, "timeout", 0, due))
         cal = owntime.calendar(player, tc["weekend_pause"])
         for h in sorted(set(tc["remind_hours"]), reverse=True):
             when = _reminder(cal, start, hours, due, h)
             if when > now and h < hours:
-                s.add(Deadline(game_id=game.id, seat=seat.seat, seq=st.move_seq, kind="reminder",
-                               hours_before=h, due=when))
+                rows.append(_row(game.id, seat.seat, st.move_seq, "reminder", h, when))
+    if out is None:
+        insert_rows(s, rows)
+
+
+def _row(game_id, seat, seq, kind, hours_before, due) -> dict:
+    return {"game_id": game_id, "seat": seat, "seq": seq, "kind": kind,
+            "hours_before": hours_before, "due": due, "state": "pending", "claimed_at": None,
+            "result": ""}
+
+
+def insert_rows(s, rows: list[dict]) -> None:
+    """New Deadline rows in one statement (building ORM objects cost more than the SQL)."""
+    if rows:
+        s.connection().execute(insert(Deadline.__table__), rows)
 
 
 def _reminder(cal, start, hours, due, h) -> datetime:
@@ -239,9 +253,11 @@ def _rebuild_batch(store, games: list[Game], now: datetime) -> int:
             Deadline.seq < case({g.id: states[g.id].move_seq for g in games},
                                 value=Deadline.game_id)).values(state="cancelled"))
         clocks = _clock_rows(s, [g.id for g in games if time_control(g)["clock"] == "bank"])
+        rows: list[dict] = []
         for game in games:
             arm(s, game, states[game.id], seats[game.id], players, now,
-                cancelled=True, clock_rows=clocks.get(game.id, {}))
+                cancelled=True, clock_rows=clocks.get(game.id, {}), out=rows)
+        insert_rows(s, rows)
         s.commit()
     for game in games:
         store.keep(game.id, states[game.id])

@@ -2,6 +2,7 @@
 would cost a whole replay, so each Store keeps recent states and only catches up on the
 events it has not seen (at most CACHE_GAMES games)."""
 
+import json
 import threading
 
 from sqlalchemy import case, func
@@ -85,9 +86,25 @@ class Store:
             self._states.pop(game_id, None)
 
 
+_rules: dict[str, Rules] = {}  # a ruleset by its JSON: many games share one, and it never changes
+MAX_RULES = 256
+
+
+def rules_of(game: Game) -> Rules:
+    """The game's rules (checking a ruleset costs more than replaying a deal: done once)."""
+    key = json.dumps(game.rules, sort_keys=True)
+    rules = _rules.get(key)
+    if rules is None:
+        rules = Rules.from_dict(game.rules)
+        if len(_rules) >= MAX_RULES:
+            _rules.clear()
+        _rules[key] = rules
+    return rules
+
+
 def fresh(game: Game) -> State:
     """A game's state before its first event."""
-    return State(Rules.from_dict(game.rules), game.first_dealer)
+    return State(rules_of(game), game.first_dealer)
 
 
 def catch_up(st: State, game_id: int, rows) -> State:
