@@ -59,7 +59,7 @@ def _news(s, store, player) -> list[str]:
         Move.game_id.in_([g.id for _, g in rows])).group_by(Move.game_id)).all())
     rows = [(seat, game) for seat, game in rows
             if last.get(game.id, 0) > seen.get(str(game.id), 0)]
-    states = store.states(s, [g for _, g in rows])
+    states = store.states(s, [g.id for _, g in rows])
     lines = []
     for seat, game in rows:
         st = states[game.id]
@@ -83,26 +83,26 @@ def your_moves(store, player_id: int) -> list[str]:
     games in play, in five queries however many there are."""
     base = load().base_url
     with store.reader() as s:
-        rows = s.exec(select(Seat, Game).join(Game).where(
+        rows = s.exec(select(Seat.game_id, Seat.seat, Seat.token).join(Game).where(
             Seat.player_id == player_id, Game.status == "playing").order_by(Game.id)).all()
-        ids = [g.id for _, g in rows]
+        ids = [g for g, _, _ in rows]
         where = {g: f" ({name}, round {r})" for g, name, r in s.exec(
             select(Fixture.game_id, League.name, Fixture.round)
             .join(Season, Season.id == Fixture.season_id).join(League)
             .where(Fixture.game_id.in_(ids))).all()}
-        states = store.states(s, [g for _, g in rows])
-        timeouts = s.exec(select(Deadline).where(
-            Deadline.game_id.in_(ids), Deadline.kind == "timeout",
-            Deadline.state == "pending").order_by(Deadline.id)).all()
+        states = store.states(s, ids)
+        timeouts = s.exec(select(Deadline.game_id, Deadline.seat, Deadline.seq, Deadline.due)
+                          .where(Deadline.game_id.in_(ids), Deadline.kind == "timeout",
+                                 Deadline.state == "pending").order_by(Deadline.id)).all()
     for gid, st in states.items():
         store.keep(gid, st)
-    due = {(r.game_id, r.seat): r.due for r in timeouts if r.seq == states[r.game_id].move_seq}
+    due = {(g, seat): when for g, seat, seq, when in timeouts if seq == states[g].move_seq}
     lines = []
-    for seat, game in rows:
-        if seat.seat in states[game.id].to_act():
-            when = due.get((game.id, seat.seat))
+    for gid, seat, token in rows:
+        if seat in states[gid].to_act():
+            when = due.get((gid, seat))
             when = f", due {when.strftime('%a %d %b %H:%M UTC')}" if when else ""
-            lines.append(f"Game {game.id}{where.get(game.id, '')}{when}: {base}/t/{seat.token}")
+            lines.append(f"Game {gid}{where.get(gid, '')}{when}: {base}/t/{token}")
     return lines
 
 

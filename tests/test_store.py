@@ -397,9 +397,8 @@ def test_many_states_at_once_catch_up_only_on_what_the_cache_lacks(store, db_url
     submit(other, behind, 2, {"type": "bid", "bid": 4}, expect_seq=2)
     store.forget(unseen)
     with store.reader() as s:
-        games = [s.get(Game, g) for g in (current, behind, unseen)]
         advances.clear()
-        states = store.states(s, games)
+        states = store.states(s, [current, behind, unseen, behind])
     assert sorted(advances) == [1, 2, 3]  # the unseen game's deal, the other's two bids
     assert {g: st.seq for g, st in states.items()} == {current: 1, behind: 3, unseen: 1}
     assert states[behind].bids == [None, 3, 4, None]

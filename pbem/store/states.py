@@ -50,19 +50,21 @@ class Store:
                 Move.game_id == game.id, Move.seq > st.seq).order_by(Move.seq)).all())
         return st
 
-    def states(self, s: Session, games: list[Game]) -> dict[int, State]:
-        """`state` for many games in two queries (their last seqs, and the moves the cache
-        lacks); each a private copy, as `state` gives, for the caller to keep back."""
-        ids = [g.id for g in games]
+    def states(self, s: Session, ids: list[int]) -> dict[int, State]:
+        """`state` for many games in a few queries (their last seqs, the games the cache
+        lacks, and the moves it lacks); each a private copy, as `state` gives, for the
+        caller to keep back."""
+        ids = sorted(set(ids))
         if not ids:
             return {}
         last = dict(s.exec(select(Move.game_id, func.max(Move.seq))
                            .where(Move.game_id.in_(ids)).group_by(Move.game_id)).all())
         with self._lock:
             out = {g: self._states.pop(g, None) for g in ids}
-        for g in games:
-            if out[g.id] is None or out[g.id].seq > last.get(g.id, 0):
-                out[g.id] = fresh(g)
+        stale = [g for g, st in out.items() if st is None or st.seq > last.get(g, 0)]
+        if stale:
+            for game in s.exec(select(Game).where(Game.id.in_(stale))):
+                out[game.id] = fresh(game)
         behind = {g: st.seq for g, st in out.items() if st.seq < last.get(g, 0)}
         if behind:
             rows: dict[int, list] = {g: [] for g in behind}
