@@ -5,7 +5,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from flask import abort, current_app
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlmodel import select
 
 from ..notify import seat_names
@@ -61,18 +61,25 @@ def _read(game_id: int) -> Table:
     return Table(game, seats, seat_names(seats, players), live, stopped)
 
 
-def head(game_id: int) -> tuple[Game, int, list[str]]:
-    """The game, its last seq and its seats' names, without its state: what a cached page
-    of it depends on (three small indexed reads)."""
-    with store().reader() as s:
-        game = s.get(Game, game_id)
-        if game is None:
-            abort(404)
-        seq = s.exec(select(func.max(Move.seq)).where(Move.game_id == game_id)).one() or 0
-        rows = s.exec(select(Seat, Player).join(Player, isouter=True)
-                      .where(Seat.game_id == game_id).order_by(Seat.seat)).all()
-    seats = [seat for seat, _ in rows]
-    return game, seq, seat_names(seats, {p.id: p for _, p in rows if p is not None})
+# the pad's game, last seq and seats' names in one statement (the ORM took 90 % of a pad)
+_HEAD = (select(Game.public,
+                select(func.max(Move.seq)).where(Move.game_id == Game.id).scalar_subquery(),
+                Seat.seat, Seat.player_id, Player.name)
+         .select_from(Game).join(Seat, Seat.game_id == Game.id, isouter=True)
+         .join(Player, Player.id == Seat.player_id, isouter=True)
+         .where(Game.id == bindparam("g")).order_by(Seat.seat))
+
+
+def head(game_id: int) -> tuple[bool, int, list[str]]:
+    """Whether the game is public, its last seq and its seats' names (as seat_names gives
+    them), without its state: what a cached page of it depends on."""
+    with store().read_connection() as c:
+        rows = c.execute(_HEAD, {"g": game_id}).all()
+    if not rows:
+        abort(404)
+    names = [name if player is not None and name is not None else f"robot {seat}"
+             for _, _, seat, player, name in rows if seat is not None]
+    return rows[0][0], rows[0][1] or 0, names
 
 
 def seat_for(token: str) -> Seat:

@@ -27,8 +27,8 @@ def index():
 def pad(game_id):
     """The score pad, rendered once per game and seq (pbem.web.pad_cache), 304 when the
     browser has it already."""
-    game, seq, names = data.head(game_id)
-    if not game.public:
+    public, seq, names = data.head(game_id)
+    if not public:
         abort(404)  # a private game's pad is on its players' tables only
     signed = signed_in() is not None
     k = pad_cache.key(data.store().url, game_id, seq, names, signed)
