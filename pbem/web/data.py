@@ -30,8 +30,8 @@ def store():
 def load(game_id: int) -> Table:
     """The game with a snapshot of its state, the page's own to keep."""
     t = _read(game_id)
-    store().keep(game_id, t.state)
-    t.state = t.state.snapshot()
+    live, t.state = t.state, t.state.snapshot()  # copied before another thread may take it
+    store().keep(game_id, live)
     return t
 
 
