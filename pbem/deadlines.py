@@ -5,13 +5,14 @@ them is pbem.clock; vacations that move them are pbem.vacation."""
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, update
+from sqlalchemy import case, func, insert, update
 from sqlmodel import select
 
 from . import owntime, seatclock
 from .engine.acts import QUIET
 from .store.models import Deadline, Game, Move, Player, Seat, SeatClock
 from .store.models import now as utcnow
+from .store.states import catch_up, fresh
 
 DEFAULTS = {
     "clock": "move",  # move: a fixed time for each move; bank: a bank of time with increments
@@ -96,32 +97,49 @@ def settle_clocks(s, game, st, seats, players, now, moved=None, played_for=froze
     return seatclock.sync(s, game, st, seats, players, now, tc, moved, played_for)
 
 
-def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None) -> None:
+def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None,
+        cancelled=False, clock_rows=None, out=None) -> None:
     """Write the deadlines the game's state calls for now (inside play's transaction), at
     the game's last move (talk does not move it). A bank clock's seats are brought up to date
     first, unless the caller did (`clocks`). `kept`: seat -> the due time a seat keeps (after
-    an undo, the one it had for that move)."""
-    s.exec(update(Deadline).where(Deadline.game_id == game.id, Deadline.state == "pending",
-                                  Deadline.seq < st.move_seq).values(state="cancelled"))
+    an undo, the one it had for that move). `rebuild` cancels the stale rows of many games
+    in one statement (`cancelled`), reads their bank rows at once (`clock_rows`) and writes
+    all their new rows in one statement (`out`: a list they are added to)."""
+    if not cancelled:
+        s.exec(update(Deadline).where(Deadline.game_id == game.id, Deadline.state == "pending",
+                                      Deadline.seq < st.move_seq).values(state="cancelled"))
     if st.phase == "over":
         return
     tc = time_control(game)
     if clocks is None and tc["clock"] == "bank":
-        clocks = seatclock.sync(s, game, st, seats, players, now, tc)
+        clocks = seatclock.sync(s, game, st, seats, players, now, tc, rows=clock_rows)
+    rows = [] if out is None else out
     for seat in seats:
         if seat.robot or seat.player_id is None or seat.seat not in st.to_act():
             continue
         player = players.get(seat.player_id)
         due, start, hours = _plan(tc, player, now, (clocks or {}).get(seat.seat))
         due = (kept or {}).get(seat.seat) or due
-        s.add(Deadline(game_id=game.id, seat=seat.seat, seq=st.move_seq, kind="timeout",
-                       due=due))
+        rows.append(_row(game.id, seat.seat, st.move_seq, "timeout", 0, due))
         cal = owntime.calendar(player, tc["weekend_pause"])
         for h in sorted(set(tc["remind_hours"]), reverse=True):
             when = _reminder(cal, start, hours, due, h)
             if when > now and h < hours:
-                s.add(Deadline(game_id=game.id, seat=seat.seat, seq=st.move_seq, kind="reminder",
-                               hours_before=h, due=when))
+                rows.append(_row(game.id, seat.seat, st.move_seq, "reminder", h, when))
+    if out is None:
+        insert_rows(s, rows)
+
+
+def _row(game_id, seat, seq, kind, hours_before, due) -> dict:
+    return {"game_id": game_id, "seat": seat, "seq": seq, "kind": kind,
+            "hours_before": hours_before, "due": due, "state": "pending", "claimed_at": None,
+            "result": ""}
+
+
+def insert_rows(s, rows: list[dict]) -> None:
+    """New Deadline rows in one statement (building ORM objects cost more than the SQL)."""
+    if rows:
+        s.connection().execute(insert(Deadline.__table__), rows)
 
 
 def _reminder(cal, start, hours, due, h) -> datetime:
@@ -181,32 +199,77 @@ def rearm(s, game: Game, seat: int, seq: int, hours: int, now: datetime) -> Dead
     return row
 
 
+REBUILD_BATCH = 500  # games replayed, then armed in one write transaction
+
+
 def rebuild(store, now: datetime | None = None) -> int:
     """Derive every playing game's deadlines again from its state and time control (after
     a restore, or a change of time control). Rows already armed at a game's current seq
-    keep their due times; returns the number of games armed afresh."""
+    keep their due times; returns the number of games armed afresh. A few bulk queries:
+    only games with no row at their current move are replayed, a batch at a time, the
+    replay done outside the write transaction."""
     now = now or utcnow()
-    armed = 0
-    with store.session() as s:
-        games = s.exec(select(Game).where(Game.status == "playing")).all()
-        last = {g: q for g, q in s.exec(select(Move.game_id, func.max(Move.seq))
-                                        .where(Move.type.not_in(QUIET))  # talk moves none
-                                        .group_by(Move.game_id)).all()}
+    with store.reader() as s:
+        games = s.exec(select(Game).where(Game.status == "playing").order_by(Game.id)).all()
+        last = _last_moves(s)
         have = {(g, q) for g, q in s.exec(select(Deadline.game_id, Deadline.seq)
                                           .where(Deadline.kind != EXTRA).distinct()).all()}
-    for game in games:
-        if (game.id, last.get(game.id)) in have:
-            continue  # armed at its current move already: no replay needed
-        with store.session() as s:
-            st = store.state(s, game)
-            store.keep(game.id, st)
-            seats = s.exec(select(Seat).where(Seat.game_id == game.id)).all()
-            players = {p.id: p for p in s.exec(select(Player).where(
-                Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
-            arm(s, game, st, seats, players, now)
-            s.commit()
-            armed += 1
+    todo = [g for g in games if (g.id, last.get(g.id)) not in have]
+    armed = 0
+    for i in range(0, len(todo), REBUILD_BATCH):
+        armed += _rebuild_batch(store, todo[i:i + REBUILD_BATCH], now)
     return armed
+
+
+def _last_moves(s, ids=None) -> dict[int, int]:
+    """Each game's last move (talk moves none), by game id."""
+    q = select(Move.game_id, func.max(Move.seq)).where(Move.type.not_in(QUIET))
+    if ids is not None:
+        q = q.where(Move.game_id.in_(ids))
+    return dict(s.exec(q.group_by(Move.game_id)).all())
+
+
+def _rebuild_batch(store, games: list[Game], now: datetime) -> int:
+    ids = [g.id for g in games]
+    with store.reader() as s:  # the batch's moves, seats and players: three queries
+        moves: dict[int, list] = {g: [] for g in ids}
+        for gid, seq, payload in s.exec(select(Move.game_id, Move.seq, Move.payload)
+                                        .where(Move.game_id.in_(ids))
+                                        .order_by(Move.game_id, Move.seq)):
+            moves[gid].append((seq, payload))
+        seats: dict[int, list] = {g: [] for g in ids}
+        for seat in s.exec(select(Seat).where(Seat.game_id.in_(ids)).order_by(Seat.seat)):
+            seats[seat.game_id].append(seat)
+        players = {p.id: p for p in s.exec(select(Player).where(Player.id.in_(
+            sorted({x.player_id for xs in seats.values() for x in xs if x.player_id}))))}
+    states = {g.id: catch_up(fresh(g), g.id, moves.pop(g.id)) for g in games}  # pure work
+    with store.session() as s:
+        moved = _last_moves(s, ids)  # a game that moved meanwhile was armed by its move
+        games = [g for g in games if moved.get(g.id, 0) == states[g.id].move_seq]
+        if not games:
+            return 0
+        s.exec(update(Deadline).where(
+            Deadline.game_id.in_([g.id for g in games]), Deadline.state == "pending",
+            Deadline.seq < case({g.id: states[g.id].move_seq for g in games},
+                                value=Deadline.game_id)).values(state="cancelled"))
+        clocks = _clock_rows(s, [g.id for g in games if time_control(g)["clock"] == "bank"])
+        rows: list[dict] = []
+        for game in games:
+            arm(s, game, states[game.id], seats[game.id], players, now,
+                cancelled=True, clock_rows=clocks.get(game.id, {}), out=rows)
+        insert_rows(s, rows)
+        s.commit()
+    for game in games:
+        store.keep(game.id, states[game.id])
+    return len(games)
+
+
+def _clock_rows(s, ids: list[int]) -> dict[int, dict[int, SeatClock]]:
+    rows: dict[int, dict[int, SeatClock]] = {}
+    if ids:
+        for r in s.exec(select(SeatClock).where(SeatClock.game_id.in_(ids))):
+            rows.setdefault(r.game_id, {})[r.seat] = r
+    return rows
 
 
 def due_for(store, game_id: int, seq: int) -> dict[int, datetime]:

@@ -6,13 +6,13 @@ day sends nothing twice."""
 
 from datetime import date
 
+from sqlalchemy import func
 from sqlmodel import select
 
 from .config import load
-from .deadlines import due_for
 from .notify import DIGEST, seat_names
 from .store.games import mailable
-from .store.models import Fixture, Game, League, Outbox, Player, Season, Seat
+from .store.models import Deadline, Fixture, Game, League, Move, Outbox, Player, Season, Seat
 
 
 def send_digests(store, today: date | None = None) -> int:
@@ -50,17 +50,23 @@ def _digest(store, cfg, player, today) -> int:
 
 
 def _news(s, store, player) -> list[str]:
-    """A line for each game that moved since the last digest; remembers where each was."""
+    """A line for each game that moved since the last digest; remembers where each was.
+    Only games with news are read (their states at once), not every game ever played."""
     seen = dict((player.prefs or {}).get("digest_seen", {}))
-    rows = s.exec(select(Seat, Game).join(Game).where(Seat.player_id == player.id)).all()
+    rows = s.exec(select(Seat, Game).join(Game).where(Seat.player_id == player.id)
+                  .order_by(Game.id)).all()
+    last = dict(s.exec(select(Move.game_id, func.max(Move.seq)).where(
+        Move.game_id.in_([g.id for _, g in rows])).group_by(Move.game_id)).all())
+    rows = [(seat, game) for seat, game in rows
+            if last.get(game.id, 0) > seen.get(str(game.id), 0)]
+    states = store.states(s, [g.id for _, g in rows])
     lines = []
     for seat, game in rows:
-        st = store.state(s, game)
-        store.keep(game.id, st)
-        if st.seq <= seen.get(str(game.id), 0):
-            continue
+        st = states[game.id]
         lines.append(_game_line(s, st, game, seat, seen.get(str(game.id), 0)))
         seen[str(game.id)] = st.seq
+    for gid, st in states.items():
+        store.keep(gid, st)
     p = s.get(Player, player.id)
     p.prefs = dict(p.prefs or {}, digest_seen=seen)
     s.add(p)
@@ -73,26 +79,30 @@ def daily_turns(player) -> bool:
 
 def your_moves(store, player_id: int) -> list[str]:
     """One line for each game (in any league, or none) where it is the player's move: the
-    game, its league and round, when it is due, and the link to the player's table."""
+    game, its league and round, when it is due, and the link to the player's table. Only
+    games in play, in five queries however many there are."""
     base = load().base_url
-    with store.session() as s:
-        rows = s.exec(select(Seat, Game).join(Game).where(
+    with store.reader() as s:
+        rows = s.exec(select(Seat.game_id, Seat.seat, Seat.token).join(Game).where(
             Seat.player_id == player_id, Game.status == "playing").order_by(Game.id)).all()
+        ids = [g for g, _, _ in rows]
         where = {g: f" ({name}, round {r})" for g, name, r in s.exec(
             select(Fixture.game_id, League.name, Fixture.round)
             .join(Season, Season.id == Fixture.season_id).join(League)
-            .where(Fixture.game_id.in_([g.id for _, g in rows]))).all()}
-        states = []
-        for seat, game in rows:
-            st = store.state(s, game)
-            store.keep(game.id, st)
-            states.append((seat, game, st))
+            .where(Fixture.game_id.in_(ids))).all()}
+        states = store.states(s, ids)
+        timeouts = s.exec(select(Deadline.game_id, Deadline.seat, Deadline.seq, Deadline.due)
+                          .where(Deadline.game_id.in_(ids), Deadline.kind == "timeout",
+                                 Deadline.state == "pending").order_by(Deadline.id)).all()
+    for gid, st in states.items():
+        store.keep(gid, st)
+    due = {(g, seat): when for g, seat, seq, when in timeouts if seq == states[g].move_seq}
     lines = []
-    for seat, game, st in states:
-        if seat.seat in st.to_act():
-            due = due_for(store, game.id, st.move_seq).get(seat.seat)
-            when = f", due {due.strftime('%a %d %b %H:%M UTC')}" if due else ""
-            lines.append(f"Game {game.id}{where.get(game.id, '')}{when}: {base}/t/{seat.token}")
+    for gid, seat, token in rows:
+        if seat in states[gid].to_act():
+            when = due.get((gid, seat))
+            when = f", due {when.strftime('%a %d %b %H:%M UTC')}" if when else ""
+            lines.append(f"Game {gid}{where.get(gid, '')}{when}: {base}/t/{token}")
     return lines
 
 

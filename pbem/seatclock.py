@@ -39,12 +39,16 @@ def start_hours(tc: dict, clock: SeatClock | None) -> float:
 
 
 def sync(s, game, st, seats, players, now: datetime, tc: dict, moved: int | None = None,
-         played_for=frozenset()) -> dict[int, SeatClock]:
+         played_for=frozenset(), rows: dict[int, SeatClock] | None = None
+         ) -> dict[int, SeatClock]:
     """Bring each human seat's bank to `now`: a wait that ended is paid for (`moved`: the
     seat whose own move, or timeout, this is, which also earns the increment;
     `played_for`: seats whose card the server played, free), and a seat now asked to act
-    starts waiting. Returns the rows by seat (pending in `s`)."""
-    rows = {r.seat: r for r in s.exec(select(SeatClock).where(SeatClock.game_id == game.id))}
+    starts waiting. Returns the rows by seat (pending in `s`); `rows`: the game's rows,
+    read already (`deadlines.rebuild` reads a batch's at once)."""
+    if rows is None:
+        rows = for_game(s, game.id)
+    rows = dict(rows)
     acting = set(st.to_act()) if st.phase != "over" else set()
     for seat in seats:
         if seat.robot or seat.player_id is None:

@@ -430,3 +430,35 @@ def test_the_new_game_form_offers_the_bank_and_refuses_bad_values(store, client)
 def test_the_new_league_form_keeps_automatic_vacation_off_unless_asked(store, client):
     page = client.get("/l/new").text
     assert 'name="auto_vacation"' in page and '<option value="off" selected>' in page
+
+
+def test_a_rebuild_in_batches_arms_each_game_as_its_own_move_did(store, monkeypatch):
+    """`rebuild` replays games a batch at a time (here two a batch, across three batches):
+    bank and fixed clocks, at different moves, with stale rows from an earlier move, each
+    get exactly the rows their own moves armed; a game armed already is left alone."""
+    monkeypatch.setattr(deadlines, "REBUILD_BATCH", 2)
+    with time_machine.travel(T0, tick=False) as t:
+        bank = dict(BANK, remind_hours=[])  # (a reminder due before the rebuild is not armed)
+        gids = [new_game(store, bank if i % 2 else FAST) for i in range(5)]
+        moved = {}  # when each game last moved
+        for i, gid in enumerate(gids):
+            for _ in range(i):
+                t.shift(H)
+                move(store, gid)
+            moved[gid] = datetime.now(UTC)
+        before = {gid: pending(store, gid) for gid in gids}
+        assert all(before.values())
+        with store.session() as s:  # a restore: the last move's rows lost, an old one back
+            s.exec(delete(Deadline).where(Deadline.game_id.in_(gids[1:])))
+            s.add(Deadline(game_id=gids[2], seat=1, seq=1, kind="timeout", due=T0))
+            s.commit()
+        for gid in gids:
+            store.forget(gid)
+        t.shift(5 * H)
+        assert deadlines.rebuild(store) == 4
+        # a bank's deadline stays where it was; a fixed time a move counts from the rebuild
+        now = datetime.now(UTC)
+        later = {gid: {k: due - moved[gid] + now if i % 2 == 0 and i else due
+                       for k, due in before[gid].items()} for i, gid in enumerate(gids)}
+        assert {gid: pending(store, gid) for gid in gids} == later
+        assert deadlines.rebuild(store) == 0

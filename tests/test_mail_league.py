@@ -83,6 +83,8 @@ def test_moves_lists_every_game_waiting_for_me_with_its_link(env):
     links = re.findall(r"^  Game (\d+)(.*):\s+(\S+/t/\w+)$", body, re.M)
     mine = {int(g) for g, _, _ in links}
     assert own in mine
+    [(_, where, _)] = [x for x in links if int(x[0]) == own]  # its timeout, at this move
+    assert re.fullmatch(r", due \w{3} \d\d \w{3} \d\d:\d\d UTC", where), where
     with env.store.session() as s:
         ann = s.exec(select(Player).where(Player.email == ANN)).one()
         seat = s.exec(select(Seat).where(Seat.game_id == league_game,

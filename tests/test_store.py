@@ -387,6 +387,30 @@ def test_a_cached_game_catches_up_with_moves_another_process_made(store, db_url,
     assert [m.actor for m in rows(store, gid)] == [None, 1, 2, 3]
 
 
+def test_many_states_at_once_catch_up_only_on_what_the_cache_lacks(store, db_url, advances):
+    """`Store.states` (the digest, `moves`): a game cached and current costs no replay, one
+    cached but behind only its new events, one never seen its whole log; each the same
+    state `state` gives, and handed out of the cache until kept back."""
+    current, behind, unseen = (human_game(store) for _ in range(3))  # all cached at seq 1
+    other = Store(db_url)
+    submit(other, behind, 1, {"type": "bid", "bid": 3}, expect_seq=1)
+    submit(other, behind, 2, {"type": "bid", "bid": 4}, expect_seq=2)
+    store.forget(unseen)
+    with store.reader() as s:
+        advances.clear()
+        states = store.states(s, [current, behind, unseen, behind])
+    assert sorted(advances) == [1, 2, 3]  # the unseen game's deal, the other's two bids
+    assert {g: st.seq for g, st in states.items()} == {current: 1, behind: 3, unseen: 1}
+    assert states[behind].bids == [None, 3, 4, None]
+    assert store.states(s, []) == {}
+    with Store(db_url).reader() as s:  # the same as a cold replay, one at a time
+        for g, st in states.items():
+            cold = Store(db_url).state(s, s.get(Game, g))
+            assert (cold.seq, cold.bids, cold.hands, cold.to_act()) == \
+                (st.seq, st.bids, st.hands, st.to_act())
+    assert all(g not in store._states for g in states)  # lent: the caller keeps them back
+
+
 def test_a_long_game_is_not_replayed_on_every_move(store, db_url, advances):
     rules = preset("standard").with_options(target=1000)  # the largest target allowed
     gid = create_game(store, rules, ONE_HUMAN, first_dealer=0)

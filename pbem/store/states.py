@@ -2,9 +2,11 @@
 would cost a whole replay, so each Store keeps recent states and only catches up on the
 events it has not seen (at most CACHE_GAMES games)."""
 
+import json
 import threading
 
-from sqlalchemy import func
+from sqlalchemy import case, func
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, select
 
 from ..engine import IllegalAction, Rules, State, advance
@@ -36,6 +38,11 @@ class Store:
         """A transaction that only reads: it never takes or waits for the write lock."""
         return Session(self._read_engine, expire_on_commit=False)
 
+    def read_connection(self) -> Connection:
+        """A Core connection that only reads (as `reader`), for a hot page's few columns
+        without the ORM's cost."""
+        return self._read_engine.connect()
+
     def state(self, s: Session, game: Game) -> State:
         """The game's state as of the database now (a private copy when it had to catch up
         inside this transaction; the cache keeps it only once the transaction commits)."""
@@ -43,17 +50,38 @@ class Store:
             st = self._states.pop(game.id, None)
         last = s.exec(select(func.max(Move.seq)).where(Move.game_id == game.id)).one() or 0
         if st is None or st.seq > last:
-            st = State(Rules.from_dict(game.rules), game.first_dealer)
+            st = fresh(game)
         if st.seq < last:
-            rows = s.exec(select(Move.seq, Move.payload).where(
-                Move.game_id == game.id, Move.seq > st.seq).order_by(Move.seq)).all()
-            for seq, payload in rows:
-                try:
-                    advance(st, payload)
-                except IllegalAction as e:
-                    raise CorruptGame(f"game {game.id} has a corrupt event at seq {seq}: {e}") \
-                        from None
+            catch_up(st, game.id, s.exec(select(Move.seq, Move.payload).where(
+                Move.game_id == game.id, Move.seq > st.seq).order_by(Move.seq)).all())
         return st
+
+    def states(self, s: Session, ids: list[int]) -> dict[int, State]:
+        """`state` for many games in a few queries (their last seqs, the games the cache
+        lacks, and the moves it lacks); each a private copy, as `state` gives, for the
+        caller to keep back."""
+        ids = sorted(set(ids))
+        if not ids:
+            return {}
+        last = dict(s.exec(select(Move.game_id, func.max(Move.seq))
+                           .where(Move.game_id.in_(ids)).group_by(Move.game_id)).all())
+        with self._lock:
+            out = {g: self._states.pop(g, None) for g in ids}
+        stale = [g for g, st in out.items() if st is None or st.seq > last.get(g, 0)]
+        if stale:
+            for game in s.exec(select(Game).where(Game.id.in_(stale))):
+                out[game.id] = fresh(game)
+        behind = {g: st.seq for g, st in out.items() if st.seq < last.get(g, 0)}
+        if behind:
+            rows: dict[int, list] = {g: [] for g in behind}
+            for g, seq, payload in s.exec(select(Move.game_id, Move.seq, Move.payload).where(
+                    Move.game_id.in_(list(behind)),
+                    Move.seq > case(behind, value=Move.game_id)).order_by(Move.game_id,
+                                                                          Move.seq)):
+                rows[g].append((seq, payload))
+            for g, moves in rows.items():
+                catch_up(out[g], g, moves)
+        return out
 
     def keep(self, game_id: int, st: State) -> None:
         with self._lock:
@@ -64,6 +92,39 @@ class Store:
     def forget(self, game_id: int) -> None:
         with self._lock:
             self._states.pop(game_id, None)
+
+
+_rules: dict[str, Rules] = {}  # a ruleset by its JSON: many games share one, and it never changes
+MAX_RULES = 256
+
+
+def rules_of(game: Game) -> Rules:
+    """The game's rules (checking a ruleset costs more than replaying a deal: done once)."""
+    key = json.dumps(game.rules, sort_keys=True)
+    rules = _rules.get(key)
+    if rules is None:
+        rules = Rules.from_dict(game.rules)
+        if len(_rules) >= MAX_RULES:
+            _rules.clear()
+        _rules[key] = rules
+    return rules
+
+
+def fresh(game: Game) -> State:
+    """A game's state before its first event."""
+    return State(rules_of(game), game.first_dealer)
+
+
+def catch_up(st: State, game_id: int, rows) -> State:
+    """`st` advanced by the (seq, payload) rows after it, in order (pure work)."""
+    for seq, payload in rows:
+        if seq <= st.seq:
+            continue  # already in the state
+        try:
+            advance(st, payload)
+        except IllegalAction as e:
+            raise CorruptGame(f"game {game_id} has a corrupt event at seq {seq}: {e}") from None
+    return st
 
 
 _stores: dict[str, Store] = {}

@@ -3,15 +3,16 @@ friends is pbem.web.newgame)."""
 
 import secrets
 
-from flask import Blueprint, abort, redirect, render_template, url_for
+from flask import Blueprint, abort, make_response, redirect, render_template, request, url_for
 from sqlmodel import select
 
 from ..engine import PRESETS, preset, score_pad
 from ..play import start
 from ..store.games import create_game, player_for
 from ..store.models import Seat
-from . import data
+from . import data, pad_cache
 from .chart import score_svg
+from .signin import signed_in
 from .view import pad_rows, side_labels
 
 bp = Blueprint("pages", __name__)
@@ -24,10 +25,33 @@ def index():
 
 @bp.get("/g/<int:game_id>")
 def pad(game_id):
-    t = data.load(game_id)
-    if not t.game.public:
+    """The score pad, rendered once per game and seq (pbem.web.pad_cache), 304 when the
+    browser has it already."""
+    public, seq, names = data.head(game_id)
+    if not public:
         abort(404)  # a private game's pad is on its players' tables only
-    return render_template("web/pad.html", **pad_context(t))
+    signed = signed_in() is not None
+    k = pad_cache.key(data.store().url, game_id, seq, names, signed)
+    if request.if_none_match.contains(pad_cache.etag(k)):
+        return _tagged(make_response("", 304), k)
+    html = pad_cache.get(k)
+    if html is None:
+        k, html = _render_pad(game_id, signed)
+    return _tagged(make_response(html), k)
+
+
+def _render_pad(game_id: int, signed: bool) -> tuple[tuple, str]:
+    with data.viewing(game_id) as t:  # read only: no copy of the state
+        k = pad_cache.key(data.store().url, game_id, t.state.seq, t.names, signed)
+        html = render_template("web/pad.html", **pad_context(t))
+    pad_cache.put(k, html)  # under the seq rendered: the game may have moved since `head`
+    return k, html
+
+
+def _tagged(response, k: tuple):
+    response.set_etag(pad_cache.etag(k))
+    response.headers.update({"Cache-Control": "no-cache", "Vary": "Cookie"})
+    return response
 
 
 def pad_context(t) -> dict:
