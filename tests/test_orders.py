@@ -151,17 +151,22 @@ def test_a_new_player_of_the_seat_does_not_inherit_the_leavers_orders(store, gid
     assert state(store, gid).trick == [(0, "AH")]  # the new player decides seat 1's card
 
 
-def test_orders_left_when_the_hand_ends_are_dropped_with_a_word(store, gid):
+def play_out_hand(store, gid):
+    """Every seat plays (as a robot would) until the first hand is over."""
     from pbem.engine import choose, view
 
-    orders.give(store, gid, 2, "lead 2D next", state(store, gid))  # seat 2 never leads here
     for _ in range(60):
         st = state(store, gid)
         if st.hand_no == 1:
-            break
+            return
         seat = st.to_act()[0]
         submit(store, gid, seat, choose(view(st, seat), seed=st.seq, rules=st.rules),
                expect_seq=st.seq)
+
+
+def test_orders_left_when_the_hand_ends_are_dropped_with_a_word(store, gid):
+    orders.give(store, gid, 2, "lead 2D next", state(store, gid))  # seat 2 never leads here
+    play_out_hand(store, gid)
     assert [r.state for r in rows(store, gid)] == ["dropped"]
     with store.session() as s:
         [told] = s.exec(select(Outbox).where(Outbox.dedupe_key.startswith("order:"))).all()
@@ -169,17 +174,9 @@ def test_orders_left_when_the_hand_ends_are_dropped_with_a_word(store, gid):
 
 
 def test_a_standing_order_that_lasted_its_hand_ends_without_a_mail(store, gid):
-    from pbem.engine import choose, view
-
     orders.give(store, gid, 1, "cover in hearts", state(store, gid))
     orders.give(store, gid, 3, "duck in hearts", state(store, gid))  # seat 3: void, dropped
-    for _ in range(60):
-        st = state(store, gid)
-        if st.hand_no == 1:
-            break
-        seat = st.to_act()[0]
-        submit(store, gid, seat, choose(view(st, seat), seed=st.seq, rules=st.rules),
-               expect_seq=st.seq)
+    play_out_hand(store, gid)
     assert [(r.seat, r.state) for r in rows(store, gid)] == [(1, "done"), (3, "dropped")]
     with store.session() as s:
         told = s.exec(select(Outbox).where(Outbox.dedupe_key.startswith("order:"))).all()

@@ -12,10 +12,9 @@ from pbem import orders
 from pbem.engine import new_game, preset
 from pbem.engine.orders import next_bid, next_card, read
 from pbem.gamelog import export as write_log
-from pbem.gamelog import replay_log
 from pbem.play import import_log, start, submit
-from pbem.store.games import export
-from pbem.store.models import Outbox, SeatOrder
+from pbem.store.models import Outbox
+from tests.test_orders import rows, state
 
 STD = preset("standard")
 SEATS = ["a@x.test", "b@x.test", "c@x.test", "d@x.test"]
@@ -158,16 +157,6 @@ def bidding_game(store, rules=STD, hands=None):
     gid = import_log(store, write_log(rules, [ev], SEATS, first_dealer=3))
     start(store, gid)
     return gid
-
-
-def state(store, gid):
-    return replay_log(export(store, gid))
-
-
-def rows(store, gid):
-    with store.session() as s:
-        return list(s.exec(select(SeatOrder).where(SeatOrder.game_id == gid)
-                           .order_by(SeatOrder.id)).all())
 
 
 def dropped_mails(store):
