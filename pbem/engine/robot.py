@@ -10,6 +10,7 @@ import random
 from functools import lru_cache
 
 from .rules import NILS, Rules
+from .sampler import best_card
 from .tricks import table_for
 
 _SHARE = {2: 0.9, 3: 1.3, 4: 1.0, 6: 0.7}  # sure-trick estimate scaled by table size
@@ -24,6 +25,8 @@ def choose(view: dict, seed: int = 0, rules=None) -> dict:
     bot = _Robot(view, rules, random.Random(f"{seed}:{view['seq']}:{view['seat']}"))
     kinds = {a["type"] for a in legal}
     if "play" in kinds:
+        if rules.robot == "sampler":  # looks ahead over sampled deals (sampler.py)
+            return {"type": "play", "card": best_card(view, rules, bot.rng)}
         return {"type": "play", "card": bot.play([a["card"] for a in legal])}
     if "look" in kinds:
         return {"type": "look"}

@@ -20,6 +20,7 @@ NIL_FAIL_MODES = ("bags", "help", "set_partner", "nothing", "bags_unless_set")
 @dataclass(frozen=True)
 class Rules:
     preset: str = "standard"
+    robot: str = "fast"  # who plays for an empty seat: the "fast" robot or the "sampler"
     # T: table
     players: int = 4  # T1 T2 T3 T5 T6
     partnerships: bool = True  # T1: partners opposite; False: everyone for themselves (T2)
@@ -169,6 +170,7 @@ def _coerce(key, value, current):
 
 
 _CHOICES = {
+    "robot": ("fast", "sampler"),
     "leftover": ("none", "out"),
     "identical": ("second", "first"),
     "deal": ("deal", "draw"),

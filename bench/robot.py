@@ -1,0 +1,103 @@
+"""The sampling robot against the fast one: a duplicate match (issue 15).
+
+    .venv/bin/python bench/robot.py [--hands N] [--preset NAME] [--seed S] [--jobs J]
+
+Each deal is played twice from a fresh game, the sampler sitting on one side and then on the
+other with the same cards, so the luck of the deal cancels. A deal's result is the sampler's
+side's hand score less the fast side's, averaged over its two plays; the bench prints the mean
+of that over all deals with its 95 % confidence interval, and milliseconds per card play for
+each robot. The default (2,000 deals, 4,000 hands, standard) takes about 25 minutes of CPU
+on this machine; --jobs splits it over processes.
+"""
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pbem.engine import advance, apply, choose, make_deal, new_game, preset, view  # noqa: E402
+
+
+def play_hand(rules, deal_seed, dealer, sampler_side, timing):
+    """One hand from a fresh game; returns each side's points (bag penalty taken off)."""
+    import random
+
+    smart = rules.with_options(robot="sampler")
+    fast = rules.with_options(robot="fast")
+    st = new_game(fast, dealer)
+    rng = random.Random(deal_seed)
+    while st.hand_no == 0 and st.phase != "over":
+        if st.phase == "deal":
+            advance(st, make_deal(st, rng))
+            continue
+        seat = st.to_act()[0]
+        mine = st.side_of[seat] == sampler_side
+        v = view(st, seat)
+        t0 = time.process_time()
+        act = choose(v, seed=deal_seed, rules=smart if mine else fast)
+        if act["type"] == "play":
+            timing[mine].append(time.process_time() - t0)
+        for ev in apply(st, seat, act):
+            advance(st, ev)
+    return [s["points"] - s["bag_penalty"] for s in st.history[0]["sides"]]
+
+
+def duplicate(args):
+    """The sampler's margin on one deal, and the play times of both robots."""
+    name, seed, i = args
+    rules = preset(name)
+    timing = {True: [], False: []}
+    margins = []
+    n_sides = len(rules.sides)
+    for side in range(n_sides):
+        pts = play_hand(rules, f"{seed}:{i}", i % rules.players, side, timing)
+        others = (sum(pts) - pts[side]) / (n_sides - 1)
+        margins.append(pts[side] - others)
+    return statistics.fmean(margins), timing[True], timing[False]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", type=int, default=2000, help="deals, each played twice")
+    ap.add_argument("--preset", default="standard")
+    ap.add_argument("--seed", default="bench")
+    ap.add_argument("--jobs", type=int, default=1)
+    a = ap.parse_args(argv)
+    if not 1 <= a.hands <= 100_000 or not 1 <= a.jobs <= 16:
+        ap.error("--hands runs from 1 to 100000, --jobs from 1 to 16")
+    work = [(a.preset, a.seed, i) for i in range(a.hands)]
+    start = time.perf_counter()
+    if a.jobs == 1:
+        results = list(map(duplicate, work))
+    else:
+        with Pool(a.jobs) as pool:
+            results = pool.map(duplicate, work, chunksize=20)
+    report(a, results, time.perf_counter() - start)
+
+
+def report(a, results, wall):
+    margins = [m for m, _, _ in results]
+    smart = [t for _, ts, _ in results for t in ts]
+    fast = [t for _, _, tf in results for t in tf]
+    mean = statistics.fmean(margins)
+    half = 1.96 * statistics.stdev(margins) / math.sqrt(len(margins)) if len(margins) > 1 else 0
+    wins = sum(m > 0 for m in margins)
+    losses = sum(m < 0 for m in margins)
+    print(f"duplicate match, preset {a.preset}, seed {a.seed!r}: {len(margins)} deals, "
+          f"{len(margins) * len(preset(a.preset).sides)} hands")
+    print(f"sampler's margin a hand: {mean:+.2f} points, 95 % CI [{mean - half:+.2f}, "
+          f"{mean + half:+.2f}]; deals won {wins}, lost {losses}, even {len(margins) - wins - losses}")
+    smart.sort()
+    print(f"ms per card play (CPU): sampler mean {1000 * statistics.fmean(smart):.1f}, "
+          f"p99 {1000 * smart[int(0.99 * (len(smart) - 1))]:.1f}, max {1000 * smart[-1]:.1f}; "
+          f"fast mean {1000 * statistics.fmean(fast):.2f}")
+    print(f"wall time {wall:.0f} s with {a.jobs} job(s)")
+
+
+if __name__ == "__main__":
+    main()
