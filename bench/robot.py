@@ -88,10 +88,11 @@ def report(a, results, wall):
     half = 1.96 * statistics.stdev(margins) / math.sqrt(len(margins)) if len(margins) > 1 else 0
     wins = sum(m > 0 for m in margins)
     losses = sum(m < 0 for m in margins)
+    even = len(margins) - wins - losses
     print(f"duplicate match, preset {a.preset}, seed {a.seed!r}: {len(margins)} deals, "
           f"{len(margins) * len(preset(a.preset).sides)} hands")
     print(f"sampler's margin a hand: {mean:+.2f} points, 95 % CI [{mean - half:+.2f}, "
-          f"{mean + half:+.2f}]; deals won {wins}, lost {losses}, even {len(margins) - wins - losses}")
+          f"{mean + half:+.2f}]; deals won {wins}, lost {losses}, even {even}")
     smart.sort()
     print(f"ms per card play (CPU): sampler mean {1000 * statistics.fmean(smart):.1f}, "
           f"p99 {1000 * smart[int(0.99 * (len(smart) - 1))]:.1f}, max {1000 * smart[-1]:.1f}; "

@@ -37,11 +37,12 @@ def best_card(view: dict, rules, rng) -> str:
 
 
 def _distinct(legal, view, rules, t) -> list[str]:
-    """One card of each run of touching cards (no unseen card between them): the others
-    would play the same, so they need no playouts of their own."""
+    """One card of each run of touching cards (between them only cards of this hand or of
+    finished tricks: a card on the table splits a run): the others would play the same, so
+    they need no playouts of their own."""
     if rules.decks > 1:
         return legal
-    seen = set(view["hand"]) | _played(view)
+    seen = set(view["hand"]) | {x["card"] for tr in view["tricks"] for x in tr["cards"]}
     suit, power = t.suit, t.power
     out = []
     for card in sorted(legal, key=lambda c: (suit[c], power[c])):
@@ -52,11 +53,6 @@ def _distinct(legal, view, rules, t) -> list[str]:
             continue
         out.append(card)
     return out
-
-
-def _played(view) -> set:
-    cards = {x["card"] for tr in view["tricks"] for x in tr["cards"]}
-    return cards | {x["card"] for x in view["trick"]}
 
 
 class _Knowledge:
