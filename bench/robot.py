@@ -24,7 +24,8 @@ from pbem.engine import advance, apply, choose, make_deal, new_game, preset, vie
 
 
 def play_hand(rules, deal_seed, dealer, sampler_side, timing):
-    """One hand from a fresh game; returns each side's points (bag penalty taken off)."""
+    """One hand from a fresh game; returns each side's points (bag penalty taken off) and
+    its bags."""
     import random
 
     smart = rules.with_options(robot="sampler")
@@ -40,25 +41,27 @@ def play_hand(rules, deal_seed, dealer, sampler_side, timing):
         v = view(st, seat)
         t0 = time.process_time()
         act = choose(v, seed=deal_seed, rules=smart if mine else fast)
-        if act["type"] == "play":
-            timing[mine].append(time.process_time() - t0)
+        timing[act["type"] == "bid", mine].append(time.process_time() - t0)
         for ev in apply(st, seat, act):
             advance(st, ev)
-    return [s["points"] - s["bag_penalty"] for s in st.history[0]["sides"]]
+    sides = st.history[0]["sides"]
+    return [s["points"] - s["bag_penalty"] for s in sides], [s["bags"] for s in sides]
 
 
 def duplicate(args):
     """The sampler's margin on one deal, and the play times of both robots."""
     name, seed, i = args
     rules = preset(name)
-    timing = {True: [], False: []}
-    margins = []
+    timing = {(b, m): [] for b in (False, True) for m in (False, True)}
+    margins, bagged = [], []
     n_sides = len(rules.sides)
+    bag_cost = rules.bag_penalty / rules.bag_limit if rules.bag_limit else 0
     for side in range(n_sides):
-        pts = play_hand(rules, f"{seed}:{i}", i % rules.players, side, timing)
-        others = (sum(pts) - pts[side]) / (n_sides - 1)
-        margins.append(pts[side] - others)
-    return statistics.fmean(margins), timing[True], timing[False]
+        pts, bags = play_hand(rules, f"{seed}:{i}", i % rules.players, side, timing)
+        net = [p - b * bag_cost for p, b in zip(pts, bags, strict=True)]
+        for out, xs in ((margins, pts), (bagged, net)):
+            out.append(xs[side] - (sum(xs) - xs[side]) / (n_sides - 1))
+    return statistics.fmean(margins), statistics.fmean(bagged), timing
 
 
 def main(argv=None):
@@ -80,12 +83,23 @@ def main(argv=None):
     report(a, results, time.perf_counter() - start)
 
 
+def interval(xs):
+    """The mean and the half width of its 95 % confidence interval."""
+    half = 1.96 * statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
+    return statistics.fmean(xs), half
+
+
+def ms(times, what):
+    times = sorted(times)
+    return (f"{what} mean {1000 * statistics.fmean(times):.1f}, "
+            f"p99 {1000 * times[int(0.99 * (len(times) - 1))]:.1f}, max {1000 * times[-1]:.1f}")
+
+
 def report(a, results, wall):
     margins = [m for m, _, _ in results]
-    smart = [t for _, ts, _ in results for t in ts]
-    fast = [t for _, _, tf in results for t in tf]
-    mean = statistics.fmean(margins)
-    half = 1.96 * statistics.stdev(margins) / math.sqrt(len(margins)) if len(margins) > 1 else 0
+    times = {k: [t for _, _, tm in results for t in tm[k]] for k in results[0][2]}
+    mean, half = interval(margins)
+    net, net_half = interval([b for _, b, _ in results])
     wins = sum(m > 0 for m in margins)
     losses = sum(m < 0 for m in margins)
     even = len(margins) - wins - losses
@@ -93,10 +107,12 @@ def report(a, results, wall):
           f"{len(margins) * len(preset(a.preset).sides)} hands")
     print(f"sampler's margin a hand: {mean:+.2f} points, 95 % CI [{mean - half:+.2f}, "
           f"{mean + half:+.2f}]; deals won {wins}, lost {losses}, even {even}")
-    smart.sort()
-    print(f"ms per card play (CPU): sampler mean {1000 * statistics.fmean(smart):.1f}, "
-          f"p99 {1000 * smart[int(0.99 * (len(smart) - 1))]:.1f}, max {1000 * smart[-1]:.1f}; "
-          f"fast mean {1000 * statistics.fmean(fast):.2f}")
+    print(f"with each bag at its long-run cost (bag_penalty / bag_limit): {net:+.2f}, "
+          f"95 % CI [{net - net_half:+.2f}, {net + net_half:+.2f}]")
+    bids = "; " + ms(times[True, True], "bid") if times[True, True] else ""
+    print("ms per move (CPU): " + ms(times[False, True], "sampler's card play") + bids)
+    fast = times[False, False] + times[True, False]
+    print(f"                   fast robot mean {1000 * statistics.fmean(fast):.2f}")
     print(f"wall time {wall:.0f} s with {a.jobs} job(s)")
 
 

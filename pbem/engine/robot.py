@@ -10,7 +10,7 @@ import random
 from functools import lru_cache
 
 from .rules import NILS, Rules
-from .sampler import best_card
+from .sampler import best_bid, best_card
 from .tricks import table_for
 
 _SHARE = {2: 0.9, 3: 1.3, 4: 1.0, 6: 0.7}  # sure-trick estimate scaled by table size
@@ -33,7 +33,8 @@ def choose(view: dict, seed: int = 0, rules=None) -> dict:
     if "misdeal" in kinds:
         return {"type": "misdeal"}
     if "bid" in kinds:
-        return bot.bid([a for a in legal if a["type"] == "bid"])
+        guess = bot.bid([a for a in legal if a["type"] == "bid"])
+        return best_bid(view, rules, bot.rng, guess) if rules.robot == "sampler" else guess
     if "pass" in kinds:
         return {"type": "pass", "cards": bot.pass_cards(legal[0]["count"])}
     if "draw" in kinds:

@@ -292,6 +292,7 @@ def _sides(r: Rules) -> tuple[tuple[int, ...], ...]:
 
 
 _TOURNAMENT = dict(
+    robot="sampler",  # games played for results: a stand-in robot should play its best
     jokers=True, remove=("2H", "2D"), top_trumps=("BJ", "LJ", "2S"),
     bid_order="side", side_min=4, blind_nil_exchange=0, blind_side_unseen=True,
     misdeal=("no_faces", "no_spades"),

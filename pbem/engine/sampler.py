@@ -14,6 +14,7 @@ from .tricks import breaks_spades, playable_cards, table_for
 
 WORK = 1500  # simulated card plays per decision: the time budget, counted, not timed
 MIN_SAMPLES, MAX_SAMPLES = 6, 48
+BID_SAMPLES = 24  # deals played out to choose a bid
 TRIES = 20  # random deals tried before the void inferences are dropped for that sample
 
 
@@ -34,6 +35,46 @@ def best_card(view: dict, rules, rng) -> str:
             totals[card] += _Playout(view, rules, t, hands).run(card)
     # ties go to the cheaper card: the high one is kept for later
     return max(cands, key=lambda c: (totals[c], -t.power[c]))
+
+
+def best_bid(view: dict, rules, rng, guess: dict) -> dict:
+    """A number bid by playouts: deal the unseen cards, play each deal out from the first
+    lead, and bid the number with the best mean score over the tricks this seat took (its
+    partner's bid added once known; bags valued at what they cost in the long run). Nil,
+    blind bids and side bidding stay with the fast robot's `guess`."""
+    numbers = [a["bid"] for a in view["legal"]
+               if a["type"] == "bid" and a["bid"].__class__ is int and not a.get("blind")]
+    if not numbers or rules.bidding != "seat" or guess["bid"].__class__ is not int:
+        return guess
+    t = table_for(rules)
+    know = _Knowledge(view, rules, t)
+    bids = list(view["bids"])
+    bids[view["seat"]] = guess["bid"]  # for the playouts' ducking; unmade bids stay None
+    took = []
+    for _ in range(BID_SAMPLES):
+        play = _Playout(dict(view, bids=bids), rules, t, know.deal(rng))
+        play.run(None)
+        took.append(play.won)
+    best = max(numbers, key=lambda b: (_bid_value(view, rules, b, took), -abs(b - guess["bid"])))
+    return {"type": "bid", "bid": best}
+
+
+def _bid_value(view, rules, bid, took) -> float:
+    """The mean score of bidding `bid` for this seat's side over the playouts' tricks."""
+    seat = view["seat"]
+    side_no = next(i for i, s in enumerate(rules.sides) if seat in s)
+    side = rules.sides[side_no]
+    bids = list(view["bids"])
+    bids[seat] = bid
+    if any(bids[s] is None for s in side):  # the partner bids later: count this seat alone
+        side = (seat,)
+    bag_cost = rules.bag_penalty / rules.bag_limit if rules.bag_limit else 0
+    total = 0.0
+    for won in took:
+        pad = _Pad(rules, dict(view, bids=bids), won)
+        res = _score_side(pad, side_no, side)
+        total += res["points"] - res["bags"] * bag_cost
+    return total / len(took)
 
 
 def _distinct(legal, view, rules, t) -> list[str]:
@@ -138,16 +179,37 @@ class _Playout:
         self.won = list(view["won"])
         self.bids = view["bids"]
         self.view = view
+        self._next = self.seat
         self.side_of = [next(i for i, s in enumerate(rules.sides) if x in s)
                         for x in range(rules.players)]
 
-    def run(self, first: str) -> float:
-        seat = self.seat
-        self._play(seat, first)
+    def run(self, first: str | None) -> float:
+        """Play `first` for this seat, then everything to the hand's end; or, with None
+        before the first lead, the whole hand."""
+        if first is None:
+            self._next, first = self._first_lead()
+            if first is None:
+                first = self._policy(self._next)
+            self._play(self._next, first)
+        else:
+            self._play(self.seat, first)
         while self.done < self.r.hand_size and any(self.hands):
             seat = self._next
             self._play(seat, self._policy(seat))
         return self._score()
+
+    def _first_lead(self):
+        """(the seat that leads the hand, the card it must lead or None)."""
+        r, view, n = self.r, self.view, self.r.players
+        if r.first_lead == "dealer":
+            return view["dealer"], None
+        if r.first_lead == "low_club":
+            t = self.t
+            low = min(((t.power[c], s, c) for s in range(n) for c in self.hands[s]
+                       if t.suit[c] == "C"), default=None)
+            if low:
+                return low[1], low[2]
+        return (view["dealer"] + 1) % n, None
 
     def _play(self, seat, card):
         self.hands[seat].remove(card)
