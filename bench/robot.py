@@ -23,12 +23,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pbem.engine import advance, apply, choose, make_deal, new_game, preset, view  # noqa: E402
 
 
-def play_hand(rules, deal_seed, dealer, sampler_side, timing):
+def play_hand(rules, deal_seed, dealer, sampler_side, timing, robot="sampler"):
     """One hand from a fresh game; returns each side's points (bag penalty taken off) and
     its bags."""
     import random
 
-    smart = rules.with_options(robot="sampler")
+    smart = rules.with_options(robot=robot)
     fast = rules.with_options(robot="fast")
     st = new_game(fast, dealer)
     rng = random.Random(deal_seed)
@@ -49,15 +49,16 @@ def play_hand(rules, deal_seed, dealer, sampler_side, timing):
 
 
 def duplicate(args):
-    """The sampler's margin on one deal, and the play times of both robots."""
-    name, seed, i = args
+    """The sampler's margin on one deal (hand points; with bags costed), and the move times
+    of both robots. A fourth item names another robot to play against the fast one."""
+    name, seed, i, *robot = args
     rules = preset(name)
     timing = {(b, m): [] for b in (False, True) for m in (False, True)}
     margins, bagged = [], []
     n_sides = len(rules.sides)
     bag_cost = rules.bag_penalty / rules.bag_limit if rules.bag_limit else 0
     for side in range(n_sides):
-        pts, bags = play_hand(rules, f"{seed}:{i}", i % rules.players, side, timing)
+        pts, bags = play_hand(rules, f"{seed}:{i}", i % rules.players, side, timing, *robot)
         net = [p - b * bag_cost for p, b in zip(pts, bags, strict=True)]
         for out, xs in ((margins, pts), (bagged, net)):
             out.append(xs[side] - (sum(xs) - xs[side]) / (n_sides - 1))

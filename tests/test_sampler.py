@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 from helpers import deal, do, fixed_hands
 
+from bench import robot as match
 from pbem.engine import advance, apply, choose, make_deal, new_game, preset, view
 from pbem.engine.rules import PRESETS, RulesError
 from pbem.engine.sampler import _Knowledge
@@ -145,3 +146,14 @@ def test_plays_a_legal_hand_of_every_preset(name):
         for ev in apply(st, seat, act):
             advance(st, ev)
     assert st.history
+
+
+def test_the_duplicate_match_plays_each_deal_twice():
+    """bench/robot.py: a deal is played twice with the same cards, the sides swapped, so the
+    fast robot against itself comes out exactly even on every deal (a second play with
+    other cards would not); the sampler's match runs and times both kinds of move."""
+    for i in range(3):
+        margin, bagged, _ = match.duplicate(("standard", "t", i, "fast"))
+        assert margin == 0 and bagged == 0
+    margin, _, times = match.duplicate(("standard", "t", 0))
+    assert isinstance(margin, float) and times[False, True] and times[True, True]
