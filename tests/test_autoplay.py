@@ -71,6 +71,18 @@ def test_a_gap_another_player_may_hold_is_no_equal():
     do(st, 1, "KC")  # now seen: had seat 0 still two clubs, they would touch
 
 
+def test_a_card_on_the_trick_between_two_of_mine_makes_them_unequal():
+    hands = [["KH", "JH"] + [r + "D" for r in "AKQJT98765 4".replace(" ", "")],
+             [r + "H" for r in "AT98765432"] + ["3D", "2D", "2C"],
+             [r + "S" for r in RANKS],
+             ["QH"] + [r + "C" for r in "AKQJT9876543"]]
+    st = new_game(STD, 2)  # seat 3 leads
+    deal(st, hands)
+    bid_out(st)
+    do(st, 3, "QH")
+    assert auto_card(st, 0, equal=True) is None  # the KH wins the trick, the JH does not
+
+
 def player_prefs(store, email, **prefs):
     with store.session() as s:
         from sqlmodel import select

@@ -76,8 +76,10 @@ def random_pick(rng):
 
     def pick(st, seat):
         act = rng.choice([a for a in legal(st, seat) if a["type"] != "claim"])
-        if act["type"] == "pass":
-            return {"type": "pass", "cards": rng.sample(st.hands[seat], act["count"])}
+        if act["type"] == "pass":  # not rng.sample: hypothesis's random may replay a
+            cards = list(st.hands[seat])  # sample drawn from a longer hand (IndexError)
+            rng.shuffle(cards)
+            return {"type": "pass", "cards": cards[:act["count"]]}
         return act
 
     return pick

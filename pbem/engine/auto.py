@@ -1,6 +1,7 @@
 """Cards that play themselves (issue 14): a third of all card plays decide nothing. When
 the seat to play has one legal card, it is forced; a player may also opt in to cards of
-equal value (one suit, touching: no card between them that the player has not seen played),
+equal value (one suit, touching: no card between them that is not in the player's hand or
+in a finished trick),
 of which the lowest goes, since whichever went the hand would go the same. Only what the
 player can see decides it, so whether a card plays itself tells them nothing new."""
 
@@ -22,7 +23,7 @@ def _equal(st, seat, cards) -> bool:
     if len({suit[c] for c in cards}) != 1:
         return False
     lo, hi = min(power[c] for c in cards), max(power[c] for c in cards)
-    seen = set(st.hands[seat]) | {c for trick, _ in st.tricks for _, c in trick} \
-        | {c for _, c in st.trick}
+    # a card on the trick now is not gone yet: with QH on it, KH wins and JH does not
+    seen = set(st.hands[seat]) | {c for trick, _ in st.tricks for _, c in trick}
     return all(c in seen for c in st.table.deck
                if suit[c] == suit[cards[0]] and lo < power[c] < hi)

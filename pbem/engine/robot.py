@@ -10,6 +10,7 @@ import random
 from functools import lru_cache
 
 from .rules import MOONS, NILS, Rules
+from .sampler import best_bid, best_card
 from .tricks import table_for
 
 _SHARE = {2: 0.9, 3: 1.3, 4: 1.0, 5: 1.0, 6: 0.7}  # sure-trick estimate scaled by table size
@@ -24,13 +25,16 @@ def choose(view: dict, seed: int = 0, rules=None) -> dict:
     bot = _Robot(view, rules, random.Random(f"{seed}:{view['seq']}:{view['seat']}"))
     kinds = {a["type"] for a in legal}
     if "play" in kinds:
+        if rules.robot == "sampler":  # looks ahead over sampled deals (sampler.py)
+            return {"type": "play", "card": best_card(view, rules, bot.rng)}
         return {"type": "play", "card": bot.play([a["card"] for a in legal])}
     if "look" in kinds:
         return {"type": "look"}
     if "misdeal" in kinds:
         return {"type": "misdeal"}
     if "bid" in kinds:
-        return bot.bid([a for a in legal if a["type"] == "bid"])
+        guess = bot.bid([a for a in legal if a["type"] == "bid"])
+        return best_bid(view, rules, bot.rng, guess) if rules.robot == "sampler" else guess
     if "pass" in kinds:
         return {"type": "pass", "cards": bot.pass_cards(legal[0]["count"])}
     if "draw" in kinds:
