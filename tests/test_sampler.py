@@ -157,11 +157,3 @@ def test_the_duplicate_match_plays_each_deal_twice():
         assert margin == 0 and bagged == 0
     margin, _, times = match.duplicate(("standard", "t", 0))
     assert isinstance(margin, float) and times[False, True] and times[True, True]
-
-
-def test_a_side_minimum_a_seat_cannot_reach_alone_is_refused():
-    """side_min above one seat's highest bid let a low first bid leave the partner no legal
-    bid at all (a robot then had nothing to do): such rules are refused."""
-    with pytest.raises(RulesError, match="side_min"):
-        preset("tournament-300").with_options(side_min=20)
-    assert preset("tournament-300").with_options(side_min=13).side_min == 13

@@ -312,8 +312,6 @@ def _check(r: Rules) -> None:
     hs = r.hand_size
     if not 0 <= r.bid_min <= (r.bid_max or hs) <= hs * (2 if r.bidding == "side" else 1):
         bad("bids must run from bid_min up to bid_max, within the number of tricks")
-    if r.bidding == "seat" and r.side_min > (r.bid_max or hs):  # else a partner of a low
-        bad("side_min can be at most the highest bid a seat may make")  # bid has none left
     if r.bid_min == 0 and r.nil:
         bad("with nil, a bid of 0 is nil: bid_min must be at least 1 (B2); set nil=false for B2a")
     if r.blind_min and not r.bid_min <= r.blind_min <= (r.bid_max or hs):

@@ -299,3 +299,8 @@ class _Pad:
         self.unbid = all(b is None for b in view["bids"])
         self.came_out = [False] * len(rules.sides)  # the view does not say; scores alike
         self.bags = [s["bags"] for s in view["sides"]]
+        # a playout keeps no trick history: Mo, bonuses, no trump and the four aces, which
+        # need it, are left out of the estimate (the contract and bags decide most hands)
+        self.tricks, self.claimed_by, self.mo = [], None, None
+        self.aces_called, self.no_trump = [], []
+        self.hands = [[] for _ in won]
