@@ -346,7 +346,7 @@ def verdict(mean, res, moves, seed) -> None:
     mails = best["mails"] / one["mails"]  # the default news, like for like
     base_days = statistics.median(res[ONE]["days"])
     days = statistics.median(res[BEST]["days"]) / base_days
-    print(f"\ntarget, half of one card a mail, with {BEST.strip()}: mails {mails:.0%} "
+    print(f"\ntarget, half of one card a mail, with {BEST.strip()}: mails {mails:.1%} "
           f"({_met(mails)}; against one card a mail with news of every trick, the old default,\n"
           f"{best['mails'] / one['trick mails']:.0%}); days {days:.0%} ({_met(days)}).")
     if mails > 0.5:
@@ -362,7 +362,7 @@ def verdict(mean, res, moves, seed) -> None:
 
 
 def _met(ratio) -> str:
-    return "met" if ratio <= 0.5 else f"not met: {ratio - 0.5:.0%} of one card a mail too many"
+    return "met" if ratio <= 0.5 else f"not met: {ratio - 0.5:.1%} of one card a mail too many"
 
 
 def _median_needed(games, seed, days) -> str:
