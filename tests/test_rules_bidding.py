@@ -89,6 +89,18 @@ def test_P2_the_blind_nil_bidder_may_keep_its_cards(optional):
     assert {"type": "pass", "count": 0} not in legal(st, 0)  # the partner may not decline
 
 
+def test_P2_partners_both_on_blind_nil_exchange_in_full():
+    """Each partner's step may be the return of the other's exchange: declining there would
+    give cards and get none back (the random games found a hand of 9 tricks this way)."""
+    st = started(STANDARD, scores=[0, 100])
+    bid_round(st, {0: "blind nil", 2: "blind nil"})
+    while st.phase == "pass":
+        seat = st.to_act()[0]
+        assert {"type": "pass", "count": 0} not in legal(st, seat)
+        do(st, seat, {"type": "pass", "cards": st.hands[seat][:2]})
+    assert [len(h) for h in st.hands] == [13] * 4
+
+
 def test_P2_nil_exchange_option_and_none_by_default():
     st = started(STANDARD)
     bid_round(st, {1: "nil"})

@@ -530,9 +530,11 @@ def check_pass(st: State, ev):
 def may_decline(st: State, seat: int) -> bool:
     """P2: may this seat, a blind nil bidder whose exchange with its partner begins now, keep
     its cards (so that its partner passes none back)? pagat: the bidder "may exchange"."""
+    # with both partners on nil each step may be the return of the other's exchange: no
+    # declining there, or one would give cards and get none back
     return (st.rules.blind_nil_exchange_optional and st.phase == "pass"
             and st.after_pass == "play" and st.pass_steps[0][0] == (seat,)
-            and st.bids[seat] == "blind nil")
+            and st.bids[seat] == "blind nil" and st.bids[st.partner(seat)] not in NILS)
 
 
 def step_pass(st: State, ev):
