@@ -65,12 +65,18 @@ def test_which_order_acts_and_which_cannot_be_kept():
 # -- through the door ------------------------------------------------------------------------
 
 
-@pytest.fixture
-def gid(store):
+def dealt(store):
+    """HANDS dealt, nobody has bid: seat 0 bids first, then 1, 2, 3."""
     log = write_log(STD, [{"seq": 1, "type": "deal", "dealer": 3, "hands": HANDS}], SEATS,
                     first_dealer=3)
     gid = import_log(store, log)
     start(store, gid)
+    return gid
+
+
+@pytest.fixture
+def gid(store):
+    gid = dealt(store)
     for seat, bid in ((0, 4), (1, 3), (2, 1), (3, 1)):
         submit(store, gid, seat, {"type": "bid", "bid": bid})
     return gid
@@ -254,12 +260,7 @@ def test_the_turn_mail_lists_the_seats_own_pending_orders_and_no_one_elses(store
 
 @pytest.fixture
 def bidding(store):
-    """HANDS dealt, nobody has bid: seat 0 bids first, then 1, 2, 3."""
-    log = write_log(STD, [{"seq": 1, "type": "deal", "dealer": 3, "hands": HANDS}], SEATS,
-                    first_dealer=3)
-    gid = import_log(store, log)
-    start(store, gid)
-    return gid
+    return dealt(store)
 
 
 def test_a_bid_by_mail_before_ones_turn_is_kept_and_made_at_it(env, bidding):
