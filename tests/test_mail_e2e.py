@@ -96,6 +96,8 @@ def test_one_human_and_three_robots_play_a_game_to_the_end(store, tmp_path):
         assert pad["over"] and max(s["score"] for s in pad["sides"]) >= 100
         assert last[0].scores() == [s["score"] for s in pad["sides"]]
         assert f"Game {gid} is over" in last[0].text
+        assert "Bids and tricks" not in last[0].text  # no empty next hand ("bid -, took 0")
+        assert "The last hand: " in last[0].text
         # the human moved only by mail: its moves in the log are exactly the mails sent
         mine = [e for e in events if e.get("seat") == 0 and e["type"] in ("bid", "play")]
         forced = [e for e in mine if e.get("auto") == "forced"]
