@@ -55,6 +55,11 @@ VARIANTS = {
                                last_spades_bonus=10, last_trick_bonus=10,
                                bag_cancel_card="3S", double_nil=(500, -250, -250),
                                double_nil_bonus=100)),
+    # D6: the higher-bidding side takes the leftover cards after the bidding, with passing
+    "high-side": ("standard", dict(jokers=True, top_trumps=("BJ", "LJ"), leftover="high_side",
+                                   pass_to_partner=2, nil_exchange=1)),
+    "discard-after-bid": ("tournament-500", dict(remove=(), leftover="two_clubs",
+                                                 leftover_after_bid=True)),
     "five": ("cutthroat-4", dict(players=5, remove=("2C", "2D"), pass_to_partner=2,
                                  pass_to="left", must_beat=False)),
     "six-cancel": ("six-handed", dict(identical="cancel", forced_bids="suicide",
@@ -138,7 +143,7 @@ def play(rules, pick, rng, first_dealer, hands=HANDS, watch=None):
 
 def finished_hands(rules, events):
     """(cards in play, cards played) of each hand played to its end, from the log alone."""
-    done, in_play, played, stock, discard = [], Counter(), [], [], False
+    done, in_play, played, stock, discard = [], Counter(), [], [], 0
     per_hand = rules.hand_size * rules.players
     for ev in events:
         kind = ev["type"]
@@ -146,13 +151,15 @@ def finished_hands(rules, events):
             every = [c for h in ev["hands"] for c in h] + ev.get("stock", []) + ev.get("out", [])
             assert Counter(every) == Counter(rules.deck())
             in_play = Counter(c for h in ev["hands"] for c in h)
-            stock, played = list(ev.get("stock", [])), []
-            discard = rules.leftover in ("dealer", "two_clubs") and bool(ev.get("out"))
+            stock, played, bidding_seen = list(ev.get("stock", [])), [], False
+            discard = len(ev.get("out", [])) if rules.leftover in LEFTOVER_TAKEN else 0
             if discard:  # D6: a seat takes the leftover cards, then discards as many
                 in_play += Counter(ev["out"])
-        elif kind == "pass" and discard:  # the hand's first pass is that discard
-            in_play -= Counter(ev["cards"])
-            discard = False
+        elif kind == "bid":
+            bidding_seen = True
+        elif kind == "pass" and discard and (bidding_seen or not discard_after_bid(rules)):
+            in_play -= Counter(ev["cards"])  # the discard: the first passes, before the
+            discard -= len(ev["cards"])  # bidding or (D6 variants) after it
         elif kind == "draw":  # T5b: keep the top card and discard the next, or the reverse
             top, nxt = stock.pop(0), stock.pop(0)
             in_play[top if ev["keep"] else nxt] += 1
@@ -161,6 +168,13 @@ def finished_hands(rules, events):
             if len(played) == per_hand:
                 done.append((in_play, played))
     return done
+
+
+LEFTOVER_TAKEN = ("dealer", "two_clubs", "high_side")  # D6: taken up, then discarded
+
+
+def discard_after_bid(rules) -> bool:
+    return rules.leftover == "high_side" or rules.leftover_after_bid
 
 
 def check_cards(rules, st, events):

@@ -431,6 +431,73 @@ def test_D6_leftover_cards_to_the_dealer_or_the_two_of_clubs_who_discards_as_man
     assert st.phase == "bid" and all(len(h) == 13 for h in st.hands) and st.out == gone
 
 
+def _unseen_by(st, seats, cards):
+    import json
+
+    from pbem.engine import view
+
+    for s in seats:
+        shown = json.dumps({k: v for k, v in view(st, s).items() if k != "rules"})
+        assert not any(f'"{c}"' in shown for c in cards), (s, cards)
+
+
+D6_JOKERS = dict(jokers=True, top_trumps=("BJ", "LJ"))
+
+
+@pytest.mark.parametrize("bids, takers", [
+    ({1: 2, 2: 5, 3: 4, 0: 3}, [2]),  # seats 0+2 bid 8, 1+3 bid 6: seat 2, who bid more
+    ({1: 4, 2: 3, 3: 3, 0: 4}, [1, 0]),  # 7 each: each side's higher bidder takes one
+])
+def test_D6_leftover_cards_to_the_higher_bidding_team_after_the_bidding(bids, takers):
+    """pagat (Michael Mitchell): "the two cards remaining after the deal are taken by the
+    team that bids the greater number of tricks ... If the teams bid equal numbers of
+    tricks ... each team gets one of the remaining cards ... the player(s) who have taken
+    the extra cards discard unwanted cards face down ... before the play begins"."""
+    r = STANDARD.with_options(leftover="high_side", **D6_JOKERS)
+    st = new_game(r, 0)
+    ev = deal(st)
+    extra = ev["out"]
+    assert st.phase == "bid" and all(len(h) == 13 for h in st.hands)
+    _unseen_by(st, range(4), extra)  # nobody sees them while bidding
+    bid_round(st, bids)
+    assert st.phase == "pass" and sorted(st.to_act()) == sorted(takers)
+    per = 2 // len(takers)
+    assert sorted(c for t in takers for c in st.passed_to[t]) == sorted(extra)
+    assert all(len(st.hands[t]) == 13 + per for t in takers)
+    for t in takers:  # each taker sees its own card(s) only
+        _unseen_by(st, [s for s in range(4) if s not in takers], st.passed_to[t])
+    with pytest.raises(IllegalAction, match=f"pass exactly {per} cards"):
+        do(st, takers[0], {"type": "pass", "cards": st.hands[takers[0]][:per + 1]})
+    gone = []
+    for t in takers:
+        gone += st.hands[t][:per]
+        do(st, t, {"type": "pass", "cards": st.hands[t][:per]})
+    assert st.phase == "play" and all(len(h) == 13 for h in st.hands)
+    assert sorted(st.out) == sorted(gone)
+
+
+def test_D6_higher_bidding_team_needs_two_sides():
+    with pytest.raises(RulesError, match="high_side"):
+        preset("cutthroat-3").with_options(leftover="high_side")
+
+
+def test_D6_the_dealers_discard_after_the_bidding():
+    """pagat: "Some play that the discard takes place after the bidding": the dealer takes
+    the two cards up and bids with 15, then discards two face down before the play."""
+    r = STANDARD.with_options(leftover="dealer", leftover_after_bid=True, **D6_JOKERS)
+    st = new_game(r, 3)
+    ev = deal(st)
+    assert st.phase == "bid" and len(st.hands[3]) == 15 and st.out == []
+    _unseen_by(st, [0, 1, 2], ev["out"])
+    bid_round(st)
+    assert st.phase == "pass" and st.to_act() == [3]
+    gone = st.hands[3][-2:]
+    do(st, 3, {"type": "pass", "cards": gone})
+    assert st.phase == "play" and all(len(h) == 13 for h in st.hands) and st.out == gone
+    with pytest.raises(RulesError, match="leftover_after_bid"):
+        STANDARD.with_options(leftover="out", leftover_after_bid=True, **D6_JOKERS)
+
+
 def test_T5a_draw_two_see_both_keep_one():
     """RULES.md T5a "draw two, keep one" (the seed describes only T5b): the drawer sees
     both top cards, then keeps one and discards the other; the other player sees neither."""

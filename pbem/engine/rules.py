@@ -38,7 +38,10 @@ class Rules:
     remove: tuple[str, ...] = ()  # D2, T6: cards taken out of each pack
     top_trumps: tuple[str, ...] = ()  # D3 D4 D5 D7: above the ace of spades, high to low
     leftover: str = "none"  # "none" or "out": cards left after the deal lie aside unseen (T3,
-    # D6); "dealer" or "two_clubs": that seat takes them and discards as many (D6)
+    # D6); "dealer" or "two_clubs": that seat takes them and discards as many (D6);
+    # "high_side": the side that bid more takes them after the bidding, and discards (D6)
+    leftover_after_bid: bool = False  # D6: the dealer's or 2C holder's discard waits for
+    # the end of the bidding (pagat: "the discard takes place after the bidding")
     identical: str = "second"  # T6a: of two identical cards the "second" or the "first" wins,
     # or "cancel": neither does (the best other card wins; none left: the leader)
     # L: deal
@@ -207,7 +210,7 @@ def _coerce(key, value, current):
 
 _CHOICES = {
     "robot": ("fast", "sampler"),
-    "leftover": ("none", "out", "dealer", "two_clubs"),
+    "leftover": ("none", "out", "dealer", "two_clubs", "high_side"),
     "identical": ("second", "first", "cancel"),
     "deal": ("deal", "draw"),
     "misdeal_before": ("side_bids", "bidding"),
@@ -280,6 +283,12 @@ def _check(r: Rules) -> None:
     spare = len(deck) % r.players
     if spare and r.leftover == "none":
         bad(f"{len(deck)} cards do not deal evenly to {r.players} players: set leftover=out")
+    if r.leftover == "high_side" and (not r.partnerships or r.players != 4 or spare % 2):
+        bad("leftover=high_side gives the cards to the side that bid more: two sides of "
+            "partners (players=4) and an even number of cards left over")
+    if r.leftover_after_bid and r.leftover not in ("dealer", "two_clubs"):
+        bad("leftover_after_bid moves the dealer's or 2C holder's discard: set leftover="
+            "dealer or two_clubs")
     if r.deal == "draw" and r.players != 2:
         bad("the draw phase (deal=draw) is for two players")
     if r.players == 2 and r.deal != "draw":

@@ -24,7 +24,7 @@ from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
 from .commitment import deal_digest
 from .errors import IllegalAction
 from .forced import forced_fits
-from .leftover import give_leftover
+from .leftover import give_leftover, leftover_after_bidding
 from .mo import mo_leads, mo_problem, with_mo
 from .moon import moon_options, skip_partners
 from .notrump import no_trump_problem, with_no_trump
@@ -472,6 +472,7 @@ def _next_bidder(st: State):
     if st.bid_index < len(st.bid_turns) or start_raises(st):
         return
     st.pass_steps = _exchange_steps(st)
+    leftover_after_bidding(st)  # D6: a discard after the bidding comes first
     if st.pass_steps:
         st.phase, st.after_pass = "pass", "play"
     else:
