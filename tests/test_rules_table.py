@@ -498,6 +498,71 @@ def test_D6_the_dealers_discard_after_the_bidding():
         STANDARD.with_options(leftover="out", leftover_after_bid=True, **D6_JOKERS)
 
 
+def test_T4_three_players_with_an_exposed_dummy_played_by_the_highest_bidder():
+    """pagat: Dan Corkill's 'Dummy Hand' Spades, "four hands are dealt, three to the
+    players and one dummy, and the highest bidder plays with the dummy hand as a partner,
+    the dummy being exposed, bridge-style": face up once the first card is led, the
+    declarer playing it from the seat opposite."""
+    import json
+
+    from pbem.engine import parse_action, view
+
+    r = preset("dummy-3")
+    assert r.hand_size == 13 and r.hands == 4
+    st = new_game(r, 0)
+    hands = [SUITS13["H"], SUITS13["D"], SUITS13["C"]]
+    advance(st, {"seq": 1, "type": "deal", "dealer": 0, "hands": hands,
+                 "dummy": SUITS13["S"]})
+
+    def shown(seat):
+        return json.dumps({k: v for k, v in view(st, seat).items() if k != "rules"})
+
+    def dummy_seen():
+        return [s for s in (None, 0, 1, 2) if any(f'"{c}"' in shown(s) for c in SUITS13["S"])]
+
+    bid_round(st, {1: 2, 2: 3, 0: 3})  # seats 2 and 0 bid 3: seat 2 bid it first
+    assert st.phase == "play" and st.declarer == 2 and st.turn == 1
+    assert view(st, 0)["dummy"] == {"declarer": 2, "size": 13, "hand": None}
+    assert dummy_seen() == []  # not even its declarer sees it before the opening lead
+    do(st, 1, "AD")
+    assert dummy_seen() == [None, 0, 1, 2]
+    assert view(st, None)["dummy"]["hand"] == SUITS13["S"]
+    # the order is declarer, its left, the dummy, its right: 1 led, then 2, 0, the dummy
+    assert st.turn == 2 and not view(st, 2)["dummy"]["on_turn"]
+    with pytest.raises(IllegalAction, match="'AS' is not in your hand"):
+        do(st, 2, "AS")  # the dummy's card at the declarer's own turn
+    do(st, 2, "2C")
+    do(st, 0, "2H")
+    assert st.turn == 2 and view(st, 2)["dummy"]["on_turn"]
+    assert [a["card"] for a in legal(st, 2)] == SUITS13["S"]
+    with pytest.raises(IllegalAction, match="'3C' is not in the dummy"):
+        do(st, 2, "3C")
+    with pytest.raises(IllegalAction, match="not your turn"):
+        do(st, 0, "AS")  # only the declarer plays the dummy
+    do(st, 2, parse_action("play 2S", r))  # as a mail or the web page sends it
+    assert st.tricks[-1] == ([(1, "AD"), (2, "2C"), (0, "2H"), (2, "2S")], 2)
+    assert st.won == [0, 0, 1] and st.turn == 2 and st.playing_hand == 3  # the dummy leads
+    trick = view(st, 1)["tricks"][-1]["cards"]
+    assert [x.get("dummy", False) for x in trick] == [False, False, False, True]
+    do(st, 2, "3S")
+    assert st.turn == 1  # after the dummy, the declarer's right
+    play_out(st)
+    assert [side["tricks"] for side in st.history[0]["sides"]] == [0, 0, 13]
+    assert st.last_deal["dummy"] == SUITS13["S"] and st.last_deal["declarer"] == 2
+
+
+def test_T4_dummy_rules_refused_where_they_cannot_play():
+    with pytest.raises(RulesError, match="dummy"):
+        STANDARD.with_options(dummy=True)
+    with pytest.raises(RulesError, match="claims=false"):
+        preset("dummy-3").with_options(claims=True)
+    st = new_game(preset("dummy-3"), 0)
+    ev = make_deal(st, random.Random(4))
+    ev["dummy"] = ev["dummy"][:12]
+    with pytest.raises(IllegalAction, match="the dummy"):
+        replay(preset("dummy-3"), [ev])
+
+
 def test_T5a_draw_two_see_both_keep_one():
     """RULES.md T5a "draw two, keep one" (the seed describes only T5b): the drawer sees
     both top cards, then keeps one and discards the other; the other player sees neither."""
