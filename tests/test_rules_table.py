@@ -563,6 +563,20 @@ def test_T4_dummy_rules_refused_where_they_cannot_play():
         replay(preset("dummy-3"), [ev])
 
 
+def test_T4_the_deal_commitment_covers_the_dummy():
+    """L3 with T4: a dummy card swapped with another after the deal breaks the
+    commitment, so the server cannot change the dummy mid-hand either."""
+    from pbem.engine.commitment import deal_digest
+
+    st = new_game(preset("dummy-3"), 0)
+    ev = make_deal(st, random.Random(5))
+    swapped = dict(ev, dummy=[ev["hands"][0][0]] + ev["dummy"][1:],
+                   hands=[[ev["dummy"][0]] + ev["hands"][0][1:]] + ev["hands"][1:])
+    assert deal_digest(ev, "salt") != deal_digest(swapped, "salt")
+    plain = {k: v for k, v in ev.items() if k != "dummy"}
+    assert deal_digest(plain, "salt") != deal_digest(ev, "salt")
+
+
 def test_T5a_draw_two_see_both_keep_one():
     """RULES.md T5a "draw two, keep one" (the seed describes only T5b): the drawer sees
     both top cards, then keeps one and discards the other; the other player sees neither."""

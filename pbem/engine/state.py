@@ -332,7 +332,8 @@ def _deck_mismatch(cards, deck) -> str:
 def step_deal(st: State, ev):
     st._clear_hand()
     st.deal_record = {"seq": ev["seq"], "hands": ev["hands"], "out": ev.get("out", []),
-                      "stock": ev.get("stock", []), "commitment": ev.get("commitment")}
+                      "stock": ev.get("stock", []), "commitment": ev.get("commitment"),
+                      "dummy": ev.get("dummy", [])}
     st.hands = [list(h) for h in ev["hands"]]
     st.dealt = [list(h) for h in ev["hands"]]
     st.dummy_hand, st.dummy_dealt = list(ev.get("dummy", [])), list(ev.get("dummy", []))
