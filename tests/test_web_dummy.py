@@ -16,11 +16,13 @@ def test_the_dummy_is_shown_once_led_and_its_declarer_plays_it_from_the_page(sto
     assert st.declarer is not None
     for tok in toks:  # bidding over, nothing led: no page shows the dummy
         assert _dummy_line(client.get(f"/t/{tok}").text) is None
+        assert client.get(f"/api/t/{tok}").get_json()["dummy"]["hand"] is None
     st = drive(store, gid, lambda s: s.playing_hand == 3)  # the dummy's turn
     dummy = set(st.dummy_hand)
     for tok in toks:
         line = _dummy_line(client.get(f"/t/{tok}").text)
         assert line is not None and "its turn" in line
+        assert set(client.get(f"/api/t/{tok}").get_json()["dummy"]["hand"]) == dummy
     page = client.get(f"/t/{toks[st.declarer]}").text
     forms = move_forms(page)
     cards = {f["data"]["card"] for f in forms if f["data"].get("type") == "play"}
