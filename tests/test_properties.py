@@ -60,6 +60,10 @@ VARIANTS = {
                                    pass_to_partner=2, nil_exchange=1)),
     "discard-after-bid": ("tournament-500", dict(remove=(), leftover="two_clubs",
                                                  leftover_after_bid=True)),
+    # the same after passes and an unbid first hand (B13), where no bidding comes first
+    "discard-unbid": ("standard", dict(jokers=True, top_trumps=("BJ", "LJ"), leftover="dealer",
+                                       leftover_after_bid=True, first_hand_unbid=True,
+                                       pass_to_partner=2)),
     # T4 with nil, standard scoring, must_beat, a raise round, moons and a pass to the left
     "dummy": ("dummy-3", dict(nil=True, bid_min=1, contract="standard", bag_limit=10,
                               must_beat=True, raise_round=True, moon=200, pass_to_partner=1,
@@ -149,6 +153,7 @@ def finished_hands(rules, events):
     """(cards in play, cards played) of each hand played to its end, from the log alone."""
     done, in_play, played, stock, discard = [], Counter(), [], [], 0
     per_hand = rules.hand_size * rules.hands  # T4: the dummy's hand is played too
+    prebid = rules.players if rules.pass_to_partner else 0  # pass events before bidding
     for ev in events:
         kind = ev["type"]
         if kind == "deal":
@@ -156,15 +161,16 @@ def finished_hands(rules, events):
             every = dealt + ev.get("stock", []) + ev.get("out", [])
             assert Counter(every) == Counter(rules.deck())
             in_play = Counter(dealt)
-            stock, played, bidding_seen = list(ev.get("stock", [])), [], False
-            discard = len(ev.get("out", [])) if rules.leftover in LEFTOVER_TAKEN else 0
-            if discard:  # D6: a seat takes the leftover cards, then discards as many
-                in_play += Counter(ev["out"])
-        elif kind == "bid":
-            bidding_seen = True
-        elif kind == "pass" and discard and (bidding_seen or not discard_after_bid(rules)):
-            in_play -= Counter(ev["cards"])  # the discard: the first passes, before the
-            discard -= len(ev["cards"])  # bidding or (D6 variants) after it
+            stock, played, passes = list(ev.get("stock", [])), [], 0
+            taken = ev.get("out", []) if rules.leftover in LEFTOVER_TAKEN else []
+            discard = len(taken)  # D6: a seat takes the leftover cards, discards as many
+        elif kind == "pass":
+            passes += 1  # the discard: the first passes, or (D6 variants) after the bidding
+            if discard and (not discard_after_bid(rules) or passes > prebid):
+                in_play += Counter(taken)  # (an unbid first hand, B13: no side bid more,
+                in_play -= Counter(ev["cards"])  # and the cards stay out)
+                discard -= len(ev["cards"])
+                taken = []
         elif kind == "draw":  # T5b: keep the top card and discard the next, or the reverse
             top, nxt = stock.pop(0), stock.pop(0)
             in_play[top if ev["keep"] else nxt] += 1

@@ -496,6 +496,10 @@ def test_D6_the_dealers_discard_after_the_bidding():
     assert st.phase == "play" and all(len(h) == 13 for h in st.hands) and st.out == gone
     with pytest.raises(RulesError, match="leftover_after_bid"):
         STANDARD.with_options(leftover="out", leftover_after_bid=True, **D6_JOKERS)
+    unbid = r.with_options(first_hand_unbid=True)  # B13: no bidding, the discard still due
+    st = new_game(unbid, 3)
+    deal(st)
+    assert st.phase == "pass" and st.to_act() == [3] and len(st.hands[3]) == 15
 
 
 def test_T4_three_players_with_an_exposed_dummy_played_by_the_highest_bidder():

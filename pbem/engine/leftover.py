@@ -46,7 +46,7 @@ def leftover_after_bidding(st) -> None:
     """Once the bidding is over: the discard that waits for it, or the higher-bidding
     side taking the leftover cards (each side one when the bids are equal)."""
     r = st.rules
-    if r.leftover == "high_side" and st.out:
+    if r.leftover == "high_side" and st.out and not st.unbid:  # unbid (B13): a widow
         takers = _high_side_takers(st)
         for i, seat in enumerate(takers):
             _take(st, seat, st.out[i::len(takers)])

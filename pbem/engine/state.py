@@ -373,7 +373,7 @@ def _start_bidding(st: State):
     if r.first_hand_unbid and st.hand_no == 0:
         st.unbid = True
         st.looked = [True] * st.n
-        _start_play(st)
+        _after_bidding(st)  # D6: a discard after the bidding is still due
         return
     d, n = st.dealer, st.n
     order = [(d + 1 + i) % n for i in range(n)]
@@ -486,6 +486,10 @@ def _next_bidder(st: State):
     st.bid_index += 1
     if st.bid_index < len(st.bid_turns) or start_raises(st):
         return
+    _after_bidding(st)
+
+
+def _after_bidding(st: State):
     st.pass_steps = _exchange_steps(st)
     leftover_after_bidding(st)  # D6: a discard after the bidding comes first
     if st.pass_steps:
