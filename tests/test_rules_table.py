@@ -14,6 +14,7 @@ from pbem.engine import (
     new_game,
     preset,
     replay,
+    view,
 )
 from pbem.engine.tricks import table_for
 from tests.helpers import bid_round, deal, deal_event, do, fixed_hands, play_out, top_trumps
@@ -565,6 +566,28 @@ def test_T4_dummy_rules_refused_where_they_cannot_play():
     ev["dummy"] = ev["dummy"][:12]
     with pytest.raises(IllegalAction, match="the dummy"):
         replay(preset("dummy-3"), [ev])
+
+
+def test_T4_undo_gives_the_dummy_its_card_back_and_a_bid_undone_unmakes_the_declarer():
+    st = new_game(preset("dummy-3"), 0)
+    advance(st, {"seq": 1, "type": "deal", "dealer": 0,
+                 "hands": [SUITS13["H"], SUITS13["D"], SUITS13["C"]], "dummy": SUITS13["S"]})
+    do(st, 1, {"type": "bid", "bid": 2})
+    do(st, 2, {"type": "bid", "bid": 3})
+    do(st, 0, {"type": "bid", "bid": 1})
+    assert st.declarer == 2
+    do(st, 0, {"type": "undo"})
+    assert (st.phase, st.declarer) == ("bid", None) and "dummy" not in view(st, 0)
+    do(st, 0, {"type": "bid", "bid": 4})  # now seat 0 bids most: play 0, 1, dummy, 2
+    do(st, 1, "AD")
+    do(st, 0, "2S")  # from the dummy
+    do(st, 0, {"type": "undo"})
+    assert "2S" in st.dummy_hand and st.trick == [(1, "AD")] and st.playing_hand == 3
+    do(st, 0, "3S")
+    do(st, 2, "2C")
+    do(st, 0, "2H")
+    assert st.tricks[-1] == ([(1, "AD"), (0, "3S"), (2, "2C"), (0, "2H")], 0)
+    assert len(st.hands[0]) == 12 and len(st.dummy_hand) == 12 and st.playing_hand == 3
 
 
 def test_T4_the_deal_commitment_covers_the_dummy():
