@@ -89,6 +89,9 @@ def context(v: dict, game_id: int, names: list[str]) -> dict:
             by_suit.setdefault(rules_table.suit[c], []).append(pretty(c))
         v["hand_by_suit"] = [(s, cs) for s, cs in by_suit.items()]
     v["trick"] = [dict(t, card_pretty=pretty(t["card"])) for t in v["trick"]]
+    if (v.get("dummy") or {}).get("hand"):  # T4: the exposed dummy, in suits
+        v["dummy_pretty"] = " ".join(pretty(c) for c in sort_cards(v["dummy"]["hand"],
+                                                                   rules_table))
     if v["tricks"]:
         last = v["tricks"][-1]
         v["last_trick"] = {"winner": last["winner"],

@@ -28,7 +28,8 @@ def fixed_hands(rules, spec: dict | None = None) -> list[list[str]]:
 
 def deal_event(state, hands=None, out=None, stock=None) -> dict:
     """The deal event for the dealer due now, with these hands (None: fixed_hands()).
-    `out` defaults to the cards no hand holds; with deal=draw pass `stock` instead."""
+    `out` defaults to the cards no hand holds (T4: after the dummy's); with deal=draw pass
+    `stock` instead."""
     r = state.rules
     ev = {"seq": state.seq + 1, "type": "deal", "dealer": state.dealer}
     if r.deal == "draw":
@@ -39,6 +40,8 @@ def deal_event(state, hands=None, out=None, stock=None) -> dict:
     if out is None:
         left = Counter(r.deck()) - Counter(c for h in hands for c in h)
         out = [c for c in r.deck() if left[c] > 0 and not left.subtract([c])]
+    if r.dummy:  # T4: the dummy holds the first cards no player holds
+        ev["dummy"], out = list(out[:r.hand_size]), out[r.hand_size:]
     if out:
         ev["out"] = list(out)
     return ev

@@ -55,6 +55,19 @@ VARIANTS = {
                                last_spades_bonus=10, last_trick_bonus=10,
                                bag_cancel_card="3S", double_nil=(500, -250, -250),
                                double_nil_bonus=100)),
+    # D6: the higher-bidding side takes the leftover cards after the bidding, with passing
+    "high-side": ("standard", dict(jokers=True, top_trumps=("BJ", "LJ"), leftover="high_side",
+                                   pass_to_partner=2, nil_exchange=1)),
+    "discard-after-bid": ("tournament-500", dict(remove=(), leftover="two_clubs",
+                                                 leftover_after_bid=True)),
+    # the same after passes and an unbid first hand (B13), where no bidding comes first
+    "discard-unbid": ("standard", dict(jokers=True, top_trumps=("BJ", "LJ"), leftover="dealer",
+                                       leftover_after_bid=True, first_hand_unbid=True,
+                                       pass_to_partner=2)),
+    # T4 with nil, standard scoring, must_beat, a raise round, moons and a pass to the left
+    "dummy": ("dummy-3", dict(nil=True, bid_min=1, contract="standard", bag_limit=10,
+                              must_beat=True, raise_round=True, moon=200, pass_to_partner=1,
+                              pass_to="left", last_spades_bonus=10, bag_cancel_card="3S")),
     "five": ("cutthroat-4", dict(players=5, remove=("2C", "2D"), pass_to_partner=2,
                                  pass_to="left", must_beat=False)),
     "six-cancel": ("six-handed", dict(identical="cancel", forced_bids="suicide",
@@ -138,21 +151,26 @@ def play(rules, pick, rng, first_dealer, hands=HANDS, watch=None):
 
 def finished_hands(rules, events):
     """(cards in play, cards played) of each hand played to its end, from the log alone."""
-    done, in_play, played, stock, discard = [], Counter(), [], [], False
-    per_hand = rules.hand_size * rules.players
+    done, in_play, played, stock, discard = [], Counter(), [], [], 0
+    per_hand = rules.hand_size * rules.hands  # T4: the dummy's hand is played too
+    prebid = rules.players if rules.pass_to_partner else 0  # pass events before bidding
     for ev in events:
         kind = ev["type"]
         if kind == "deal":
-            every = [c for h in ev["hands"] for c in h] + ev.get("stock", []) + ev.get("out", [])
+            dealt = [c for h in ev["hands"] for c in h] + ev.get("dummy", [])
+            every = dealt + ev.get("stock", []) + ev.get("out", [])
             assert Counter(every) == Counter(rules.deck())
-            in_play = Counter(c for h in ev["hands"] for c in h)
-            stock, played = list(ev.get("stock", [])), []
-            discard = rules.leftover in ("dealer", "two_clubs") and bool(ev.get("out"))
-            if discard:  # D6: a seat takes the leftover cards, then discards as many
-                in_play += Counter(ev["out"])
-        elif kind == "pass" and discard:  # the hand's first pass is that discard
-            in_play -= Counter(ev["cards"])
-            discard = False
+            in_play = Counter(dealt)
+            stock, played, passes = list(ev.get("stock", [])), [], 0
+            taken = ev.get("out", []) if rules.leftover in LEFTOVER_TAKEN else []
+            discard = len(taken)  # D6: a seat takes the leftover cards, discards as many
+        elif kind == "pass":
+            passes += 1  # the discard: the first passes, or (D6 variants) after the bidding
+            if discard and (not discard_after_bid(rules) or passes > prebid):
+                in_play += Counter(taken)  # (an unbid first hand, B13: no side bid more,
+                in_play -= Counter(ev["cards"])  # and the cards stay out)
+                discard -= len(ev["cards"])
+                taken = []
         elif kind == "draw":  # T5b: keep the top card and discard the next, or the reverse
             top, nxt = stock.pop(0), stock.pop(0)
             in_play[top if ev["keep"] else nxt] += 1
@@ -163,11 +181,18 @@ def finished_hands(rules, events):
     return done
 
 
+LEFTOVER_TAKEN = ("dealer", "two_clubs", "high_side")  # D6: taken up, then discarded
+
+
+def discard_after_bid(rules) -> bool:
+    return rules.leftover == "high_side" or rules.leftover_after_bid
+
+
 def check_cards(rules, st, events):
     hands = finished_hands(rules, events)
     assert len(hands) == len(st.history)
     for in_play, played in hands:
-        assert sum(in_play.values()) == rules.hand_size * rules.players
+        assert sum(in_play.values()) == rules.hand_size * rules.hands
         assert Counter(played) == in_play
 
 
@@ -295,15 +320,18 @@ class ViewWatch:
     def __init__(self, rules):
         self.deck = set(rules.deck())
         self.played = []  # this hand's cards on the table, from the log
+        self.dummy = []  # T4: the dummy's cards, from the deal: public once a card is led
 
     def __call__(self, st, events):
         ev = events[-1]
         if ev["type"] == "deal":
-            self.played = []
+            self.played, self.dummy = [], ev.get("dummy", [])
         elif ev["type"] == "play":
             self.played.append(ev["card"])
         in_play = st.phase not in ("deal", "over")
         public = set(self.played) if in_play else self.deck  # a finished hand is shown
+        if in_play and self.played:
+            public |= set(self.dummy)
         assert cards_in(view(st, None)) <= public
         for seat in range(st.n):
             extra = cards_in(view(st, seat)) - public - own_cards(st, seat)
@@ -314,7 +342,8 @@ def check_legal_agrees(st):
     """apply() accepts exactly what legal() offers: every card of every hand, every bid."""
     for seat in range(st.n):
         offered = legal(st, seat)
-        tries = [{"type": "play", "card": c} for c in dict.fromkeys(st.hands[seat])]
+        cards = st.hands[seat] + st.dummy_hand  # T4: the dummy's only at its turn, by its
+        tries = [{"type": "play", "card": c} for c in dict.fromkeys(cards)]  # declarer
         if st.phase == "bid":
             bids = ["nil", "blind nil", *range(st.rules.max_bid + 2)]
             tries = [{"type": "bid", "bid": b} for b in bids]

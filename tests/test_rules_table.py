@@ -14,6 +14,7 @@ from pbem.engine import (
     new_game,
     preset,
     replay,
+    view,
 )
 from pbem.engine.tricks import table_for
 from tests.helpers import bid_round, deal, deal_event, do, fixed_hands, play_out, top_trumps
@@ -429,6 +430,178 @@ def test_D6_leftover_cards_to_the_dealer_or_the_two_of_clubs_who_discards_as_man
     gone = st.hands[taker][:2]
     do(st, taker, {"type": "pass", "cards": gone})
     assert st.phase == "bid" and all(len(h) == 13 for h in st.hands) and st.out == gone
+
+
+def _unseen_by(st, seats, cards):
+    import json
+
+    from pbem.engine import view
+
+    for s in seats:
+        shown = json.dumps({k: v for k, v in view(st, s).items() if k != "rules"})
+        assert not any(f'"{c}"' in shown for c in cards), (s, cards)
+
+
+D6_JOKERS = dict(jokers=True, top_trumps=("BJ", "LJ"))
+
+
+@pytest.mark.parametrize("bids, takers", [
+    ({1: 2, 2: 5, 3: 4, 0: 3}, [2]),  # seats 0+2 bid 8, 1+3 bid 6: seat 2, who bid more
+    ({1: 4, 2: 3, 3: 3, 0: 4}, [1, 0]),  # 7 each: each side's higher bidder takes one
+])
+def test_D6_leftover_cards_to_the_higher_bidding_team_after_the_bidding(bids, takers):
+    """pagat (Michael Mitchell): "the two cards remaining after the deal are taken by the
+    team that bids the greater number of tricks ... If the teams bid equal numbers of
+    tricks ... each team gets one of the remaining cards ... the player(s) who have taken
+    the extra cards discard unwanted cards face down ... before the play begins"."""
+    r = STANDARD.with_options(leftover="high_side", **D6_JOKERS)
+    st = new_game(r, 0)
+    ev = deal(st)
+    extra = ev["out"]
+    assert st.phase == "bid" and all(len(h) == 13 for h in st.hands)
+    _unseen_by(st, range(4), extra)  # nobody sees them while bidding
+    bid_round(st, bids)
+    assert st.phase == "pass" and sorted(st.to_act()) == sorted(takers)
+    per = 2 // len(takers)
+    assert sorted(c for t in takers for c in st.passed_to[t]) == sorted(extra)
+    assert all(len(st.hands[t]) == 13 + per for t in takers)
+    for t in takers:  # each taker sees its own card(s) only
+        _unseen_by(st, [s for s in range(4) if s not in takers], st.passed_to[t])
+    with pytest.raises(IllegalAction, match=f"pass exactly {per} cards"):
+        do(st, takers[0], {"type": "pass", "cards": st.hands[takers[0]][:per + 1]})
+    gone = []
+    for t in takers:
+        gone += st.hands[t][:per]
+        do(st, t, {"type": "pass", "cards": st.hands[t][:per]})
+    assert st.phase == "play" and all(len(h) == 13 for h in st.hands)
+    assert sorted(st.out) == sorted(gone)
+
+
+def test_D6_higher_bidding_team_needs_two_sides():
+    with pytest.raises(RulesError, match="high_side"):
+        preset("cutthroat-3").with_options(leftover="high_side")
+
+
+def test_D6_the_dealers_discard_after_the_bidding():
+    """pagat: "Some play that the discard takes place after the bidding": the dealer takes
+    the two cards up and bids with 15, then discards two face down before the play."""
+    r = STANDARD.with_options(leftover="dealer", leftover_after_bid=True, **D6_JOKERS)
+    st = new_game(r, 3)
+    ev = deal(st)
+    assert st.phase == "bid" and len(st.hands[3]) == 15 and st.out == []
+    _unseen_by(st, [0, 1, 2], ev["out"])
+    bid_round(st)
+    assert st.phase == "pass" and st.to_act() == [3]
+    gone = st.hands[3][-2:]
+    do(st, 3, {"type": "pass", "cards": gone})
+    assert st.phase == "play" and all(len(h) == 13 for h in st.hands) and st.out == gone
+    with pytest.raises(RulesError, match="leftover_after_bid"):
+        STANDARD.with_options(leftover="out", leftover_after_bid=True, **D6_JOKERS)
+    unbid = r.with_options(first_hand_unbid=True)  # B13: no bidding, the discard still due
+    st = new_game(unbid, 3)
+    deal(st)
+    assert st.phase == "pass" and st.to_act() == [3] and len(st.hands[3]) == 15
+
+
+def test_T4_three_players_with_an_exposed_dummy_played_by_the_highest_bidder():
+    """pagat: Dan Corkill's 'Dummy Hand' Spades, "four hands are dealt, three to the
+    players and one dummy, and the highest bidder plays with the dummy hand as a partner,
+    the dummy being exposed, bridge-style": face up once the first card is led, the
+    declarer playing it from the seat opposite."""
+    import json
+
+    from pbem.engine import parse_action, view
+
+    r = preset("dummy-3")
+    assert r.hand_size == 13 and r.hands == 4
+    st = new_game(r, 0)
+    hands = [SUITS13["H"], SUITS13["D"], SUITS13["C"]]
+    advance(st, {"seq": 1, "type": "deal", "dealer": 0, "hands": hands,
+                 "dummy": SUITS13["S"]})
+
+    def shown(seat):
+        return json.dumps({k: v for k, v in view(st, seat).items() if k != "rules"})
+
+    def dummy_seen():
+        return [s for s in (None, 0, 1, 2) if any(f'"{c}"' in shown(s) for c in SUITS13["S"])]
+
+    bid_round(st, {1: 2, 2: 3, 0: 3})  # seats 2 and 0 bid 3: seat 2 bid it first
+    assert st.phase == "play" and st.declarer == 2 and st.turn == 1
+    assert view(st, 0)["dummy"] == {"declarer": 2, "size": 13, "hand": None}
+    assert dummy_seen() == []  # not even its declarer sees it before the opening lead
+    do(st, 1, "AD")
+    assert dummy_seen() == [None, 0, 1, 2]
+    assert view(st, None)["dummy"]["hand"] == SUITS13["S"]
+    # the order is declarer, its left, the dummy, its right: 1 led, then 2, 0, the dummy
+    assert st.turn == 2 and not view(st, 2)["dummy"]["on_turn"]
+    with pytest.raises(IllegalAction, match="'AS' is not in your hand"):
+        do(st, 2, "AS")  # the dummy's card at the declarer's own turn
+    do(st, 2, "2C")
+    do(st, 0, "2H")
+    assert st.turn == 2 and view(st, 2)["dummy"]["on_turn"]
+    assert [a["card"] for a in legal(st, 2)] == SUITS13["S"]
+    with pytest.raises(IllegalAction, match="'3C' is not in the dummy"):
+        do(st, 2, "3C")
+    with pytest.raises(IllegalAction, match="not your turn"):
+        do(st, 0, "AS")  # only the declarer plays the dummy
+    do(st, 2, parse_action("play 2S", r))  # as a mail or the web page sends it
+    assert st.tricks[-1] == ([(1, "AD"), (2, "2C"), (0, "2H"), (2, "2S")], 2)
+    assert st.won == [0, 0, 1] and st.turn == 2 and st.playing_hand == 3  # the dummy leads
+    trick = view(st, 1)["tricks"][-1]["cards"]
+    assert [x.get("dummy", False) for x in trick] == [False, False, False, True]
+    do(st, 2, "3S")
+    assert st.turn == 1  # after the dummy, the declarer's right
+    play_out(st)
+    assert [side["tricks"] for side in st.history[0]["sides"]] == [0, 0, 13]
+    assert st.last_deal["dummy"] == SUITS13["S"] and st.last_deal["declarer"] == 2
+
+
+def test_T4_dummy_rules_refused_where_they_cannot_play():
+    with pytest.raises(RulesError, match="dummy"):
+        STANDARD.with_options(dummy=True)
+    with pytest.raises(RulesError, match="claims=false"):
+        preset("dummy-3").with_options(claims=True)
+    st = new_game(preset("dummy-3"), 0)
+    ev = make_deal(st, random.Random(4))
+    ev["dummy"] = ev["dummy"][:12]
+    with pytest.raises(IllegalAction, match="the dummy"):
+        replay(preset("dummy-3"), [ev])
+
+
+def test_T4_undo_gives_the_dummy_its_card_back_and_a_bid_undone_unmakes_the_declarer():
+    st = new_game(preset("dummy-3"), 0)
+    advance(st, {"seq": 1, "type": "deal", "dealer": 0,
+                 "hands": [SUITS13["H"], SUITS13["D"], SUITS13["C"]], "dummy": SUITS13["S"]})
+    do(st, 1, {"type": "bid", "bid": 2})
+    do(st, 2, {"type": "bid", "bid": 3})
+    do(st, 0, {"type": "bid", "bid": 1})
+    assert st.declarer == 2
+    do(st, 0, {"type": "undo"})
+    assert (st.phase, st.declarer) == ("bid", None) and "dummy" not in view(st, 0)
+    do(st, 0, {"type": "bid", "bid": 4})  # now seat 0 bids most: play 0, 1, dummy, 2
+    do(st, 1, "AD")
+    do(st, 0, "2S")  # from the dummy
+    do(st, 0, {"type": "undo"})
+    assert "2S" in st.dummy_hand and st.trick == [(1, "AD")] and st.playing_hand == 3
+    do(st, 0, "3S")
+    do(st, 2, "2C")
+    do(st, 0, "2H")
+    assert st.tricks[-1] == ([(1, "AD"), (0, "3S"), (2, "2C"), (0, "2H")], 0)
+    assert len(st.hands[0]) == 12 and len(st.dummy_hand) == 12 and st.playing_hand == 3
+
+
+def test_T4_the_deal_commitment_covers_the_dummy():
+    """L3 with T4: a dummy card swapped with another after the deal breaks the
+    commitment, so the server cannot change the dummy mid-hand either."""
+    from pbem.engine.commitment import deal_digest
+
+    st = new_game(preset("dummy-3"), 0)
+    ev = make_deal(st, random.Random(5))
+    swapped = dict(ev, dummy=[ev["hands"][0][0]] + ev["dummy"][1:],
+                   hands=[[ev["dummy"][0]] + ev["hands"][0][1:]] + ev["hands"][1:])
+    assert deal_digest(ev, "salt") != deal_digest(swapped, "salt")
+    plain = {k: v for k, v in ev.items() if k != "dummy"}
+    assert deal_digest(plain, "salt") != deal_digest(ev, "salt")
 
 
 def test_T5a_draw_two_see_both_keep_one():

@@ -21,6 +21,7 @@ PRESET_INFO = {
     "nyc": "New York City: jokers and 2D/2S on top, side bids 4-10, blind 6+ and coming out",
     "cutthroat-3": "3 players, 17 cards each, 2C leads, overtricks cost 10, game to 300",
     "cutthroat-4": "4 players without partners; beat the highest card so far if you can",
+    "dummy-3": "3 players and a dummy hand: the highest bidder plays it, face up",
     "two-handed": "2 players draw their hands from the stock, then bid and play",
     "six-handed": "3 teams of 2 with two packs less the 2D, 17 cards each",
     "whiz": "forced bids: each player bids the spades they hold, or nil",
@@ -145,7 +146,7 @@ class _Narrator:
         elif kind in ("misdeal", "come_out", "stay", "claim"):
             click.echo(f"seat {seat}: {kind.replace('_', ' ')}")
         elif kind == "play":
-            self.play(st.n, ev)
+            self.play(st.rules.hands, ev)  # T4: the dummy plays too
         if len(st.history) > self.scored:  # the hand just ended (last trick or a claim)
             self.scored = len(st.history)
             self.trick = []
@@ -154,6 +155,8 @@ class _Narrator:
     def show_hands(self, st):
         for s, hand in enumerate(st.hands):
             click.echo(f"  seat {s}: {_cards(hand, self.table)}")
+        if st.dummy_hand:  # T4
+            click.echo(f"  dummy: {_cards(st.dummy_hand, self.table)}")
 
     def play(self, n, ev):
         self.trick.append((ev["seat"], ev["card"]))

@@ -14,8 +14,10 @@ TALK_MAX = 300  # characters in one `say`
 TALK_KEEP = 30  # the latest talk the state keeps for pages and mails (the log keeps all)
 UNDOABLE = ("bid", "play")
 _BID_FIELDS = ("bids", "blind", "looked", "comeout_side", "bid_index", "pass_steps", "phase",
-               "after_pass", "must_lead", "turn")
-_PLAY_FIELDS = ("trick", "won", "broken", "must_lead", "turn")
+               "after_pass", "must_lead", "turn", "declarer", "playing_hand")
+# T4: a card from the dummy comes back to it
+_PLAY_FIELDS = ("trick", "won", "broken", "must_lead", "turn", "dummy_hand", "trick_hands",
+                "playing_hand")
 # C0 and C1 controls, DEL, and line/paragraph separators: talk is one line of plain text
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 

@@ -24,6 +24,6 @@ def _equal(st, seat, cards) -> bool:
         return False
     lo, hi = min(power[c] for c in cards), max(power[c] for c in cards)
     # a card on the trick now is not gone yet: with QH on it, KH wins and JH does not
-    seen = set(st.hands[seat]) | {c for trick, _ in st.tricks for _, c in trick}
+    seen = set(st.hand_of(seat)) | {c for trick, _ in st.tricks for _, c in trick}
     return all(c in seen for c in st.table.deck
                if suit[c] == suit[cards[0]] and lo < power[c] < hi)

@@ -60,7 +60,7 @@ def _high_spade_run(st, side) -> int:
     suit, power = st.table.suit, st.table.power
     run = 0
     for cards, winner in reversed(st.tricks):
-        card = next(c for s, c in cards if s == winner)
+        card = cards[st.table.winning(cards)][1]  # T4: a declarer plays two cards
         if winner not in side or st.bids[winner] in NILS:
             break
         if suit[card] != "S" or power[card] < HIGH_SPADE:

@@ -6,7 +6,10 @@ import json
 
 
 def deal_digest(deal: dict, salt: str) -> str:
-    """The commitment to a deal event's cards (hands, out, stock) under `salt`."""
+    """The commitment to a deal event's cards (hands, out, stock; T4: and the dummy's, only
+    when dealt, so every other deal's digest is as before) under `salt`."""
     cards = {k: deal.get(k, []) for k in ("hands", "out", "stock")}
+    if deal.get("dummy"):
+        cards["dummy"] = deal["dummy"]
     text = json.dumps(cards, sort_keys=True, separators=(",", ":")) + ":" + salt
     return hashlib.sha256(text.encode()).hexdigest()

@@ -84,11 +84,14 @@ def make_deal(st: State, rng) -> dict:
     if r.deal == "draw":
         ev.update(hands=[[] for _ in range(st.n)], stock=deck)
         return ev
-    hands = [[] for _ in range(st.n)]
-    dealt = r.hand_size * st.n
-    for i in range(dealt):  # singly, from the dealer's left (L1)
-        hands[(st.dealer + 1 + i) % st.n].append(deck[i])
-    ev["hands"] = hands
+    hands = [[] for _ in range(r.hands)]
+    dealt = r.hand_size * r.hands
+    for i in range(dealt):  # singly, from the dealer's left (L1); T4: the dummy's pile last
+        k = i % r.hands
+        hands[(st.dealer + 1 + k) % st.n if k < st.n else k].append(deck[i])
+    ev["hands"] = hands[:st.n]
+    if r.dummy:
+        ev["dummy"] = hands[st.n]
     if dealt < len(deck):
         ev["out"] = deck[dealt:]
     return ev

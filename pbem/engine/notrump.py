@@ -42,7 +42,7 @@ def no_trump_kept(st, side) -> bool | None:
     suit = st.table.suit
     for cards, winner in st.tricks:
         if winner in seats and suit[cards[0][1]] != "S":
-            card = next(c for s, c in cards if s == winner)
+            card = cards[st.table.winning(cards)][1]  # T4: a declarer plays two cards
             if suit[card] == "S":
                 return False
     return True

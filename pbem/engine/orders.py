@@ -87,8 +87,8 @@ def next_card(st, seat: int, orders: list[dict]) -> tuple[int, str | None]:
     """For `seat` to play now: (index of the order that acts, its card), or (index, None)
     for an order that can no longer be kept (drop it), or (-1, None) when none acts. The
     first order, in the order given, whose moment has come acts."""
-    if st.phase != "play" or st.turn != seat:
-        return -1, None
+    if st.phase != "play" or st.turn != seat or st.hand_of(seat) is not st.hands[seat]:
+        return -1, None  # T4: orders are for the seat's own cards, never the dummy's
     legal = st.playable(seat)
     led = st.table.suit[st.trick[0][1]] if st.trick else None
     for i, order in enumerate(orders):

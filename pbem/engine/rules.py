@@ -32,13 +32,17 @@ class Rules:
     players: int = 4  # T1 T2 T3 T5 T6
     partnerships: bool = True  # T1: partners opposite; False: everyone for themselves (T2)
     must_beat: bool = False  # T2a: beat the highest card so far if able
+    dummy: bool = False  # T4: a fourth hand, exposed, played by the highest bidder (dummy.py)
     # D: deck and trumps
     decks: int = 1  # T6: two packs
     jokers: bool = False  # D2
     remove: tuple[str, ...] = ()  # D2, T6: cards taken out of each pack
     top_trumps: tuple[str, ...] = ()  # D3 D4 D5 D7: above the ace of spades, high to low
     leftover: str = "none"  # "none" or "out": cards left after the deal lie aside unseen (T3,
-    # D6); "dealer" or "two_clubs": that seat takes them and discards as many (D6)
+    # D6); "dealer" or "two_clubs": that seat takes them and discards as many (D6);
+    # "high_side": the side that bid more takes them after the bidding, and discards (D6)
+    leftover_after_bid: bool = False  # D6: the dealer's or 2C holder's discard waits for
+    # the end of the bidding (pagat: "the discard takes place after the bidding")
     identical: str = "second"  # T6a: of two identical cards the "second" or the "first" wins,
     # or "cancel": neither does (the best other card wins; none left: the leader)
     # L: deal
@@ -123,8 +127,13 @@ class Rules:
     # -- derived --------------------------------------------------------------
     @cached_property
     def hand_size(self) -> int:
-        per_seat = len(self.deck()) // self.players
+        per_seat = len(self.deck()) // self.hands
         return per_seat // 2 if self.deal == "draw" else per_seat  # T5: keep one of two
+
+    @cached_property
+    def hands(self) -> int:
+        """The hands dealt: one a player, and the dummy's (T4)."""
+        return self.players + self.dummy
 
     @cached_property
     def max_bid(self) -> int:
@@ -207,7 +216,7 @@ def _coerce(key, value, current):
 
 _CHOICES = {
     "robot": ("fast", "sampler"),
-    "leftover": ("none", "out", "dealer", "two_clubs"),
+    "leftover": ("none", "out", "dealer", "two_clubs", "high_side"),
     "identical": ("second", "first", "cancel"),
     "deal": ("deal", "draw"),
     "misdeal_before": ("side_bids", "bidding"),
@@ -277,9 +286,16 @@ def _check(r: Rules) -> None:
         bad("with jokers, top_trumps must start with BJ, LJ (D2)")
     if r.decks == 1 and r.jokers and r.top_trumps and any(c in r.remove for c in r.top_trumps):
         bad("a removed card cannot be a top trump")
-    spare = len(deck) % r.players
+    _check_dummy(r, bad)
+    spare = len(deck) % r.hands
     if spare and r.leftover == "none":
-        bad(f"{len(deck)} cards do not deal evenly to {r.players} players: set leftover=out")
+        bad(f"{len(deck)} cards do not deal evenly to {r.hands} hands: set leftover=out")
+    if r.leftover == "high_side" and (not r.partnerships or r.players != 4 or spare % 2):
+        bad("leftover=high_side gives the cards to the side that bid more: two sides of "
+            "partners (players=4) and an even number of cards left over")
+    if r.leftover_after_bid and r.leftover not in ("dealer", "two_clubs"):
+        bad("leftover_after_bid moves the dealer's or 2C holder's discard: set leftover="
+            "dealer or two_clubs")
     if r.deal == "draw" and r.players != 2:
         bad("the draw phase (deal=draw) is for two players")
     if r.players == 2 and r.deal != "draw":
@@ -341,6 +357,21 @@ def _check(r: Rules) -> None:
     if r.moon_wins and not (r.moon or r.blind_moon):
         bad("moon_wins needs moon bids: set moon (e.g. 200) or blind_moon (e.g. 400)")
     assert set(SUITS) == {"S", "H", "D", "C"}
+
+
+def _check_dummy(r: Rules, bad) -> None:
+    """T4: three people each for themselves, one pack dealt in four hands; nothing that
+    needs a partner, a fifth pile, a claim search or the sampler's model of the hands."""
+    if not r.dummy:
+        return
+    if r.players != 3 or r.partnerships or r.decks != 1 or r.deal != "deal":
+        bad("dummy (T4) is for three players without partners (players=3, "
+            "partnerships=false), one pack dealt in four hands")
+    if r.leftover not in ("none", "out"):
+        bad("dummy (T4): cards left over lie aside (leftover=out)")
+    if r.claims or r.robot != "fast" or r.first_hand_unbid or r.mo != "none":
+        bad("dummy (T4) is played with claims=false, robot=fast, no first_hand_unbid and "
+            "mo=none")
 
 
 def _check_forced(r: Rules, bad) -> None:
@@ -406,6 +437,13 @@ PRESETS: dict[str, dict] = {
     ),
     "cutthroat-4": dict(partnerships=False, must_beat=True, blind_nil=False,
                         blind_nil_exchange=0),
+    # T4 (pagat: Dan Corkill's 'Dummy Hand' Spades): four hands of 13, the highest bidder
+    # plays the exposed dummy; scored as cutthroat-3 (the seed gives no scoring)
+    "dummy-3": dict(
+        players=3, partnerships=False, dummy=True, nil=False, blind_nil=False,
+        blind_nil_exchange=0, bid_min=0, contract="cutthroat", bag_limit=0, target=300,
+        claims=False,
+    ),
     "two-handed": dict(players=2, partnerships=False, deal="draw", blind_nil=False,
                        blind_nil_exchange=0),
     "six-handed": dict(players=6, decks=2, remove=("2D",)),

@@ -22,9 +22,10 @@ from .acts import (
 from .cards import FACES
 from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
 from .commitment import deal_digest
+from .dummy import choose_declarer, hand_in_play, next_hand, play_order, set_hand
 from .errors import IllegalAction
 from .forced import forced_fits
-from .leftover import give_leftover
+from .leftover import give_leftover, leftover_after_bidding
 from .mo import mo_leads, mo_problem, with_mo
 from .moon import moon_options, skip_partners
 from .notrump import no_trump_problem, with_no_trump
@@ -101,6 +102,11 @@ class State:
         self.aces_called: list[int] = []  # S7: seats that announced the four aces
         self.no_trump: list[int] = []  # B14: seats that bid no trump
         self.raising = False  # B7: the second round, keeping or raising bids, is on
+        self.dummy_hand: list[str] = []  # T4: the fourth hand (dummy.py)
+        self.dummy_dealt: list[str] = []
+        self.declarer: int | None = None  # T4: who plays the dummy, once the play starts
+        self.playing_hand: int | None = None  # T4: the hand on turn (st.n: the dummy)
+        self.trick_hands: list[int] = []  # T4: which hand played each card of the trick
 
     def snapshot(self) -> "State":
         """An independent copy (the rules and card table are shared: they never change)."""
@@ -144,8 +150,12 @@ class State:
         """The cards `seat` may play now (empty if it is not their turn to play)."""
         if self.phase != "play" or seat != self.turn:
             return []
-        return playable_cards(self.rules, self.table, self.hands[seat], self.trick,
+        return playable_cards(self.rules, self.table, self.hand_of(seat), self.trick,
                               self.broken, len(self.tricks), self.must_lead)
+
+    def hand_of(self, seat: int) -> list[str]:
+        """The cards `seat` plays from now (T4: the dummy's, at the dummy's turn)."""
+        return self.hands[seat] if self.declarer is None else hand_in_play(self, seat)
 
     # -- bids a seat may make -----------------------------------------------------
     def bid_options(self, seat: int) -> list:
@@ -289,6 +299,9 @@ def check_deal(st: State, ev):
     hands = ev.get("hands")
     _need(isinstance(hands, list) and len(hands) == st.n and all(isinstance(h, list)
           for h in hands), f"a deal has {st.n} hands")
+    dummy = ev.get("dummy", [])
+    _need(isinstance(dummy, list) and (len(dummy) == r.hand_size if r.dummy else not dummy),
+          f"the dummy (T4) has {r.hand_size} cards" if r.dummy else "this game has no dummy")
     stock = ev.get("stock", [])
     out = ev.get("out", [])
     _need(isinstance(stock, list) and isinstance(out, list), "stock and out are lists of cards")
@@ -299,7 +312,7 @@ def check_deal(st: State, ev):
         for seat, h in enumerate(hands):
             _need(len(h) == r.hand_size, f"seat {seat}'s hand has {len(h)} cards, not "
                   f"{r.hand_size}")
-    every = [c for h in hands for c in h] + stock + out
+    every = [c for h in hands for c in h] + stock + out + dummy
     _need(all(isinstance(c, str) for c in every), "a deal lists cards as strings (e.g. \"QH\")")
     _need(sorted(every) == st.table.sorted_deck, _deck_mismatch(every, st.table.sorted_deck))
 
@@ -319,9 +332,11 @@ def _deck_mismatch(cards, deck) -> str:
 def step_deal(st: State, ev):
     st._clear_hand()
     st.deal_record = {"seq": ev["seq"], "hands": ev["hands"], "out": ev.get("out", []),
-                      "stock": ev.get("stock", []), "commitment": ev.get("commitment")}
+                      "stock": ev.get("stock", []), "commitment": ev.get("commitment"),
+                      "dummy": ev.get("dummy", [])}
     st.hands = [list(h) for h in ev["hands"]]
     st.dealt = [list(h) for h in ev["hands"]]
+    st.dummy_hand, st.dummy_dealt = list(ev.get("dummy", [])), list(ev.get("dummy", []))
     st.out = list(ev.get("out", []))
     st.stock = list(ev.get("stock", []))
     r = st.rules
@@ -358,7 +373,7 @@ def _start_bidding(st: State):
     if r.first_hand_unbid and st.hand_no == 0:
         st.unbid = True
         st.looked = [True] * st.n
-        _start_play(st)
+        _after_bidding(st)  # D6: a discard after the bidding is still due
         return
     d, n = st.dealer, st.n
     order = [(d + 1 + i) % n for i in range(n)]
@@ -471,7 +486,12 @@ def _next_bidder(st: State):
     st.bid_index += 1
     if st.bid_index < len(st.bid_turns) or start_raises(st):
         return
+    _after_bidding(st)
+
+
+def _after_bidding(st: State):
     st.pass_steps = _exchange_steps(st)
+    leftover_after_bidding(st)  # D6: a discard after the bidding comes first
     if st.pass_steps:
         st.phase, st.after_pass = "pass", "play"
     else:
@@ -595,6 +615,9 @@ def _start_play(st: State):
         st.turn = (st.dealer + 1) % st.n
     if mo_leads(st) is not None:  # B12: the side that called Mo leads
         st.turn, st.must_lead = mo_leads(st), None
+    if r.dummy:  # T4: the highest bidder plays the dummy opposite
+        choose_declarer(st)
+        set_hand(st, st.turn)
 
 
 def check_play(st: State, ev):
@@ -604,8 +627,9 @@ def check_play(st: State, ev):
     if seat != st.turn:
         raise IllegalAction(f"it is not your turn: waiting for seat {st.turn}")
     card = ev.get("card")
-    if card not in st.hands[seat]:
-        raise IllegalAction(f"{card!r} is not in your hand")
+    if card not in st.hand_of(seat):
+        where = "the dummy" if st.hand_of(seat) is not st.hands[seat] else "your hand"
+        raise IllegalAction(f"{card!r} is not in {where}")
     if not _may_play(st, seat, card):
         raise IllegalAction(f"you may not play {card} now: {_play_reason(st, seat)}")
 
@@ -613,7 +637,7 @@ def check_play(st: State, ev):
 def _may_play(st: State, seat: int, card: str) -> bool:
     """Same answer as `card in st.playable(seat)`, without building the list (hot path)."""
     r = st.rules
-    if r.must_beat or st.must_lead or not r.first_trick_spades or r.rake:
+    if r.must_beat or st.must_lead or not r.first_trick_spades or r.rake or r.dummy:
         return card in st.playable(seat)
     suit = st.table.suit
     if st.trick:
@@ -643,19 +667,41 @@ def _play_reason(st: State, seat) -> str:
 
 def step_play(st: State, ev):
     seat, card = ev["seat"], ev["card"]
-    st.hands[seat].remove(card)
+    st.hand_of(seat).remove(card)
     st.trick.append((seat, card))
     st.must_lead = None
     if breaks_spades(st.table, st.trick):
         st.broken = True
+    if st.declarer is not None:  # T4: four hands, one of them the dummy
+        _step_dummy_play(st)
+        return
     if len(st.trick) < st.n:
         st.turn = (seat + 1) % st.n
         return
     winner = st.trick[st.table.winning(st.trick)][0]
+    _trick_done(st, winner)
+    st.turn = winner
+    if len(st.tricks) == st.rules.hand_size:
+        _end_hand(st)
+
+
+def _trick_done(st: State, winner: int):
     st.won[winner] += 1
     st.tricks.append((st.trick, winner))
     st.trick = []
-    st.turn = winner
+
+
+def _step_dummy_play(st: State):
+    """T4: the next of the four hands plays; the trick's winning hand leads the next."""
+    st.trick_hands.append(st.playing_hand)
+    if len(st.trick) < len(play_order(st)):
+        next_hand(st, st.playing_hand)
+        return
+    best = st.table.winning(st.trick)
+    lead = st.trick_hands[best]
+    _trick_done(st, st.trick[best][0])
+    st.trick_hands = []
+    set_hand(st, lead)
     if len(st.tricks) == st.rules.hand_size:
         _end_hand(st)
 
@@ -734,6 +780,8 @@ def _end_hand(st: State):
     st.history.append(row)
     st.last_deal = {"dealer": st.dealer, "hands": st.dealt, "out": st.out,
                     "discards": st.discards}
+    if st.declarer is not None:  # T4
+        st.last_deal.update(dummy=st.dummy_dealt, declarer=st.declarer)
     st.hand_no += 1
     st.winner = end_of_game(st, row)
     st._clear_hand()

@@ -6,6 +6,7 @@ the hand is over; then everyone sees the whole finished deal.
 """
 
 from .acts import undoable
+from .dummy import add_dummy
 from .game import legal, score_pad
 from .tricks import table_for
 
@@ -59,6 +60,8 @@ def view(st, seat: int | None = None) -> dict:
         v["aces"] = list(st.aces_called)
     if st.comeout_side is not None:
         v["come_out_side"] = st.comeout_side
+    if st.rules.dummy:  # T4: the dummy's cards, face up once the first card is led
+        add_dummy(st, v)
     if mine:
         v["undo"] = undoable(st, seat)  # the move this seat may take back, if any
         v["looked"] = st.looked[seat]

@@ -34,5 +34,5 @@ def table(token):
     keep = ("seat", "seq", "phase", "hand_no", "dealer", "to_act", "sides", "hand",
             "hand_sizes", "bids", "blind", "won", "trick", "tricks", "spades_broken", "over",
             "winner", "legal", "looked", "deal_commitment", "last_deal", "passed", "received",
-            "rules", "talk", "offers", "undo", "mo")
+            "rules", "talk", "offers", "undo", "mo", "dummy")
     return jsonify(dict({k: v[k] for k in keep if k in v}, game=seat.game_id, names=t.names))

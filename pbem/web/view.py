@@ -32,7 +32,10 @@ def seat_view(t, seat: int | None) -> dict:
         for c in sort_cards(v["hand"], table):
             groups.setdefault(table.suit[c], []).append(card(c, table))
         v["hand_by_suit"] = [(SUIT_NAMES[s], cs) for s, cs in groups.items()]
-    v["trick_cards"] = [dict(card(x["card"], table), seat=x["seat"]) for x in v["trick"]]
+    v["trick_cards"] = [dict(card(x["card"], table), seat=x["seat"], dummy=x.get("dummy"))
+                        for x in v["trick"]]
+    if (v.get("dummy") or {}).get("hand"):  # T4: the exposed dummy
+        v["dummy_cards"] = [card(c, table) for c in sort_cards(v["dummy"]["hand"], table)]
     v["tricks_done"] = [{"winner": tr["winner"],
                          "cards": [dict(card(x["card"], table), seat=x["seat"])
                                    for x in tr["cards"]]} for tr in v["tricks"]]
