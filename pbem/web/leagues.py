@@ -99,7 +99,8 @@ def season_context(league_id: int, number: int | None) -> dict:
                 "entry_status": {e.id: e.status for e in entries},
                 "standings": reports.season_standings(s, sn),
                 "rounds": reports.fixtures(s, sn), "ratings": reports.ratings(s, lg),
-                "tie_breaks": TIE_BREAKS, "form": {}, "error": None}
+                "rulings": reports.rulings(s, sn), "tie_breaks": TIE_BREAKS, "form": {},
+                "error": None}
 
 
 # -- numbers and dates from a form ----------------------------------------------------------
