@@ -3,16 +3,13 @@ one side, a replay or a score adjustment, each with a reason, and taking one bac
 is an `adjudicate` event in the game's log, written through the door (pbem.play.adjudicate);
 the players at the table are mailed it. What the league then counts: pbem.league.verdicts."""
 
-from sqlmodel import select
-
 from ..config import load
 from ..engine.acts import clean_talk
 from ..notify import mail_row
 from ..play import Refused
 from ..play import adjudicate as write_ruling
 from ..store.games import mailable, players_of
-from ..store.models import Fixture, Season
-from .manage import LeagueError, get_league, require_organiser
+from .manage import LeagueError, league_fixture
 from .verdicts import describe
 
 USAGE = ("a ruling is: win SIDE, loss SIDE, replay, adjust POINTS... (one whole number a "
@@ -53,12 +50,7 @@ def adjudicate(store, league_id: int, by, game_id: int, ruling: dict, source: st
     """Write `ruling` (from `parse`) on a finished game of the league, as its organiser
     (`by`): returns the door's Result; LeagueError (nothing written) if it may not."""
     with store.session() as s:
-        league = get_league(s, league_id)
-        require_organiser(league, by)
-        fixture = s.exec(select(Fixture).where(Fixture.game_id == game_id)).first()
-        season = s.get(Season, fixture.season_id) if fixture else None
-        if season is None or season.league_id != league.id:
-            raise LeagueError(f"game {game_id} is not a game of {league.name}")
+        league, fixture = league_fixture(s, league_id, by, game_id)
         if fixture.status != "over":
             raise LeagueError(f"game {game_id} is not over: a ruling comes once it is")
         name = league.name
