@@ -4,6 +4,7 @@ is an `adjudicate` event in the game's log, written through the door (pbem.play.
 the players at the table are mailed it. What the league then counts: pbem.league.verdicts."""
 
 from ..config import load
+from ..engine import Rules
 from ..engine.acts import clean_talk
 from ..notify import mail_row
 from ..play import Refused
@@ -53,12 +54,20 @@ def adjudicate(store, league_id: int, by, game_id: int, ruling: dict, source: st
         league, fixture = league_fixture(s, league_id, by, game_id)
         if fixture.status != "over":
             raise LeagueError(f"game {game_id} is not over: a ruling comes once it is")
+        _check_side(ruling, len(Rules.from_dict(league.rules).sides))
         name = league.name
     try:
         return write_ruling(store, game_id, ruling, source, ref,
                             mails=lambda s, game, seats, ev: _mails(s, game, seats, ev, name))
     except Refused as e:
         raise LeagueError(e.reason) from None
+
+
+def _check_side(ruling: dict, sides: int) -> None:
+    """In the organiser's words (sides from 1); the engine checks the rest."""
+    side = ruling.get("side")
+    if side is not None and not 0 <= side < sides:
+        raise LeagueError(f"side {side + 1} is not a side of this game: sides 1 to {sides}")
 
 
 def _mails(s, game, seats, ev, league_name) -> list[dict]:
