@@ -26,6 +26,7 @@ from ..league.manage import (
     latest_season,
     withdraw,
 )
+from ..league.pause import pause, resume
 from ..league.reports import entries_of, fixtures, ratings, season_of, season_standings
 from ..league.seasons import start_season, substitute
 from ..league.verdicts import describe as describe_ruling
@@ -264,6 +265,25 @@ def league_message(league_id, subject, text, season):
         text = Path(text[1:]).read_text(encoding="utf-8")
     n = _refused(care.message, open_store(), league_id, OPERATOR, subject, text, season)
     click.echo(f"mailed {n} player(s)")
+
+
+@league_group.command("pause")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.option("--season", type=int, help="Only this season (default: every running one).")
+def league_pause(league_id, season):
+    """Stop every deadline of the league's games (players are mailed); `resume` restarts
+    them with the time they had left."""
+    numbers = _refused(pause, open_store(), league_id, OPERATOR, season)
+    click.echo(f"paused season(s) {', '.join(map(str, numbers))}")
+
+
+@league_group.command("resume")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.option("--season", type=int, help="Only this season (default: every paused one).")
+def league_resume(league_id, season):
+    """Restart a paused league's deadlines with the time they had left (players are mailed)."""
+    numbers = _refused(resume, open_store(), league_id, OPERATOR, season)
+    click.echo(f"resumed season(s) {', '.join(map(str, numbers))}")
 
 
 @league_group.command("export")

@@ -44,6 +44,9 @@ def describe(league: League) -> str:
 def season_text(season: Season) -> str:
     if season.status == "open":
         return f"taking entries; starts {season.starts.isoformat()}"
+    if season.status == "running" and season.paused_at:
+        return f"paused since {season.paused_at:%Y-%m-%d}: round {season.round} of " \
+            f"{season.rounds}"
     if season.status == "running":
         return f"playing: round {season.round} of {season.rounds}"
     return f"over after {season.round} of {season.rounds} rounds"

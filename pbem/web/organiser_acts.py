@@ -11,6 +11,7 @@ from ..deadlines import MAX_HOURS
 from ..league import care
 from ..league.adjudicate import adjudicate, parse
 from ..league.manage import LeagueError
+from ..league.pause import pause, resume
 from ..league.verdicts import describe
 from . import data
 from .leagues import organiser_action, whole
@@ -64,6 +65,18 @@ def remind(admin_token):
         game_id = _game(request.form)
         n = care.remind(data.store(), lg.id, lg.organiser_id, game_id)
         return f"Game {game_id}: {n} player(s) reminded to move."
+    return organiser_action(admin_token, act)
+
+
+@bp.post("/o/<admin_token>/pause")
+def pause_league(admin_token):
+    def act(lg):
+        f = request.form
+        season = whole(f, "season", "the season")
+        again = f.get("do") == "resume"
+        numbers = (resume if again else pause)(data.store(), lg.id, lg.organiser_id, season)
+        seasons = ", ".join(map(str, numbers))
+        return f"{'Resumed' if again else 'Paused'}: season {seasons}."
     return organiser_action(admin_token, act)
 
 
