@@ -1,7 +1,8 @@
 """The organiser's new actions in a real browser (issue 16): on the organiser's page, a
 table is given more hours, the robot makes one move, the players are reminded, a finished
-game is ruled on (its reason then shows on the league's table and the game's page), and
-every player is mailed. Chromium via Playwright, as tests/test_browser.py."""
+game is ruled on (its reason then shows on the league's table and the game's page),
+every player is mailed, and the season is paused and resumed. Chromium via Playwright, as
+tests/test_browser.py."""
 
 from sqlmodel import select
 
@@ -72,6 +73,13 @@ def test_an_organiser_cares_for_tables_rules_and_writes(chromium, site, tmp_path
     with page.expect_navigation():
         form.get_by_role("button", name="Send").click()
     assert _notice(page) == "Your message went to 8 player(s)."
+    with page.expect_navigation():
+        page.get_by_role("button", name="Pause season 1").click()
+    assert _notice(page) == "Paused: season 1."
+    assert "Paused since" in page.locator("form.pause-form").inner_text()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Resume season 1").click()
+    assert _notice(page) == "Resumed: season 1."
 
     page.goto(f"{site}/l/1")
     assert "the deal was dealt twice" in page.locator("li.ruling").inner_text()

@@ -89,3 +89,16 @@ def test_the_organisers_actions_from_the_command_line(pbem, db_url):
           "side 7 is not a side of this game: sides 1 to 2")
     fails(pbem("league", "more-hours", 1, second, 0), "from 1 to")
     fails(pbem("league", "remind", 1, 999), "is not a game of")
+
+
+def test_pause_and_resume_from_the_command_line(pbem):
+    ok(pbem("league", "new", "--name", "Pause", "--organiser", "boss@x.test",
+            "--starts", "2027-01-04", "--ends", "2027-04-30"))
+    for i in range(4):
+        ok(pbem("league", "join", 1, f"p{i}@x.test"))
+    fails(pbem("league", "pause", 1), "Pause has no running season to pause")
+    ok(pbem("league", "start", 1))
+    assert ok(pbem("league", "pause", 1)) == "paused season(s) 1\n"
+    fails(pbem("league", "pause", 1, "--season", 1), "no running season to pause")
+    fails(pbem("league", "resume", 1, "--season", 3), "Pause has no season 3")
+    assert ok(pbem("league", "resume", 1)) == "resumed season(s) 1\n"

@@ -10,6 +10,7 @@ import time_machine
 from sqlmodel import select
 
 from pbem import clock
+from pbem.league.care import more_hours
 from pbem.league.manage import OPERATOR, LeagueError
 from pbem.league.pause import pause, resume
 from pbem.league.seasons import start_season
@@ -106,6 +107,8 @@ def test_pause_refusals_change_nothing(store):
     assert snapshot(store) == before
     pause(store, lid, OPERATOR, 1)
     before = snapshot(store)
+    with pytest.raises(LeagueError, match="is paused"):
+        more_hours(store, lid, OPERATOR, fixtures(store, lid)[0].game_id, 5)
     with pytest.raises(LeagueError, match="no running season to pause"):
         pause(store, lid, OPERATOR)
     with pytest.raises(LeagueError, match="only the organiser"):

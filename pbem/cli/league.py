@@ -273,8 +273,7 @@ def league_message(league_id, subject, text, season):
 def league_pause(league_id, season):
     """Stop every deadline of the league's games (players are mailed); `resume` restarts
     them with the time they had left."""
-    numbers = _refused(pause, open_store(), league_id, OPERATOR, season)
-    click.echo(f"paused season(s) {', '.join(map(str, numbers))}")
+    _seasons_done(pause, league_id, season, "paused")
 
 
 @league_group.command("resume")
@@ -282,8 +281,12 @@ def league_pause(league_id, season):
 @click.option("--season", type=int, help="Only this season (default: every paused one).")
 def league_resume(league_id, season):
     """Restart a paused league's deadlines with the time they had left (players are mailed)."""
-    numbers = _refused(resume, open_store(), league_id, OPERATOR, season)
-    click.echo(f"resumed season(s) {', '.join(map(str, numbers))}")
+    _seasons_done(resume, league_id, season, "resumed")
+
+
+def _seasons_done(fn, league_id, season, done) -> None:
+    numbers = _refused(fn, open_store(), league_id, OPERATOR, season)
+    click.echo(f"{done} season(s) {', '.join(map(str, numbers))}")
 
 
 @league_group.command("export")

@@ -23,13 +23,17 @@ MESSAGES_PER_DAY = 3  # an organiser's mails to all players, per league
 MAX_SUBJECT, MAX_TEXT = 100, 5000
 
 
-def _playing(store, league_id, by, game_id):
-    """The game's state, for an action on a table still playing (read: no lock held)."""
+def _playing(store, league_id, by, game_id, running: bool = False):
+    """The game's state, for an action on a table still playing (read: no lock held);
+    `running`: refused while its league is paused too."""
     with store.reader() as s:
         _, fixture = league_fixture(s, league_id, by, game_id)
         if fixture.status != "playing":
             raise LeagueError(f"game {game_id} is not playing")
-        st = store.state(s, s.get(Game, game_id))
+        game = s.get(Game, game_id)
+        if running and game.paused_at is not None:
+            raise LeagueError(f"game {game_id} is paused: its deadlines wait for the resume")
+        st = store.state(s, game)
     store.keep(game_id, st)
     return st.snapshot()
 
@@ -39,7 +43,7 @@ def more_hours(store, league_id: int, by, game_id: int, hours) -> list[int]:
     seat whose `wait` timeout has fired gets a deadline again. Returns the seats to act."""
     if not isinstance(hours, int) or not 1 <= hours <= MAX_HOURS:
         raise LeagueError(f"more hours is a whole number from 1 to {MAX_HOURS}")
-    st = _playing(store, league_id, by, game_id)
+    st = _playing(store, league_id, by, game_id, running=True)
     extra_time(store, game_id, hours)
     with store.session() as s:
         game = s.get(Game, game_id)
