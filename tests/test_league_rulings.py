@@ -2,6 +2,8 @@
 standings and ratings, shown with its reason, undoable; refused for anyone else, a bad
 ruling, or a game not of the league, with nothing written."""
 
+import json
+
 import pytest
 from sqlmodel import select
 
@@ -142,3 +144,20 @@ def read_rules(store, lid):
     with store.session() as s:
         return Rules.from_dict(s.get(League, lid).rules)
 
+
+
+def test_no_player_can_write_a_ruling_and_a_log_cannot_rule_a_game_in_play(store, played):
+    from pbem.play import Refused, submit
+
+    lid, gid = played
+    before = snapshot(store)
+    for seat in range(4):
+        with pytest.raises(Refused, match="not an action a player can take"):
+            submit(store, gid, seat, {"type": "adjudicate", "result": "win", "side": 0,
+                                      "reason": "I say so"})
+    assert snapshot(store) == before
+    lines = export(store, gid).splitlines()
+    early = dict(seq=2, type="adjudicate", result="replay", reason="too soon")
+    tampered = "\n".join([lines[0], lines[1], json.dumps(early)]) + "\n"
+    with pytest.raises(Exception, match="seq 2: a game is adjudicated once it is over"):
+        replay_log(tampered)
