@@ -114,3 +114,11 @@ def test_pause_refusals_change_nothing(store):
     with pytest.raises(LeagueError, match="only the organiser"):
         resume(store, lid, player)
     assert snapshot(store) == before
+    resume(store, lid, OPERATOR)
+    for _ in range(2):
+        pause(store, lid, OPERATOR)
+        resume(store, lid, OPERATOR)
+    before = snapshot(store)
+    with pytest.raises(LeagueError, match="paused 3 times in the last day"):
+        pause(store, lid, OPERATOR)
+    assert snapshot(store) == before

@@ -39,14 +39,16 @@ def test_the_organiser_runs_the_tables_by_mail(env):
     st = state(env.store, second)
     answers = _say(env, f"rule {lid} {first} replay: the deal was misread\n"
                          f"more {lid} {second} 24\nremind {lid} {second}\n"
-                         f"robot {lid} {second}\nmessage {lid}: Round two opens on Monday.")
+                         f"robot {lid} {second}\nmessage {lid}: Round two opens on Monday.\n"
+                         f"pause {lid}\nresume {lid} season 1")
     answer = next(m for m in answers if m["Subject"].startswith("Re:"))
     copy = next(m for m in answers if "a message from the organiser" in m["Subject"])
     assert "Round two opens on Monday." in text(copy)  # the organiser's own copy
     body = text(answer)
     for done in (f"rule: game {first}, ruling at move", f"more: game {second} has 24",
                  f"remind: {len(st.to_act())} player(s)", "robot: the robot made the move",
-                 "message: mailed to 8 player(s)"):
+                 "message: mailed to 8 player(s)", f"pause: season(s) 1 of league {lid} paused",
+                 f"resume: season(s) 1 of league {lid} resumed"):
         assert done in body, body
     with env.store.session() as s:
         assert s.exec(select(Move).where(Move.game_id == first,
@@ -62,6 +64,9 @@ def test_the_organiser_runs_the_tables_by_mail(env):
     (ORGANISER, "robot {lid} 999999", {}, "is not a game of"),
     (ORGANISER, "remind {lid}", {}, "write: remind"),
     (ORGANISER, "rule {lid} {game} win 1", {}, "write: rule"),
+    ("p0@league.test", "pause {lid}", {}, "only the organiser"),
+    (ORGANISER, "pause {lid} season", {}, "write: pause"),
+    (ORGANISER, "resume {lid}", {}, "no running season paused"),
     (ORGANISER, "more {lid} {game} 5",
      {"Authentication_Results": f"{MTA}; dmarc=fail (p=reject) header.from=league.test"},
      "was not obeyed"),

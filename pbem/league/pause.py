@@ -4,7 +4,7 @@ it had left when the pause began (a bank clock: its bank as it stood). Moves may
 made meanwhile; the deadlines they arm wait too (pbem.deadlines.arm), with their full time.
 Every player of the season is mailed at the pause and at the resume, through the outbox."""
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlmodel import select
 
@@ -27,6 +27,8 @@ from ..store.models import now as utcnow
 from ..store.pacing import aware
 from .manage import LeagueError, get_league, require_organiser
 
+PAUSES_PER_DAY = 3  # a season's pauses in a day: each one mails every player twice
+
 
 def pause(store, league_id: int, by, season_number: int | None = None) -> list[int]:
     """Pause the league's running seasons (or one): returns the season numbers paused."""
@@ -34,6 +36,9 @@ def pause(store, league_id: int, by, season_number: int | None = None) -> list[i
     with store.session() as s:
         league, seasons = _seasons(s, league_id, by, season_number, paused=False)
         for season in seasons:
+            if _pauses_since(s, season, now - timedelta(days=1)) >= PAUSES_PER_DAY:
+                raise LeagueError(f"season {season.number} was paused {PAUSES_PER_DAY} times "
+                                  "in the last day: each pause mails every player, so wait")
             season.paused_at = now
             s.add(season)
             for game in _games(s, season):
@@ -89,6 +94,13 @@ def _restart(s, game: Game, now: datetime) -> None:
         shift_bank(s, game, clock, player, now - began, began)
     game.paused_at = None
     s.add(game)
+
+
+def _pauses_since(s, season: Season, since: datetime) -> int:
+    """The season's pauses since then, by the mails that told of them (one key a pause)."""
+    keys = s.exec(select(Outbox.dedupe_key).where(
+        Outbox.dedupe_key.like(f"paused:{season.id}:%"), Outbox.created >= since)).all()
+    return len({k.rsplit(":", 1)[0] for k in keys})
 
 
 def _seasons(s, league_id, by, number, paused: bool) -> tuple[League, list[Season]]:

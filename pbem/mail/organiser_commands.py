@@ -1,11 +1,12 @@
 """A league organiser's commands by mail to pbem@DOMAIN, from the organiser's own verified
-address (the account address checks the sender: pbem.mail.inbound): rulings and the care
-of tables and players (pbem.league.adjudicate, pbem.league.care). Anyone else is refused
+address (the account address checks the sender: pbem.mail.inbound): rulings, the care of
+tables and players, pausing (pbem.league.adjudicate, .care, .pause). Anyone else is refused
 by the league services, which check that the sender is the league's organiser."""
 
 from ..league import care
 from ..league.adjudicate import adjudicate, parse
 from ..league.manage import LeagueError
+from ..league.pause import pause, resume
 from .commands import Command, CommandError
 
 MAX_NUMBER = 2**31 - 1  # what an id column holds
@@ -85,15 +86,39 @@ class Message(Command):
 
     def process(self, ctx, args):
         head, colon, text = args.partition(":")
-        words = head.split()
         usage = "message LEAGUE [season N]: TEXT"
-        if not colon or len(words) not in (1, 3) or (len(words) == 3 and
-                                                    words[1].lower() != "season"):
+        if not colon:
             raise CommandError(f"write: {usage}")
-        lid, *season = _numbers(words[::2], usage)
+        lid, season = _league_and_season(head.split(), usage)
         n = _league_done(care.message, ctx.store, lid, ctx.player.id,
-                         "a message from the organiser", text, season[0] if season else None)
+                         "a message from the organiser", text, season)
         return f"message: mailed to {n} player(s)"
 
 
-ORGANISER_COMMANDS = [Rule(), More(), Robot(), Remind(), Message()]
+def _league_and_season(words: list[str], usage: str) -> tuple[int, int | None]:
+    """LEAGUE, or LEAGUE season N."""
+    if len(words) not in (1, 3) or (len(words) == 3 and words[1].lower() != "season"):
+        raise CommandError(f"write: {usage}")
+    lid, *season = _numbers(words[::2], usage)
+    return lid, season[0] if season else None
+
+
+class Pause(Command):
+    name, help = "pause", "pause LEAGUE [season N] (organisers): stop its deadlines"
+
+    def process(self, ctx, args):
+        lid, season = _league_and_season(args.split(), "pause LEAGUE [season N]")
+        done = _league_done(pause, ctx.store, lid, ctx.player.id, season)
+        return f"pause: season(s) {', '.join(map(str, done))} of league {lid} paused"
+
+
+class Resume(Command):
+    name, help = "resume", "resume LEAGUE [season N] (organisers): restart its deadlines"
+
+    def process(self, ctx, args):
+        lid, season = _league_and_season(args.split(), "resume LEAGUE [season N]")
+        done = _league_done(resume, ctx.store, lid, ctx.player.id, season)
+        return f"resume: season(s) {', '.join(map(str, done))} of league {lid} resumed"
+
+
+ORGANISER_COMMANDS = [Rule(), More(), Robot(), Remind(), Message(), Pause(), Resume()]
