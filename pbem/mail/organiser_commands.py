@@ -103,22 +103,20 @@ def _league_and_season(words: list[str], usage: str) -> tuple[int, int | None]:
     return lid, season[0] if season else None
 
 
-class Pause(Command):
-    name, help = "pause", "pause LEAGUE [season N] (organisers): stop its deadlines"
+class Pausing(Command):
+    """pause or resume: one command each, the same words."""
+
+    def __init__(self, name: str, fn, what: str):
+        self.name, self.fn, self.done = name, fn, name + "d"
+        self.help = f"{name} LEAGUE [season N] (organisers): {what}"
 
     def process(self, ctx, args):
-        lid, season = _league_and_season(args.split(), "pause LEAGUE [season N]")
-        done = _league_done(pause, ctx.store, lid, ctx.player.id, season)
-        return f"pause: season(s) {', '.join(map(str, done))} of league {lid} paused"
+        lid, season = _league_and_season(args.split(), f"{self.name} LEAGUE [season N]")
+        numbers = _league_done(self.fn, ctx.store, lid, ctx.player.id, season)
+        return f"{self.name}: season(s) {', '.join(map(str, numbers))} of league {lid} " \
+            f"{self.done}"
 
 
-class Resume(Command):
-    name, help = "resume", "resume LEAGUE [season N] (organisers): restart its deadlines"
-
-    def process(self, ctx, args):
-        lid, season = _league_and_season(args.split(), "resume LEAGUE [season N]")
-        done = _league_done(resume, ctx.store, lid, ctx.player.id, season)
-        return f"resume: season(s) {', '.join(map(str, done))} of league {lid} resumed"
-
-
-ORGANISER_COMMANDS = [Rule(), More(), Robot(), Remind(), Message(), Pause(), Resume()]
+ORGANISER_COMMANDS = [Rule(), More(), Robot(), Remind(), Message(),
+                      Pausing("pause", pause, "stop its deadlines"),
+                      Pausing("resume", resume, "restart its deadlines")]
