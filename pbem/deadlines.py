@@ -27,6 +27,7 @@ CLOCKS = ("move", "bank")
 MAX_HOURS = 24 * 60  # the longest deadline, and the largest bank
 MAX_REMINDERS = 5
 EXTRA = "extra"  # a row that records who gave more time at which move (never fires)
+PAUSED = "paused"  # a row's state while its league is paused: it keeps the time it has left
 
 
 def check(tc: dict | None) -> dict:
@@ -106,7 +107,8 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
     in one statement (`cancelled`), reads their bank rows at once (`clock_rows`) and writes
     all their new rows in one statement (`out`: a list they are added to)."""
     if not cancelled:
-        s.exec(update(Deadline).where(Deadline.game_id == game.id, Deadline.state == "pending",
+        s.exec(update(Deadline).where(Deadline.game_id == game.id,
+                                      Deadline.state.in_(("pending", PAUSED)),
                                       Deadline.seq < st.move_seq).values(state="cancelled"))
     if st.phase == "over":
         return
@@ -114,6 +116,7 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
     if clocks is None and tc["clock"] == "bank":
         clocks = seatclock.sync(s, game, st, seats, players, now, tc, rows=clock_rows)
     rows = [] if out is None else out
+    first = len(rows)
     for seat in seats:
         if seat.robot or seat.player_id is None or seat.seat not in st.to_act():
             continue
@@ -126,6 +129,9 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
             when = _reminder(cal, start, hours, due, h)
             if when > now and h < hours:
                 rows.append(_row(game.id, seat.seat, st.move_seq, "reminder", h, when))
+    if game.paused_at is not None:  # its league is paused: they wait (pbem.league.pause)
+        for row in rows[first:]:
+            row.update(state=PAUSED, paused_at=now)
     if out is None:
         insert_rows(s, rows)
 
@@ -133,7 +139,7 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
 def _row(game_id, seat, seq, kind, hours_before, due) -> dict:
     return {"game_id": game_id, "seat": seat, "seq": seq, "kind": kind,
             "hours_before": hours_before, "due": due, "state": "pending", "claimed_at": None,
-            "result": ""}
+            "result": "", "paused_at": None}
 
 
 def insert_rows(s, rows: list[dict]) -> None:

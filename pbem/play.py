@@ -136,6 +136,22 @@ def hand_over(store: Store, game_id: int, seat: int, who: str, source: str = "cl
     return _door(store, game_id, first, None, source, ref)
 
 
+def adjudicate(store: Store, game_id: int, ruling: dict, source: str = "cli",
+               ref: str | None = None, mails=None) -> Result:
+    """An organiser's ruling on a finished game (an `adjudicate` event: pbem.engine.rulings),
+    or the undoing of one. In its transaction the league's copy of the result learns the
+    ruling in force (pbem.league.results) and `mails(s, game, seats, ev)` gives the rows for
+    the outbox. Refused (nothing written) if the engine refuses the ruling."""
+    def first(s, st, game, seats):
+        ev = {**ruling, "seq": st.seq + 1, "type": "adjudicate"}
+        advance(st, ev)
+        league_results.rule(s, game, st)
+        s.add_all(Outbox(**mail) for mail in (mails(s, game, seats, ev) if mails else []))
+        return [ev]
+
+    return _door(store, game_id, first, None, source, ref)
+
+
 def _door(store, game_id, first, actor, source, ref) -> Result:
     for _attempt in range(20):
         try:
@@ -204,6 +220,8 @@ def _react(s, game, seats, players, st, events, before, orders, movers) -> int |
     mails, the next deadlines, the game's status and, when a league game ends, its result.
     (A bank clock's banks are paid first, so the mails can say what they hold.) Returns
     that game's season (its round may be done), else None."""
+    if events and all(ev["type"] == "adjudicate" for ev in events):
+        return None  # a ruling is no move: no turn mails, no deadlines (its mails are its own)
     now = utcnow()
     clocks = deadlines.settle_clocks(s, game, st, seats, players, now, *movers) \
         if events else None

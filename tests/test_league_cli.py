@@ -62,3 +62,43 @@ def test_a_league_from_the_command_line(pbem, db_url, tmp_path):
     logs = sorted(p.name for p in (tmp_path / "out" / "games").iterdir())
     assert len(logs) == 6 == len(record["seasons"][0]["tables"])
     fails(pbem("league", "show", 7), "there is no league 7")
+
+
+def test_the_organisers_actions_from_the_command_line(pbem, db_url):
+    ok(pbem("league", "new", "--name", "Care", "--organiser", "boss@x.test", "-o",
+            "max_hands=1", "--starts", "2027-01-04", "--ends", "2027-04-30"))
+    for i in range(8):
+        ok(pbem("league", "join", 1, f"p{i}@x.test"))
+    ok(pbem("league", "start", 1))
+    first, second = [t["game_id"] for t in json.loads(ok(pbem(
+        "league", "show", 1, "--json")))["fixtures"][0]["tables"]]
+    store = store_for(db_url)
+    from tests.league_helpers import play_out
+    play_out(store, first)
+    assert f"game {first}: ruling at seq" in ok(pbem("league", "rule", "--reason", "a revoke", 1,
+                                                     first, "adjust", "--", "+10", "-10"))
+    table = json.loads(ok(pbem("league", "show", 1, "--json")))["fixtures"][0]["tables"][0]
+    assert "side 1 +10, side 2 -10 (a revoke)" in table["ruling"]
+    assert "more hours" in ok(pbem("league", "more-hours", 1, second, 48))
+    assert "reminded" in ok(pbem("league", "remind", 1, second))
+    assert "the robot moved" in ok(pbem("league", "robot-move", 1, second))
+    assert ok(pbem("league", "message", 1, "--subject", "Hi", "--text", "Hello")) == \
+        "mailed 8 player(s)\n"
+    fails(pbem("league", "rule", 1, second, "win", "1", "--reason", "x"), "is not over")
+    fails(pbem("league", "rule", 1, first, "win", "7", "--reason", "x"),
+          "side 7 is not a side of this game: sides 1 to 2")
+    fails(pbem("league", "more-hours", 1, second, 0), "from 1 to")
+    fails(pbem("league", "remind", 1, 999), "is not a game of")
+
+
+def test_pause_and_resume_from_the_command_line(pbem):
+    ok(pbem("league", "new", "--name", "Pause", "--organiser", "boss@x.test",
+            "--starts", "2027-01-04", "--ends", "2027-04-30"))
+    for i in range(4):
+        ok(pbem("league", "join", 1, f"p{i}@x.test"))
+    fails(pbem("league", "pause", 1), "Pause has no running season to pause")
+    ok(pbem("league", "start", 1))
+    assert ok(pbem("league", "pause", 1)) == "paused season(s) 1\n"
+    fails(pbem("league", "pause", 1, "--season", 1), "no running season to pause")
+    fails(pbem("league", "resume", 1, "--season", 3), "Pause has no season 3")
+    assert ok(pbem("league", "resume", 1)) == "resumed season(s) 1\n"

@@ -23,16 +23,19 @@ from pbem.league import seasons
 from pbem.league.manage import OPERATOR, add_season, join, withdraw
 from pbem.league.reports import fixtures as report_fixtures
 from pbem.league.reports import ratings, season_standings
-from pbem.store.models import Entry, Fixture, League, Outbox, Player, Season, Seat
+from pbem.store.models import Entry, Fixture, League, Move, Outbox, Player, Season, Seat
 from tests.league_helpers import (
     ONE_HAND,
     ORGANISER,
     TODAY,
+    fixtures,
     league,
+    play_out,
     play_season,
     playing_games,
     season,
     snapshot,
+    state,
 )
 from tests.test_web_crawl import html_cards, json_cards
 from tests.web_helpers import BASE, Forms, confirmation_links, counts, csrf
@@ -638,7 +641,7 @@ def test_every_league_route_is_tested_here():
     here = {name for name in globals() if name.startswith("test_")}
     ours = {rule: test for rule, test in ROUTES.items()
             if re.match(r"/(l|j|o)(/|$)|/api/(leagues|l/)", rule)}
-    assert len(ours) == 17 and set(ours.values()) <= here
+    assert len(ours) == 23 and set(ours.values()) <= here
 
 
 def test_docs_describe_the_league_json(store, client):
@@ -659,3 +662,66 @@ def test_docs_describe_the_league_json(store, client):
     assert set(sn["standings"][0]) == set(live["standings"][0])
     assert set(sn["fixtures"][0]["tables"][0]) == set(live["fixtures"][0]["tables"][0])
     assert set(sn["ratings"]) == set(live["ratings"])
+
+
+ORGANISER_ACTS = ("rule", "more", "robot", "remind", "message", "pause")
+
+
+def test_the_organisers_forms_and_their_refusals(app, store, client):
+    lid = league(store, players=8)
+    seasons.start_season(store, lid, OPERATOR)
+    first, second = [f.game_id for f in fixtures(store, lid)][:2]
+    play_out(store, first)
+    lg = the_league(store, lid)
+    o = f"/o/{lg.admin_token}"
+    other = the_league(store, league(store, players=4))
+    forms = Forms(client.get(o).text).forms
+    for act in ORGANISER_ACTS:
+        assert any(f["action"] == f"{o}/{act}" for f in forms), act
+
+    before = state_of(store)
+    for act in ORGANISER_ACTS:
+        assert client.post(f"{o}/{act}", data={"game": second}).status_code == 400  # no CSRF
+        assert post(client, f"/o/nosuchtoken/{act}", game=str(second)).status_code == 404
+    assert state_of(store) == before
+    refused(client, f"/o/{other.admin_token}/more", "is not a game of", store,
+            game=str(second), hours="5")
+    refused(client, f"{o}/more", "the hours: a whole number up to 1440", store,
+            game=str(second), hours="99999")
+    refused(client, f"{o}/more", "the hours: a whole number", store, game=str(second),
+            hours="-3")
+    refused(client, f"{o}/robot", "the game: a whole number", store, game="x")
+    refused(client, f"{o}/remind", "is not a game of", store, game="77777")
+    refused(client, f"{o}/rule", "is not over", store, game=str(second), result="replay",
+            reason="why")
+    refused(client, f"{o}/rule", "give the reason", store, game=str(first), result="replay",
+            reason=" ")
+    refused(client, f"{o}/rule", "side 3 is not a side", store, game=str(first),
+            result="win", side="3", reason="x")
+    refused(client, f"{o}/message", "a message has a subject", store, subject="",
+            text="hello")
+
+    r = post(client, f"{o}/rule", game=str(first), result="adjust", points="+20, -20",
+             reason="a revoke <b>missed</b>")
+    assert r.status_code == 200 and "side 1 +20, side 2 -20" in html.unescape(r.text)
+    assert "<b>missed</b>" not in r.text  # the reason is the organiser's words, escaped
+    pad = client.get(f"/g/{first}").text
+    assert "The organiser's ruling: scores adjusted by side 1 +20" in pad
+    season_page = html.unescape(client.get(f"/l/{lid}").text)
+    assert "a revoke <b>missed</b>" in season_page
+    seq = state(store, second).seq
+    assert "the robot made the move" in post(client, f"{o}/robot", game=str(second)).text
+    with store.session() as s:
+        assert s.exec(select(Move.source).where(Move.game_id == second,
+                                                Move.seq == seq + 1)).one() == "organiser"
+    assert "reminded to move" in post(client, f"{o}/remind", game=str(second)).text
+    assert "24 more hours" in post(client, f"{o}/more", game=str(second), hours="24").text
+    assert "Paused: season 1." in post(client, f"{o}/pause", season="1").text
+    refused(client, f"{o}/pause", "no running season to pause", store, season="1")
+    refused(client, f"{o}/pause", "has no season 4", store, season="4", do="resume")
+    assert "Resumed: season 1." in post(client, f"{o}/pause", season="1", do="resume").text
+    r = post(client, f"{o}/message", season="1", subject="Hello", text="Round 2 soon.")
+    assert "went to 8 player(s)" in r.text
+    with store.session() as s:
+        assert len(s.exec(select(Outbox).where(
+            Outbox.dedupe_key.like(f"message:{lid}:%"))).all()) == 9

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import click
 
+from ..league import care
+from ..league.adjudicate import adjudicate
+from ..league.adjudicate import parse as parse_ruling
 from ..league.archive import export_league, write_folder
 from ..league.manage import (
     ENTRY_KINDS,
@@ -23,8 +26,10 @@ from ..league.manage import (
     latest_season,
     withdraw,
 )
+from ..league.pause import pause, resume
 from ..league.reports import entries_of, fixtures, ratings, season_of, season_standings
 from ..league.seasons import start_season, substitute
+from ..league.verdicts import describe as describe_ruling
 from .common import (
     OPTION,
     build_rules,
@@ -204,6 +209,84 @@ def league_substitute(league_id, game_id, seat, who):
     ev = result.events[0]
     click.echo(f"game {game_id} seat {seat}: {ev['in']} in place of {ev['out']} "
                f"(seq {ev['seq']})")
+
+
+@league_group.command("rule")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.argument("game_id", metavar="GAME", type=int)
+@click.argument("words", metavar="RULING", nargs=-1, required=True)
+@click.option("--reason", required=True, help="Why: shown with the ruling everywhere.")
+def league_rule(league_id, game_id, words, reason):
+    """Rule on a finished GAME: win SIDE, loss SIDE, replay, adjust POINTS... (one a side,
+    e.g. -- +20 -20), or undo MOVE (sides from 1). The league counts the game so."""
+    ruling = _refused(parse_ruling, list(words), reason)
+    result = _refused(adjudicate, open_store(), league_id, OPERATOR, game_id, ruling)
+    ev = result.events[0]
+    click.echo(f"game {game_id}: ruling at seq {ev['seq']}: {describe_ruling(ev)}")
+
+
+@league_group.command("more-hours")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.argument("game_id", metavar="GAME", type=int)
+@click.argument("hours", type=int)
+def league_more_hours(league_id, game_id, hours):
+    """Give GAME's table HOURS more (a fired `wait` timeout gets a deadline again)."""
+    seats = _refused(care.more_hours, open_store(), league_id, OPERATOR, game_id, hours)
+    click.echo(f"game {game_id}: {hours} more hours for seat(s) {seats}")
+
+
+@league_group.command("robot-move")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.argument("game_id", metavar="GAME", type=int)
+@click.option("--seat", type=int, help="The seat to move for (default: the first to act).")
+def league_robot_move(league_id, game_id, seat):
+    """The robot makes this one move in GAME, for a seat to act."""
+    result = _refused(care.robot_move, open_store(), league_id, OPERATOR, game_id, seat)
+    click.echo(f"game {game_id}: the robot moved (now at seq {result.state.seq})")
+
+
+@league_group.command("remind")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.argument("game_id", metavar="GAME", type=int)
+def league_remind(league_id, game_id):
+    """Mail GAME's players to act that they are asked to move now (once a move)."""
+    n = _refused(care.remind, open_store(), league_id, OPERATOR, game_id)
+    click.echo(f"game {game_id}: {n} reminded")
+
+
+@league_group.command("message")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.option("--subject", required=True)
+@click.option("--text", required=True, help="The message (or @FILE to read it from a file).")
+@click.option("--season", type=int, help="Only this season's players.")
+def league_message(league_id, subject, text, season):
+    """Mail every player of the league (or of one season), through the outbox."""
+    if text.startswith("@"):
+        text = Path(text[1:]).read_text(encoding="utf-8")
+    n = _refused(care.message, open_store(), league_id, OPERATOR, subject, text, season)
+    click.echo(f"mailed {n} player(s)")
+
+
+@league_group.command("pause")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.option("--season", type=int, help="Only this season (default: every running one).")
+def league_pause(league_id, season):
+    """Stop every deadline of the league's games (players are mailed); `resume` restarts
+    them with the time they had left."""
+    _seasons_done(pause, league_id, season, "paused")
+
+
+@league_group.command("resume")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.option("--season", type=int, help="Only this season (default: every paused one).")
+def league_resume(league_id, season):
+    """Restart a paused league's deadlines with the time they had left (players are mailed)."""
+    _seasons_done(resume, league_id, season, "resumed")
+
+
+def _seasons_done(fn, league_id, season, done) -> None:
+    numbers = _refused(fn, open_store(), league_id, OPERATOR, season)
+    click.echo(f"{done} season(s) {', '.join(map(str, numbers))}")
 
 
 @league_group.command("export")

@@ -5,7 +5,7 @@ from .errors import IllegalAction
 from .rules import NILS, Rules
 from .state import State, advance, check, may_decline
 
-SERVER_EVENTS = (None, "deal", "substitute")  # written by the server, never a player
+SERVER_EVENTS = (None, "deal", "substitute", "adjudicate")  # the server's, never a player's
 
 
 class ReplayError(IllegalAction):

@@ -31,6 +31,7 @@ from .moon import moon_options, skip_partners
 from .notrump import no_trump_problem, with_no_trump
 from .raises import raise_options, raise_problem, start_raises
 from .rules import MOONS, NILS, Rules, promised
+from .rulings import check_adjudicate, step_adjudicate
 from .scoring import end_of_game, score_hand
 from .tricks import breaks_spades, playable_cards, spades_closed, table_for
 
@@ -67,6 +68,7 @@ class State:
         self.last_moved = [0] * self.n  # each seat's last own event but talk and offers
         self.talk: list[dict] = []  # the latest `say` events (acts.TALK_KEEP)
         self.undo_point: tuple | None = None  # (seat, seq, what its step changed): acts.py
+        self.rulings: list[dict] = []  # the organiser's rulings in force (rulings.py)
         self._clear_hand()
 
     def _clear_hand(self):
@@ -809,6 +811,7 @@ EVENTS = {
     "say": (check_say, step_say),
     "concede": (check_concede, step_concede),
     "undo": (check_undo, step_undo),
+    "adjudicate": (check_adjudicate, step_adjudicate),
 }
 
 
@@ -822,7 +825,7 @@ def check(st: State, ev: dict, live: bool = False) -> None:
     if ev.get("seq") != st.seq + 1:
         raise IllegalAction(f"expected seq {st.seq + 1}, got {ev.get('seq')!r}")
     kind = ev.get("type")
-    if st.phase == "over" and kind != "reveal":
+    if st.phase == "over" and kind not in ("reveal", "adjudicate"):
         raise IllegalAction("the game is over")
     if kind not in EVENTS:
         raise IllegalAction(f"unknown event type {kind!r}")

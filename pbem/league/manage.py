@@ -15,7 +15,7 @@ from ..engine import Rules
 from ..signing import Signer, secret_keys
 from ..store.addresses import AddressError, check_address
 from ..store.games import new_token, player_for
-from ..store.models import Confirmation, Entry, League, Outbox, Player, Season
+from ..store.models import Confirmation, Entry, Fixture, League, Outbox, Player, Season
 
 OPERATOR = "operator"  # the command line: may do what the organiser may
 ENTRY_KINDS = ("single", "pair")  # players with partners drawn per game; fixed partnerships
@@ -128,6 +128,19 @@ def get_league(s, league_id) -> League:
 def require_organiser(league: League, by) -> None:
     if by != OPERATOR and by != league.organiser_id:
         raise LeagueError(f"only the organiser of {league.name} may do that")
+
+
+def league_fixture(s, league_id, by, game_id) -> tuple[League, Fixture]:
+    """(the league, the game's fixture) for an organiser's action on one of its games:
+    LeagueError unless `by` is the organiser and the game is the league's."""
+    league = get_league(s, league_id)
+    require_organiser(league, by)
+    fixture = s.exec(select(Fixture).where(Fixture.game_id == game_id)).first() \
+        if isinstance(game_id, int) else None
+    season = s.get(Season, fixture.season_id) if fixture else None
+    if season is None or season.league_id != league.id:
+        raise LeagueError(f"game {game_id} is not a game of {league.name}")
+    return league, fixture
 
 
 def latest_season(s, league_id: int) -> Season:

@@ -14,8 +14,9 @@ from ..engine.acts import QUIET
 from ..notify import seat_names
 from ..store.models import Entry, Fixture, Game, League, Move, Player, Season, Seat
 from .manage import LeagueError, get_league
-from .results import game_result
+from .results import game_result, league_counts
 from .standings import elo, rating_table, standings
+from .verdicts import describe
 
 
 def seasons(s, league_id: int) -> list[Season]:
@@ -46,7 +47,8 @@ def season_standings(s, season: Season) -> list:
     league = s.get(League, season.league_id)
     sides = Rules.from_dict(league.rules).sides
     fixtures = fixtures_of(s, season)
-    results = [game_result(f, sides) for f in fixtures if f.status == "over"]
+    results = [r for f in fixtures if f.status == "over"
+               if (r := game_result(f, sides)) is not None]
     byes = Counter(f.seats[0] for f in fixtures if f.status == "bye")
     return standings({e.id: e.name for e in entries_of(s, season)}, results, byes)
 
@@ -67,8 +69,11 @@ def ratings(s, league: League) -> dict:
                                        .where(Season.league_id == league.id)).all()}
     by_player, by_pair = [], []
     for f in rated_fixtures(s, league):
+        counts = league_counts(f)
+        if counts is None:
+            continue  # struck by a ruling: to be replayed
         at = [[entries[f.seats[x]] for x in side] for side in sides]
-        result = (f.result["scores"], f.result["winner"])
+        result = (counts["scores"], counts["winner"])
         by_player.append(([sorted({p for e in side for p in _members(e)}) for side in at],
                           *result))
         if league.entry == "pair":
@@ -99,13 +104,23 @@ def fixtures(s, season: Season) -> list[dict]:
         if f.status == "bye":
             r["byes"].append(names[f.seats[0]])
             continue
-        res = f.result
+        res = league_counts(f) if f.result else None
+        ruling = (f.result or {}).get("ruling")
         r["tables"].append({
             "board": f.board, "game_id": f.game_id, "status": f.status,
+            "ruling": describe(ruling) if ruling else None,
             "sides": [{"names": _side_names(f, side, names),
                        "score": res["scores"][i] if res else None,
                        "won": bool(res) and res["winner"] == i} for i, side in enumerate(sides)]})
     return [rounds[k] for k in sorted(rounds)]
+
+
+def rulings(s, season: Season) -> list[dict]:
+    """The season's games the organiser ruled on, with the ruling in force and its reason:
+    the league table counts them so (pbem.league.verdicts)."""
+    return [{"game_id": f.game_id, "round": f.round, "board": f.board,
+             "ruling": describe(f.result["ruling"])}
+            for f in fixtures_of(s, season) if (f.result or {}).get("ruling")]
 
 
 def _side_names(fixture, side, names) -> list[str]:

@@ -8,6 +8,7 @@ from ..engine import score_pad
 from ..store.models import Fixture
 from ..store.models import now as utcnow
 from .standings import GameResult
+from .verdicts import counted
 
 
 def record(s, game, st) -> int | None:
@@ -35,8 +36,27 @@ def result_of(st) -> dict:
             "bags": bags, "nils": nils, "hands": st.hand_no, "resigned": st.resigned}
 
 
-def game_result(fixture: Fixture, sides) -> GameResult:
-    r = fixture.result
+def rule(s, game, st) -> None:
+    """An organiser's ruling was written: the fixture keeps the ruling in force beside the
+    result as played (pbem.league.verdicts)."""
+    fixture = s.exec(select(Fixture).where(Fixture.game_id == game.id)).first()
+    if fixture is None or fixture.result is None:
+        return
+    played = {k: v for k, v in fixture.result.items() if k != "ruling"}
+    fixture.result = dict(played, ruling=st.rulings[-1]) if st.rulings else played
+    s.add(fixture)
+
+
+def league_counts(fixture: Fixture) -> dict | None:
+    """The hook the standings and ratings read a game through: its result as the league
+    counts it, after any ruling; None when a ruling struck it (a replay)."""
+    return counted(fixture.result, fixture.result.get("ruling"))
+
+
+def game_result(fixture: Fixture, sides) -> GameResult | None:
+    r = league_counts(fixture)
+    if r is None:
+        return None
     return GameResult(game_id=fixture.game_id, seats=tuple(fixture.seats),
                       sides=tuple(tuple(x) for x in sides), scores=tuple(r["scores"]),
                       bags=tuple(r["bags"]), nils=tuple(tuple(x) for x in r["nils"]),

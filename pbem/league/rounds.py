@@ -64,11 +64,12 @@ def begin(store, league_id: int, by) -> Season:
 
 def open_next(store, season_id: int, today: date | None = None) -> list[int]:
     """If the season's round is done, open the next (or end the season); returns the new
-    round's game ids, not dealt yet. Does nothing while a game of the round is playing."""
+    round's game ids, not dealt yet. Does nothing while a game of the round is playing, nor
+    while the season is paused (the league tick opens it once resumed)."""
     today = today or utcnow().date()
     with store.session() as s:
         season = s.exec(select(Season).where(Season.id == season_id).with_for_update()).one()
-        if season.status != "running" or not _round_done(s, season):
+        if season.status != "running" or season.paused_at or not _round_done(s, season):
             return []
         league = s.get(League, season.league_id)
         draw = None

@@ -14,7 +14,7 @@ from ..play import Refused, hand_over, start
 from ..store.games import mailable
 from ..store.models import Entry, Fixture, Game, League, Player, Season
 from ..store.models import now as utcnow
-from .manage import OPERATOR, LeagueError, address, get_league, require_organiser
+from .manage import OPERATOR, LeagueError, address, league_fixture
 from .reports import stale_tables
 from .rounds import begin, open_next
 
@@ -44,12 +44,7 @@ def substitute(store, league_id: int, by, game_id: int, seat: int, who: str):
     """The organiser seats `who` (an address, or robot) in place of a player mid-game."""
     who = who.strip().lower() if who.strip().lower() == "robot" else address(who)
     with store.session() as s:
-        league = get_league(s, league_id)
-        require_organiser(league, by)
-        fixture = s.exec(select(Fixture).where(Fixture.game_id == game_id)).first()
-        season = s.get(Season, fixture.season_id) if fixture else None
-        if season is None or season.league_id != league.id:
-            raise LeagueError(f"game {game_id} is not a game of {league.name}")
+        league_fixture(s, league_id, by, game_id)
     try:
         return hand_over(store, game_id, seat, who, source="organiser")
     except Refused as e:

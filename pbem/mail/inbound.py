@@ -31,12 +31,13 @@ from .authres import verdict
 from .bounce import classify
 from .commands import ACCOUNT_COMMANDS, SEAT_COMMANDS, Context, did, help_text, run
 from .league_commands import LEAGUE_COMMANDS
+from .organiser_commands import ORGANISER_COMMANDS
 from .reader import Incoming, Unreadable, read
 
 log = logging.getLogger(__name__)
 
 MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
-ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS
+ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ORGANISER_COMMANDS
 STRANGERS = [c for c in ACCOUNT if c.strangers]
 
 

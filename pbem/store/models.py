@@ -36,6 +36,7 @@ class Game(SQLModel, table=True):
     first_dealer: int = 0
     created_by: int | None = Field(default=None, foreign_key="player.id")
     created: datetime = Field(default_factory=now)
+    paused_at: datetime | None = None  # its league paused it then: deadlines stand still
 
 
 class Seat(SQLModel, table=True):
@@ -115,6 +116,7 @@ class Deadline(SQLModel, table=True):
     state: str = Field(default="pending", max_length=10, index=True)  # pending firing done
     claimed_at: datetime | None = None  # cancelled
     result: str = Field(default="", max_length=60)
+    paused_at: datetime | None = None  # state "paused": due - paused_at is the time it has left
 
 
 class SeatClock(SQLModel, table=True):
@@ -181,6 +183,7 @@ class Season(SQLModel, table=True):
     status: str = Field(default="open", max_length=10)  # open (taking entries), running, over
     round: int = 0  # the round in play; 0 before the start
     rounds: int = 0  # how many rounds it has, fixed at the start
+    paused_at: datetime | None = None  # paused by its organiser since then (league.pause)
 
 
 class Entry(SQLModel, table=True):

@@ -19,6 +19,7 @@ from . import (
     live,
     newgame,
     newleague,
+    organiser_acts,
     pages,
     signin,
     table_acts,
@@ -43,7 +44,7 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     app.jinja_env.globals["signed_in"] = lambda: "player" in session  # the header's link
     for bp in (pages.bp, newgame.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp,
                leagues.bp, newleague.bp, league_api.bp, signin.bp, home.bp, live.bp,
-               table_acts.bp):
+               table_acts.bp, organiser_acts.bp):
         app.register_blueprint(bp)
     return app
 

@@ -44,6 +44,9 @@ def describe(league: League) -> str:
 def season_text(season: Season) -> str:
     if season.status == "open":
         return f"taking entries; starts {season.starts.isoformat()}"
+    if season.status == "running" and season.paused_at:
+        return f"paused since {season.paused_at:%Y-%m-%d}: round {season.round} of " \
+            f"{season.rounds}"
     if season.status == "running":
         return f"playing: round {season.round} of {season.rounds}"
     return f"over after {season.round} of {season.rounds} rounds"
@@ -99,7 +102,8 @@ def season_context(league_id: int, number: int | None) -> dict:
                 "entry_status": {e.id: e.status for e in entries},
                 "standings": reports.season_standings(s, sn),
                 "rounds": reports.fixtures(s, sn), "ratings": reports.ratings(s, lg),
-                "tie_breaks": TIE_BREAKS, "form": {}, "error": None}
+                "rulings": reports.rulings(s, sn), "tie_breaks": TIE_BREAKS, "form": {},
+                "error": None}
 
 
 # -- numbers and dates from a form ----------------------------------------------------------
@@ -229,6 +233,7 @@ def render_organiser(lg: League, notice=None, error=None, status=200):
         lg = s.get(League, lg.id)
         seasons = reports.seasons(s, lg.id)
         current = [_season_desk(s, sn) for sn in seasons if sn.status != "over"]
+        rulings = [dict(r, season=sn.number) for sn in seasons for r in reports.rulings(s, sn)]
     now = utcnow()
     stale = [dict(t, hours=(now - t["last_move"]) // timedelta(hours=1))
              for t in reports.stale_tables(store, lg, now)]
@@ -236,7 +241,7 @@ def render_organiser(lg: League, notice=None, error=None, status=200):
     body = render_template(
         "web/organiser.html", league=lg, format=describe(lg), seasons=seasons,
         season_text=season_text, current=current, notice=notice, error=error,
-        latest=seasons[-1], stale=stale,
+        latest=seasons[-1], stale=stale, rulings=rulings,
         join_url=f"{cfg.base_url}{url_for('leagues.join', join_token=lg.join_token)}",
         new_starts=starts.isoformat(), new_ends=(starts + timedelta(days=182)).isoformat())
     return body, status  # no-store and no Referer: pbem.web.guard, as for every key's page
@@ -267,7 +272,7 @@ def _season_desk(s, sn: Season) -> dict:
         "tables": [{"fixture": f, "seats": at.get(f.game_id, [])} for f in playing]}
 
 
-def _action(admin_token, act):
+def organiser_action(admin_token, act):
     """An organiser's POST: `act(league)` calls the service as the organiser and returns
     the notice; a refusal shows the page again with why (status 400), nothing changed."""
     lg = _by(League.admin_token, admin_token)
@@ -283,7 +288,7 @@ def start(admin_token):
     def act(lg):
         sn = seasons.start_season(data.store(), lg.id, lg.organiser_id)
         return f"Season {sn.number} has started: {sn.rounds} rounds; round 1 is dealt."
-    return _action(admin_token, act)
+    return organiser_action(admin_token, act)
 
 
 @bp.post("/o/<admin_token>/season")
@@ -293,7 +298,7 @@ def add_season(admin_token):
         sn = manage.add_season(data.store(), lg.id, lg.organiser_id,
                                day(f, "starts", "the first day"), day(f, "ends", "the last day"))
         return f"Season {sn.number} is added: it takes entries until {sn.starts.isoformat()}."
-    return _action(admin_token, act)
+    return organiser_action(admin_token, act)
 
 
 @bp.post("/o/<admin_token>/withdraw")
@@ -304,7 +309,7 @@ def withdraw(admin_token):
             raise LeagueError("choose an entry")
         entry = manage.withdraw(data.store(), lg.id, lg.organiser_id, entry_id)
         return f"{entry.name} is out."
-    return _action(admin_token, act)
+    return organiser_action(admin_token, act)
 
 
 @bp.post("/o/<admin_token>/substitute")
@@ -321,7 +326,7 @@ def substitute(admin_token):
         ev = seasons.substitute(data.store(), lg.id, lg.organiser_id, game_id, seat,
                                f.get("who", "")).events[0]
         return f"Game {game_id}, seat {seat}: {ev['in']} plays in place of {ev['out']}."
-    return _action(admin_token, act)
+    return organiser_action(admin_token, act)
 
 
 def _last_person(game_id: int, seat: int) -> bool:

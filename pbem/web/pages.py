@@ -7,6 +7,7 @@ from flask import Blueprint, abort, make_response, redirect, render_template, re
 from sqlmodel import select
 
 from ..engine import PRESETS, preset, score_pad
+from ..league.verdicts import describe
 from ..play import start
 from ..store.games import create_game, player_for
 from ..store.models import Seat
@@ -58,7 +59,8 @@ def pad_context(t) -> dict:
     p = score_pad(t.state)
     labels = side_labels(t.state, t.names)
     return {"t": t, "pad": p, "rows": pad_rows(p), "labels": labels,
-            "chart": score_svg(p, labels)}
+            "chart": score_svg(p, labels),  # the ruling in force: pbem.league.verdicts
+            "rulings": [describe(r) for r in t.state.rulings[-1:]]}
 
 
 @bp.post("/demo")

@@ -1,0 +1,82 @@
+"""The organiser's commands by mail to pbem@DOMAIN (issue 16), through the running SMTP
+handler: a ruling, more hours, a robot move, a reminder and a message, from the organiser's
+verified address only. A player, a forged organiser's mail (its domain disowns it) or a bad
+number gets the reason and changes nothing."""
+
+import pytest
+from mail_helpers import running, text
+from sqlmodel import select
+
+from pbem.league.manage import OPERATOR
+from pbem.league.seasons import start_season
+from pbem.store.models import Move
+from tests.league_helpers import ORGANISER, fixtures, league, play_out, snapshot, state
+
+MTA = "mx.pbem.test"
+
+
+@pytest.fixture
+def env(store, monkeypatch, tmp_path):
+    monkeypatch.setenv("PBEM_AUTHSERV_ID", MTA)
+    with running(store, monkeypatch, tmp_path) as e:
+        lid = league(store, players=8)
+        start_season(store, lid, OPERATOR)
+        e.replies()
+        e.lid = lid
+        yield e
+
+
+def _say(env, body, frm=ORGANISER, **headers):
+    assert env.send(env.mail(f"pbem@{env.domain}", body, frm=frm, **headers))[0] == 250
+    return [m for m in env.replies() if m["To"] == frm]
+
+
+def test_the_organiser_runs_the_tables_by_mail(env):
+    lid = env.lid
+    first, second = [f.game_id for f in fixtures(env.store, lid)][:2]
+    play_out(env.store, first)
+    env.replies()
+    st = state(env.store, second)
+    answers = _say(env, f"rule {lid} {first} replay: the deal was misread\n"
+                         f"more {lid} {second} 24\nremind {lid} {second}\n"
+                         f"robot {lid} {second}\nmessage {lid}: Round two opens on Monday.\n"
+                         f"pause {lid}\nresume {lid} season 1")
+    answer = next(m for m in answers if m["Subject"].startswith("Re:"))
+    copy = next(m for m in answers if "a message from the organiser" in m["Subject"])
+    assert "Round two opens on Monday." in text(copy)  # the organiser's own copy
+    body = text(answer)
+    for done in (f"rule: game {first}, ruling at move", f"more: game {second} has 24",
+                 f"remind: {len(st.to_act())} player(s)", "robot: the robot made the move",
+                 "message: mailed to 8 player(s)", f"pause: season(s) 1 of league {lid} paused",
+                 f"resume: season(s) 1 of league {lid} resumed"):
+        assert done in body, body
+    with env.store.session() as s:
+        assert s.exec(select(Move).where(Move.game_id == first,
+                                         Move.type == "adjudicate")).one().source == "mail"
+    assert state(env.store, second).seq > st.seq
+
+
+@pytest.mark.parametrize("frm,body,headers,why", [
+    ("p0@league.test", "more {lid} {game} 5", {}, "only the organiser"),
+    ("p0@league.test", "message {lid}: hello all", {}, "only the organiser"),
+    (ORGANISER, "more {lid} {game} 0", {}, "from 1 to"),
+    (ORGANISER, "more {lid} {game} 99999999999", {}, "write: more"),
+    (ORGANISER, "robot {lid} 999999", {}, "is not a game of"),
+    (ORGANISER, "remind {lid}", {}, "write: remind"),
+    (ORGANISER, "rule {lid} {game} win 1", {}, "write: rule"),
+    ("p0@league.test", "pause {lid}", {}, "only the organiser"),
+    (ORGANISER, "pause {lid} season", {}, "write: pause"),
+    (ORGANISER, "resume {lid}", {}, "no running season paused"),
+    (ORGANISER, "more {lid} {game} 5",
+     {"Authentication_Results": f"{MTA}; dmarc=fail (p=reject) header.from=league.test"},
+     "was not obeyed"),
+])
+def test_refused_by_mail_with_nothing_changed(env, frm, body, headers, why):
+    game = fixtures(env.store, env.lid)[0].game_id
+    before = snapshot(env.store)
+    answers = _say(env, body.format(lid=env.lid, game=game), frm=frm, **headers)
+    assert len(answers) == 1 and why in text(answers[0]), text(answers[0])
+    after = snapshot(env.store)
+    assert after["Outbox"] == before["Outbox"] + 1  # the answer only
+    assert {k: v for k, v in after.items() if k != "Outbox"} == \
+        {k: v for k, v in before.items() if k != "Outbox"}
