@@ -1,9 +1,12 @@
 """Reading a league for pages, mails and the command line: its seasons, the standings, the
 ratings, the fixtures and results, and the tables that have stopped moving. Nothing here
-writes. Standings and ratings are derived from the fixtures' results every time, so they
-can never disagree with the games."""
+writes. Standings, fixtures and ratings are derived from the fixtures' results and kept
+in a small cache in each process, keyed by each season's `version` and round (a result
+written, an entry withdrawn, a round opened change the key), so a view of a big league does
+not compute them again, and they can never disagree with the games."""
 
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func
@@ -13,9 +16,43 @@ from ..engine import Rules
 from ..engine.acts import QUIET
 from ..notify import seat_names
 from ..store.models import Entry, Fixture, Game, League, Move, Player, Season, Seat
+from .glicko import glicko2
 from .manage import LeagueError, get_league
 from .results import game_result
-from .standings import elo, rating_table, standings
+from .standings import elo, forfeiting, rating_table, reliability, standings, winner_after
+
+CACHED = 256  # views kept per process (a season's standings, fixtures; a league's ratings)
+_cache: OrderedDict = OrderedDict()
+_lock = threading.Lock()
+
+
+def _cached(key, compute):
+    """compute(), or its value kept under `key`: the key names every input that changes."""
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    value = compute()
+    with _lock:
+        _cache[key] = value
+        while len(_cache) > CACHED:
+            _cache.popitem(last=False)
+    return value
+
+
+def _season_key(season: Season) -> tuple | None:
+    """None while the season takes entries (they come and go without a version)."""
+    if season.status == "open":
+        return None
+    return season.id, season.version, season.round, season.status
+
+
+def _season_cached(s, what: str, season: Season, compute):
+    """The league's random seed keeps apart leagues of different databases that share ids."""
+    key = _season_key(season)
+    if key is None:
+        return compute()
+    return _cached((what, s.get(League, season.league_id).seed, *key), compute)
 
 
 def seasons(s, league_id: int) -> list[Season]:
@@ -43,42 +80,73 @@ def fixtures_of(s, season: Season) -> list[Fixture]:
 
 def season_standings(s, season: Season) -> list:
     """The league table (pbem.league.standings: the columns and tie-breaks)."""
+    return _season_cached(s, "standings", season, lambda: _tables(s, season)[0])
+
+
+def season_reliability(s, season: Season) -> list:
+    """Each entry's moves in time, timeouts and vacation days (pbem.league.standings)."""
+    return _season_cached(s, "reliability", season, lambda: _tables(s, season)[1])
+
+
+def _tables(s, season: Season) -> tuple[list, list]:
     league = s.get(League, season.league_id)
     sides = Rules.from_dict(league.rules).sides
     fixtures = fixtures_of(s, season)
     results = [game_result(f, sides) for f in fixtures if f.status == "over"]
     byes = Counter(f.seats[0] for f in fixtures if f.status == "bye")
-    return standings({e.id: e.name for e in entries_of(s, season)}, results, byes)
+    entries = entries_of(s, season)
+    names = {e.id: e.name for e in entries}
+    withdrawn = {e.id: e.games for e in entries if e.status == "withdrawn"}
+    return (standings(names, results, byes, league.timeout_forfeit, withdrawn),
+            reliability(names, results))
 
 
 def rated_fixtures(s, league: League) -> list[Fixture]:
-    """Every finished game of every season, in the order the games ended: ratings are
+    """Every finished game of every season that is rated (docs/leagues.md: not one a robot
+    or a substitute played most of a seat of), in the order the games ended: ratings are
     updated game by game in this order."""
-    return list(s.exec(select(Fixture).join(Season).where(
+    sides = Rules.from_dict(league.rules).sides
+    over = s.exec(select(Fixture).join(Season).where(
         Season.league_id == league.id, Fixture.status == "over")
-        .order_by(Fixture.finished, Fixture.id)).all())
+        .order_by(Fixture.finished, Fixture.id)).all()
+    return [f for f in over if game_result(f, sides).rated]
 
 
 def ratings(s, league: League) -> dict:
-    """Elo ratings over all the league's seasons: each player's, and in a league of fixed
-    partnerships each partnership's (the same two players, whatever the season)."""
+    """Elo and Glicko-2 ratings over all the league's seasons: each player's, and in a
+    league of fixed partnerships each partnership's (the same two players, whatever the
+    season)."""
+    key = ("ratings", league.seed, league.id, tuple(_season_key(x) for x in seasons(s, league.id)))
+    return _cached(key, lambda: _ratings(s, league))
+
+
+def _ratings(s, league: League) -> dict:
     sides = Rules.from_dict(league.rules).sides
     entries = {e.id: e for e in s.exec(select(Entry).join(Season)
                                        .where(Season.league_id == league.id)).all()}
     by_player, by_pair = [], []
     for f in rated_fixtures(s, league):
-        at = [[entries[f.seats[x]] for x in side] for side in sides]
-        result = (f.result["scores"], f.result["winner"])
+        r = game_result(f, sides)
+        at = [[entries[r.seats[x]] for x in side] for side in sides]
         by_player.append(([sorted({p for e in side for p in _members(e)}) for side in at],
-                          *result))
+                          r.scores, r.winner))
         if league.entry == "pair":
-            by_pair.append(([[_pair_key(side[0])] for side in at], *result))
+            by_pair.append(([[_pair_key(side[0])] for side in at], r.scores, r.winner))
     ids = {p for e in entries.values() for p in _members(e)}
     names = dict(s.exec(select(Player.id, Player.name).where(Player.id.in_(ids))).all())
     pairs = {_pair_key(e): e.name for e in sorted(entries.values(), key=lambda e: e.id)
              if e.partner_id}
-    return {"players": rating_table(elo(by_player), names),
-            "pairs": rating_table(elo(by_pair), pairs) if league.entry == "pair" else []}
+    return {"players": _both(by_player, names),
+            "pairs": _both(by_pair, pairs) if league.entry == "pair" else []}
+
+
+def _both(games: list, names: dict) -> list[dict]:
+    """The Elo table, each row with its Glicko-2 rating and deviation beside it."""
+    rows = rating_table(elo(games), names)
+    g = glicko2(games)
+    for row in rows:
+        row["glicko"], row["rd"] = round(g[row["id"]].rating, 1), round(g[row["id"]].rd, 1)
+    return rows
 
 
 def _members(entry: Entry) -> list[int]:
@@ -91,20 +159,29 @@ def _pair_key(entry: Entry) -> str:
 
 def fixtures(s, season: Season) -> list[dict]:
     """The season's rounds, each with its tables (names by side, game, result) and byes."""
+    return _season_cached(s, "fixtures", season, lambda: _fixtures(s, season))
+
+
+def _fixtures(s, season: Season) -> list[dict]:
     names = {e.id: e.name for e in entries_of(s, season)}
-    sides = Rules.from_dict(s.get(League, season.league_id).rules).sides
+    league = s.get(League, season.league_id)
+    sides = Rules.from_dict(league.rules).sides
     rounds: dict[int, dict] = {}
     for f in fixtures_of(s, season):
         r = rounds.setdefault(f.round, {"round": f.round, "tables": [], "byes": []})
         if f.status == "bye":
             r["byes"].append(names[f.seats[0]])
             continue
-        res = f.result
+        res = game_result(f, sides) if f.status == "over" else None
+        won = winner_after(res, league.timeout_forfeit) if res else None
+        out = forfeiting(res, league.timeout_forfeit) if res else set()
         r["tables"].append({
             "board": f.board, "game_id": f.game_id, "status": f.status,
+            "rated": res.rated if res else None,
             "sides": [{"names": _side_names(f, side, names),
-                       "score": res["scores"][i] if res else None,
-                       "won": bool(res) and res["winner"] == i} for i, side in enumerate(sides)]})
+                       "score": res.scores[i] if res else None,
+                       "won": won == i, "forfeit": i in out}
+                      for i, side in enumerate(sides)]})
     return [rounds[k] for k in sorted(rounds)]
 
 

@@ -98,6 +98,7 @@ def season_context(league_id: int, number: int | None) -> dict:
                 "seasons": reports.seasons(s, lg.id), "entries": entries,
                 "entry_status": {e.id: e.status for e in entries},
                 "standings": reports.season_standings(s, sn),
+                "reliability": reports.season_reliability(s, sn),
                 "rounds": reports.fixtures(s, sn), "ratings": reports.ratings(s, lg),
                 "tie_breaks": TIE_BREAKS, "form": {}, "error": None}
 
@@ -302,8 +303,9 @@ def withdraw(admin_token):
         entry_id = whole(request.form, "entry", "the entry")
         if entry_id is None:
             raise LeagueError("choose an entry")
-        entry = manage.withdraw(data.store(), lg.id, lg.organiser_id, entry_id)
-        return f"{entry.name} is out."
+        games = request.form.get("games", "stand")
+        entry = manage.withdraw(data.store(), lg.id, lg.organiser_id, entry_id, games)
+        return f"{entry.name} is out: its games {entry.games}."
     return _action(admin_token, act)
 
 
