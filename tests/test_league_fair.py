@@ -44,6 +44,15 @@ def row(table, entry):
     return next(r for r in table if r.entry == entry)
 
 
+def one_game_played(store) -> tuple[int, int]:
+    """A league of four pairs whose first game is over; returns it and an entry of that game."""
+    lid = league(store, players=8, entry="pair", pairing="round-robin")
+    seasons.start_season(store, lid, OPERATOR)
+    game = fixtures(store, lid)[0]
+    play_out(store, game.game_id)
+    return lid, game.seats[0]
+
+
 def table_of(store, lid):
     sn = season(store, lid)
     with store.reader() as s:
@@ -122,13 +131,13 @@ def test_a_withdrawn_entrys_games_stand_or_are_struck_for_everyone():
     kept = standings(entries, results, byes={1: 1}, withdrawn={1: STAND})
     assert [(r.rank, r.name, r.points) for r in kept] == [
         (1, "Ants", 3), (2, "Cats", 1), (3, "Bees", 0)]
-    assert row(kept, 1).note == "withdrawn: games stand"
+    assert row(kept, 1).note == "games stand"
     struck = standings(entries, results, byes={1: 1}, withdrawn={1: STRUCK})
     # only game 2 is left: Cats 1-0, for 450 against 200; Ants listed last, unranked, empty
     assert [(r.rank, r.name, r.played, r.points) for r in struck] == [
         (1, "Cats", 1, 1), (2, "Bees", 1, 0), (0, "Ants", 0, 0)]
     assert (row(struck, 3).points_for, row(struck, 3).points_against) == (450, 200)
-    assert row(struck, 1).note == "withdrawn: games struck"
+    assert row(struck, 1).note == "games struck"
 
 
 def test_reliability_sums_each_entrys_seats():
@@ -167,11 +176,7 @@ def test_a_written_result_refreshes_the_cached_standings_and_ratings(store):
 
 
 def test_struck_withdrawal_is_the_organisers_choice_and_shows_at_once(store):
-    lid = league(store, players=8, entry="pair", pairing="round-robin")
-    seasons.start_season(store, lid, OPERATOR)
-    game = fixtures(store, lid)[0]
-    play_out(store, game.game_id)
-    gone = game.seats[0]
+    lid, gone = one_game_played(store)
     with store.session() as s:
         player = s.get(Entry, gone).player_id
     assert row(table_of(store, lid), gone).played == 1
@@ -245,3 +250,21 @@ def test_the_league_page_shows_forfeits_reliability_and_both_ratings(store, clie
     page = client.get(f"/l/{lid}/s/{number}").get_data(as_text=True)
     assert 'aria-label="Reliability"' in page and "Glicko-2" in page and "Forfeits" in page
     assert page.count('class="reliability"') == 4
+
+
+def test_the_organiser_strikes_a_withdrawn_entrys_games_from_the_web(store, client):
+    from tests.test_web_leagues import post, refused, rows
+
+    lid, gone = one_game_played(store)
+    with store.session() as s:
+        lg = s.get(League, lid)
+        name = s.get(Entry, gone).name
+    o = f"/o/{lg.admin_token}"
+    refused(client, f"{o}/withdraw", "games stand or are struck", store, entry=str(gone),
+            games="erased")
+    r = post(client, f"{o}/withdraw", entry=str(gone), games="struck")
+    assert r.status_code == 200 and "Its games are struck" in r.text
+    page = client.get(f"/l/{lid}/s/1").get_data(as_text=True)
+    table = rows(page, "standing")
+    assert table[-1][:3] == ["–", f"{name} (withdrawn): games struck", "0"]
+    assert all(cells[2] == "0" for cells in table)  # nobody's game against it counts

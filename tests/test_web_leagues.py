@@ -506,17 +506,18 @@ def _check_season_page(app, store, client, lid, number):
     shown = rows(r.text, "standing")
     assert len(shown) == len(table) and table
     for cells, row in zip(shown, table, strict=True):
-        mark = " (withdrawn)" if status[row.entry] == "withdrawn" else ""
+        mark = f" (withdrawn): {row.note}" if status[row.entry] == "withdrawn" else ""
         assert cells == [str(x) for x in (
-            row.rank, row.name + mark, row.played, row.won, row.lost, row.byes, row.points,
-            row.points_for, row.points_against, row.diff, row.bags, row.nils_made,
-            row.nils_failed)]
+            row.rank or "–", row.name + mark, row.played, row.won, row.lost, row.byes,
+            row.points, row.points_for, row.points_against, row.diff, row.bags,
+            row.nils_made, row.nils_failed, row.forfeits)]
     assert "then points difference, then points for, then fewer bags" in r.text
     tables = [t for rnd in rounds_ for t in rnd["tables"]]
     shown = rows(r.text, "fixture")
     assert len(shown) == len(tables)
     for cells, t in zip(shown, tables, strict=True):
-        assert cells[0] == str(t["board"]) and cells[3] == f"game {t['game_id']}"
+        unrated = " (not rated)" if t["rated"] is False else ""
+        assert cells[0] == str(t["board"]) and cells[3] == f"game {t['game_id']}{unrated}"
         for side in t["sides"]:
             assert " & ".join(side["names"]) in cells[1]
             assert (" & ".join(side["names"]) + " (won)" in cells[1]) == side["won"]
@@ -528,10 +529,12 @@ def _check_season_page(app, store, client, lid, number):
     for rnd in rounds_:
         if rnd["byes"]:
             assert f"Bye (counts as a win): {', '.join(rnd['byes'])}" in html.unescape(r.text)
-    assert rows(r.text, "rating") == [[x["name"], f"{x['rating']:.1f}", str(x["games"])]
-                                      for x in rated["players"]]
-    assert rows(r.text, "pair-rating") == [[x["name"], f"{x['rating']:.1f}", str(x["games"])]
-                                           for x in rated["pairs"]]
+    def shown_rating(x):
+        return [x["name"], f"{x['rating']:.1f}", f"{x['glicko']:.1f} ± {x['rd']:.1f}",
+                str(x["games"])]
+
+    assert rows(r.text, "rating") == [shown_rating(x) for x in rated["players"]]
+    assert rows(r.text, "pair-rating") == [shown_rating(x) for x in rated["pairs"]]
     public_checks(app, store, r.text)
 
     js = client.get(f"/api/l/{lid}/s/{number}").get_json()

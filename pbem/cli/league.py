@@ -132,7 +132,7 @@ def league_show(league_id, number, as_json):
     click.echo(f"{'#':>3} {'entry':>5} {'name':<24} {'P':>3} {'W':>3} {'L':>3} {'bye':>3} "
                f"{'pts':>4} {'for':>6} {'agst':>6} {'diff':>6} {'bags':>4} nils")
     for r in table:
-        out = f" ({r.note})" if r.note else ""
+        out = f" (withdrawn: {r.note})" if r.note else ""
         click.echo(f"{r.rank:>3} {r.entry:>5} {r.name[:24]:<24} {r.played:>3} {r.won:>3} "
                    f"{r.lost:>3} {r.byes:>3} {r.points:>4} {r.points_for:>6} "
                    f"{r.points_against:>6} {r.diff:>6} {r.bags:>4} "
@@ -195,7 +195,7 @@ def league_withdraw(league_id, entry_id, strike):
     """Take an entry out (its number is in `pbem league show`)."""
     games = "struck" if strike else "stand"
     entry = _refused(withdraw, open_store(), league_id, OPERATOR, entry_id, games)
-    click.echo(f"{entry.name} is out; its games {games}")
+    click.echo(f"{entry.name} is out" + ("; its games are struck" if strike else ""))
 
 
 @league_group.command("substitute")

@@ -19,7 +19,15 @@ from ..store.models import Entry, Fixture, Game, League, Move, Player, Season, S
 from .glicko import glicko2
 from .manage import LeagueError, get_league
 from .results import game_result
-from .standings import elo, forfeiting, rating_table, reliability, standings, winner_after
+from .standings import (
+    GameResult,
+    elo,
+    forfeiting,
+    rating_table,
+    reliability,
+    standings,
+    winner_after,
+)
 
 CACHED = 256  # views kept per process (a season's standings, fixtures; a league's ratings)
 _cache: OrderedDict = OrderedDict()
@@ -78,14 +86,23 @@ def fixtures_of(s, season: Season) -> list[Fixture]:
                        .order_by(Fixture.round, Fixture.board)).all())
 
 
+def view(s, what: str, league: League, season: Season, compute):
+    """compute(), kept while neither the season nor the league's ratings change: for a
+    whole rendered view of a season (its page)."""
+    key = _season_key(season)
+    if key is None:
+        return compute()
+    return _cached((what, league.seed, key, _ratings_key(s, league)), compute)
+
+
 def season_standings(s, season: Season) -> list:
     """The league table (pbem.league.standings: the columns and tie-breaks)."""
-    return _season_cached(s, "standings", season, lambda: _tables(s, season)[0])
+    return _season_cached(s, "tables", season, lambda: _tables(s, season))[0]
 
 
 def season_reliability(s, season: Season) -> list:
     """Each entry's moves in time, timeouts and vacation days (pbem.league.standings)."""
-    return _season_cached(s, "reliability", season, lambda: _tables(s, season)[1])
+    return _season_cached(s, "tables", season, lambda: _tables(s, season))[1]
 
 
 def _tables(s, season: Season) -> tuple[list, list]:
@@ -105,19 +122,27 @@ def rated_fixtures(s, league: League) -> list[Fixture]:
     """Every finished game of every season that is rated (docs/leagues.md: not one a robot
     or a substitute played most of a seat of), in the order the games ended: ratings are
     updated game by game in this order."""
+    return [f for f, _ in _rated(s, league)]
+
+
+def _rated(s, league: League) -> list[tuple[Fixture, GameResult]]:
     sides = Rules.from_dict(league.rules).sides
     over = s.exec(select(Fixture).join(Season).where(
         Season.league_id == league.id, Fixture.status == "over")
         .order_by(Fixture.finished, Fixture.id)).all()
-    return [f for f in over if game_result(f, sides).rated]
+    return [(f, r) for f, r in ((f, game_result(f, sides)) for f in over) if r.rated]
 
 
 def ratings(s, league: League) -> dict:
     """Elo and Glicko-2 ratings over all the league's seasons: each player's, and in a
     league of fixed partnerships each partnership's (the same two players, whatever the
     season)."""
-    key = ("ratings", league.seed, league.id, tuple(_season_key(x) for x in seasons(s, league.id)))
-    return _cached(key, lambda: _ratings(s, league))
+    return _cached(("ratings", league.seed, _ratings_key(s, league)),
+                   lambda: _ratings(s, league))
+
+
+def _ratings_key(s, league: League) -> tuple:
+    return tuple(_season_key(x) for x in seasons(s, league.id))
 
 
 def _ratings(s, league: League) -> dict:
@@ -125,8 +150,7 @@ def _ratings(s, league: League) -> dict:
     entries = {e.id: e for e in s.exec(select(Entry).join(Season)
                                        .where(Season.league_id == league.id)).all()}
     by_player, by_pair = [], []
-    for f in rated_fixtures(s, league):
-        r = game_result(f, sides)
+    for _, r in _rated(s, league):
         at = [[entries[r.seats[x]] for x in side] for side in sides]
         by_player.append(([sorted({p for e in side for p in _members(e)}) for side in at],
                           r.scores, r.winner))

@@ -12,11 +12,15 @@ For each game, each side, and each distinct entry seated on that side:
 - points for: the side's final score;
 - points against: the best final score among the other sides (with two sides, simply the
   opponents' score);
-- bags: the bags the side took over the whole game;
+- bags: the bags the side's hands counted over the whole game (overtricks, and a failed
+  nil's tricks where the rules make them bags: docs/leagues.md);
 - nils made and failed: those of the seats the entry holds (a partnership: both its seats;
   an individual: its own seat).
 
 A partnership counts each game once, not once per seat.
+
+With `forfeit_after` set, a side whose seats timed out that often in the game loses it
+(`winner_after`). A withdrawn entry's games either stand or are struck (for everyone).
 
 points = won + byes: a bye (a round sat out) counts as a win, as in Swiss tournaments.
 diff = points for - points against.
@@ -93,7 +97,7 @@ class Row:
     nils_made: int
     nils_failed: int
     forfeits: int = 0  # games lost by timeouts (the league's `timeout_forfeit`)
-    note: str = ""  # a withdrawn entry: whether its games stand or are struck
+    note: str = ""  # a withdrawn entry: "games stand" or "games struck"
 
 
 @dataclass(frozen=True)
@@ -150,7 +154,7 @@ def standings(entries: dict[int, str], results: Iterable[GameResult],
         [r for r in rows if r.entry in struck]
 
 
-_NOTES = {STAND: "withdrawn: games stand", STRUCK: "withdrawn: games struck"}
+_NOTES = {STAND: "games stand", STRUCK: "games struck"}
 
 
 def forfeiting(r: GameResult, forfeit_after: int | None) -> set[int]:
