@@ -22,7 +22,7 @@ from sqlmodel import select
 from pbem.league import seasons
 from pbem.league.manage import OPERATOR, add_season, join, withdraw
 from pbem.league.reports import fixtures as report_fixtures
-from pbem.league.reports import ratings, season_standings
+from pbem.league.reports import ratings, season_reliability, season_standings
 from pbem.store.models import Entry, Fixture, League, Outbox, Player, Season, Seat
 from tests.league_helpers import (
     ONE_HAND,
@@ -499,6 +499,7 @@ def _check_season_page(app, store, client, lid, number):
         table = season_standings(s, sn)
         rounds_ = report_fixtures(s, sn)
         rated = ratings(s, lg)
+        reliable = season_reliability(s, sn)
         status = {e.id: e.status for e in s.exec(select(Entry).where(
             Entry.season_id == sn.id))}
     r = client.get(f"/l/{lid}/s/{number}")
@@ -540,6 +541,8 @@ def _check_season_page(app, store, client, lid, number):
     js = client.get(f"/api/l/{lid}/s/{number}").get_json()
     assert js["standings"] == [dict(asdict(row), status=status[row.entry]) for row in table]
     assert js["fixtures"] == json.loads(json.dumps(rounds_))
+    assert [(x["name"], x["moves"], x["timeouts"]) for x in js["reliability"]] == [
+        (x.name, x.moves, x.timeouts) for x in reliable]
     assert js["ratings"] == json.loads(json.dumps(rated))
     assert (js["number"], js["status"], js["round"], js["rounds"]) == \
         (sn.number, sn.status, sn.round, sn.rounds)

@@ -80,9 +80,10 @@ def result_of(st) -> dict:
             "bags": bags, "nils": nils, "hands": st.hand_no, "resigned": st.resigned}
 
 
-def game_result(fixture: Fixture, sides) -> GameResult:
-    """The result as the standings and ratings count it. Results written before the seat
-    record was kept count as rated, with no timeouts."""
+def game_result(fixture, sides) -> GameResult:
+    """The result as the standings and ratings count it, from a finished Fixture (or a row
+    of its game_id, seats and result). Results written before the seat record was kept
+    count as rated, with no timeouts."""
     r = fixture.result
     n = len(fixture.seats)
     return GameResult(game_id=fixture.game_id, seats=tuple(fixture.seats),
