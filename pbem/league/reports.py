@@ -29,7 +29,7 @@ from .standings import (
     winner_after,
 )
 
-CACHED = 256  # views kept per process (a season's standings, fixtures; a league's ratings)
+CACHED = 32  # views kept per process (a big season's fixtures and page are megabytes)
 _cache: OrderedDict = OrderedDict()
 _lock = threading.Lock()
 
