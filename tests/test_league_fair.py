@@ -10,14 +10,14 @@ from sqlmodel import select
 
 from pbem import clock
 from pbem.engine import choose, view
-from pbem.league import seasons
+from pbem.league import reports, results, seasons
 from pbem.league.glicko import Glicko, glicko2, update
 from pbem.league.manage import OPERATOR, LeagueError, withdraw
 from pbem.league.reports import fixtures as fixture_table
 from pbem.league.reports import ratings, season_reliability, season_standings
-from pbem.league.standings import STAND, STRUCK, GameResult, reliability, standings
+from pbem.league.standings import STAND, STRUCK, GameResult, elo, reliability, standings
 from pbem.play import submit
-from pbem.store.models import Entry, League, Season
+from pbem.store.models import Entry, Fixture, League, Season
 from pbem.store.models import now as utcnow
 from tests.league_helpers import (
     fixtures,
@@ -268,3 +268,39 @@ def test_the_organiser_strikes_a_withdrawn_entrys_games_from_the_web(store, clie
     table = rows(page, "standing")
     assert table[-1][:3] == ["–", f"{name} (withdrawn): games struck", "0"]
     assert all(cells[2] == "0" for cells in table)  # nobody's game against it counts
+
+
+def test_ratings_resume_from_earlier_ratings_as_if_computed_at_once():
+    first = [([["ann"], ["bob"]], [500, 300], 0), ([["bob", "cy"], ["ann", "dee"]], [1, 2], 1)]
+    then = [([["cy"], ["ann"], ["bob"]], [300, 300, 100], 2)]
+    assert elo(then, before=elo(first)) == elo(first + then)
+    assert glicko2(then, before=glicko2(first)) == glicko2(first + then)
+
+
+def test_ratings_fold_in_new_games_and_start_again_when_an_old_result_changes(store):
+    lid = league(store, players=8, entry="pair", pairing="round-robin")
+    seasons.start_season(store, lid, OPERATOR)
+    first, second = fixtures(store, lid)[:2]
+
+    def rated():
+        with store.reader() as s:
+            return ratings(s, s.get(League, lid))
+
+    def afresh():
+        reports._cache.clear()
+        reports._folds.clear()
+        return rated()
+
+    play_out(store, first.game_id)
+    rated()  # the fold now holds the first game
+    play_out(store, second.game_id)
+    assert rated() == afresh() and all(x["games"] == 1 for x in rated()["players"])
+    old = rated()
+    with store.session() as s:  # an earlier result changes (as a ruling would), and says so
+        f = s.get(Fixture, first.id)
+        f.result = dict(f.result, winner=1 - f.result["winner"])
+        s.add(f)
+        results.changed(s, f.season_id)
+        s.commit()
+    changed = rated()
+    assert changed != old and changed == afresh()  # the fold did not keep the old result

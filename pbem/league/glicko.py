@@ -15,7 +15,7 @@ game is its own period for those who play it, taken in the order the games ended
 """
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .standings import RatedGame, check_rated_game, outcome, places
@@ -89,9 +89,11 @@ def _volatility(phi: float, sigma: float, v: float, delta: float, tau: float) ->
     return math.exp(big_a / 2)
 
 
-def glicko2(games: Iterable[RatedGame]) -> dict[Hashable, Glicko]:
-    """Ratings after `games`, each (sides, scores, winner), in the order they finished."""
-    rating: dict[Hashable, Glicko] = {}
+def glicko2(games: Iterable[RatedGame],
+            before: Mapping[Hashable, Glicko] | None = None) -> dict[Hashable, Glicko]:
+    """Ratings after `games`, each (sides, scores, winner), in the order they finished,
+    from the ratings `before` them (none: everyone new)."""
+    rating: dict[Hashable, Glicko] = dict(before or {})
     for sides, scores, winner in games:
         members = [list(dict.fromkeys(side)) for side in sides]
         check_rated_game(members, scores, winner)

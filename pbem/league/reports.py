@@ -170,14 +170,29 @@ def _ratings(s, league: League) -> dict:
     names = dict(s.exec(select(Player.id, Player.name).where(Player.id.in_(ids))).all())
     pairs = {_pair_key(e): e.name for e in sorted(entries.values(), key=lambda e: e.id)
              if e.partner_id}
-    return {"players": _both(by_player, names),
-            "pairs": _both(by_pair, pairs) if league.entry == "pair" else []}
+    return {"players": _both((league.seed, "players"), by_player, names),
+            "pairs": _both((league.seed, "pairs"), by_pair, pairs)
+            if league.entry == "pair" else []}
 
 
-def _both(games: list, names: dict) -> list[dict]:
-    """The Elo table, each row with its Glicko-2 rating and deviation beside it."""
-    rows = rating_table(elo(games), names)
-    g = glicko2(games)
+_folds: OrderedDict = OrderedDict()  # (seed, whom) -> (games, Elo, Glicko-2) last rated
+
+
+def _both(key: tuple, games: list, names: dict) -> list[dict]:
+    """The Elo table, each row with its Glicko-2 rating and deviation beside it. Ratings
+    are a fold over the games in order: when the games last rated here are, unchanged, the
+    start of these, only the new games are folded in."""
+    with _lock:
+        done, e, g = _folds.get(key, ([], {}, {}))
+    if done != games[:len(done)]:
+        done, e, g = [], {}, {}
+    e, g = elo(games[len(done):], before=e), glicko2(games[len(done):], before=g)
+    with _lock:
+        _folds[key] = (games, e, g)
+        _folds.move_to_end(key)
+        while len(_folds) > CACHED:
+            _folds.popitem(last=False)
+    rows = rating_table(e, names)
     for row in rows:
         row["glicko"], row["rd"] = round(g[row["id"]].rating, 1), round(g[row["id"]].rd, 1)
     return rows

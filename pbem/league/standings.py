@@ -284,12 +284,13 @@ def reliability(entries: dict[int, str], results: Iterable[GameResult]) -> list[
 RatedGame = tuple[Sequence[Sequence[Hashable]], Sequence[int], int]
 
 
-def elo(games: Iterable[RatedGame], start: float = 1500.0,
-        k: float = 32.0) -> dict[Hashable, Rating]:
+def elo(games: Iterable[RatedGame], start: float = 1500.0, k: float = 32.0,
+        before: Mapping[Hashable, Rating] | None = None) -> dict[Hashable, Rating]:
     """Ratings after `games`, each (sides, scores, winner), taken in the order given: the
-    order the games finished. Returns every id seen."""
-    rating: dict[Hashable, float] = {}
-    played: dict[Hashable, int] = {}
+    order the games finished, from the ratings `before` them (none: everyone new). Returns
+    every id seen."""
+    rating = {who: r.rating for who, r in (before or {}).items()}
+    played = {who: r.games for who, r in (before or {}).items()}
     for sides, scores, winner in games:
         members = [list(dict.fromkeys(side)) for side in sides]
         check_rated_game(members, scores, winner)
