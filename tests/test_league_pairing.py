@@ -430,3 +430,23 @@ def test_each_individual_lands_in_every_seat(sides):
 def test_seat_entries_refuses_a_mismatch(table, sides, pairs, message):
     with pytest.raises(ValueError, match=message):
         seat_entries(table, sides, pairs, random.Random(0))
+
+
+def test_swiss_tables_of_four_swap_out_a_rematch_the_greedy_fill_leaves():
+    met = Counter(frozenset(p) for p in ((0, 2), (0, 4), (0, 6), (1, 2), (1, 6), (3, 6),
+                                         (4, 7)))
+    # filled greedily, 0 1 3 5 is clean but 2 4 6 7 holds 4-7; swapping 5 and 7 clears it
+    rnd = swiss(list(range(8)), 4, met, Counter())
+    assert [sorted(t) for t in rnd.tables] == [[0, 1, 3, 7], [2, 4, 5, 6]]
+    assert not any(met[frozenset(p)] for t in rnd.tables for p in combinations(t, 2))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_swiss_season_of_24_at_tables_of_4_has_no_rematch_for_three_rounds(seed):
+    rng = random.Random(seed)
+    ranked, met = list(range(24)), Counter()
+    for _ in range(3):
+        rnd = swiss(ranked, 4, met, Counter())
+        assert not any(met[frozenset(p)] for t in rnd.tables for p in combinations(t, 2))
+        met.update(meetings([rnd]))
+        rng.shuffle(ranked)  # any standings at all

@@ -22,7 +22,7 @@ from sqlmodel import select
 from pbem.league import seasons
 from pbem.league.manage import OPERATOR, add_season, join, withdraw
 from pbem.league.reports import fixtures as report_fixtures
-from pbem.league.reports import ratings, season_standings
+from pbem.league.reports import ratings, season_reliability, season_standings
 from pbem.store.models import Entry, Fixture, League, Move, Outbox, Player, Season, Seat
 from tests.league_helpers import (
     ONE_HAND,
@@ -502,6 +502,7 @@ def _check_season_page(app, store, client, lid, number):
         table = season_standings(s, sn)
         rounds_ = report_fixtures(s, sn)
         rated = ratings(s, lg)
+        reliable = season_reliability(s, sn)
         status = {e.id: e.status for e in s.exec(select(Entry).where(
             Entry.season_id == sn.id))}
     r = client.get(f"/l/{lid}/s/{number}")
@@ -509,17 +510,18 @@ def _check_season_page(app, store, client, lid, number):
     shown = rows(r.text, "standing")
     assert len(shown) == len(table) and table
     for cells, row in zip(shown, table, strict=True):
-        mark = " (withdrawn)" if status[row.entry] == "withdrawn" else ""
+        mark = f" (withdrawn): {row.note}" if status[row.entry] == "withdrawn" else ""
         assert cells == [str(x) for x in (
-            row.rank, row.name + mark, row.played, row.won, row.lost, row.byes, row.points,
-            row.points_for, row.points_against, row.diff, row.bags, row.nils_made,
-            row.nils_failed)]
+            row.rank or "–", row.name + mark, row.played, row.won, row.lost, row.byes,
+            row.points, row.points_for, row.points_against, row.diff, row.bags,
+            row.nils_made, row.nils_failed, row.forfeits)]
     assert "then points difference, then points for, then fewer bags" in r.text
     tables = [t for rnd in rounds_ for t in rnd["tables"]]
     shown = rows(r.text, "fixture")
     assert len(shown) == len(tables)
     for cells, t in zip(shown, tables, strict=True):
-        assert cells[0] == str(t["board"]) and cells[3] == f"game {t['game_id']}"
+        unrated = " (not rated)" if t["rated"] is False else ""
+        assert cells[0] == str(t["board"]) and cells[3] == f"game {t['game_id']}{unrated}"
         for side in t["sides"]:
             assert " & ".join(side["names"]) in cells[1]
             assert (" & ".join(side["names"]) + " (won)" in cells[1]) == side["won"]
@@ -531,15 +533,19 @@ def _check_season_page(app, store, client, lid, number):
     for rnd in rounds_:
         if rnd["byes"]:
             assert f"Bye (counts as a win): {', '.join(rnd['byes'])}" in html.unescape(r.text)
-    assert rows(r.text, "rating") == [[x["name"], f"{x['rating']:.1f}", str(x["games"])]
-                                      for x in rated["players"]]
-    assert rows(r.text, "pair-rating") == [[x["name"], f"{x['rating']:.1f}", str(x["games"])]
-                                           for x in rated["pairs"]]
+    def shown_rating(x):
+        return [x["name"], f"{x['rating']:.1f}", f"{x['glicko']:.1f} ± {x['rd']:.1f}",
+                str(x["games"])]
+
+    assert rows(r.text, "rating") == [shown_rating(x) for x in rated["players"]]
+    assert rows(r.text, "pair-rating") == [shown_rating(x) for x in rated["pairs"]]
     public_checks(app, store, r.text)
 
     js = client.get(f"/api/l/{lid}/s/{number}").get_json()
     assert js["standings"] == [dict(asdict(row), status=status[row.entry]) for row in table]
     assert js["fixtures"] == json.loads(json.dumps(rounds_))
+    assert [(x["name"], x["moves"], x["timeouts"]) for x in js["reliability"]] == [
+        (x.name, x.moves, x.timeouts) for x in reliable]
     assert js["ratings"] == json.loads(json.dumps(rated))
     assert (js["number"], js["status"], js["round"], js["rounds"]) == \
         (sn.number, sn.status, sn.round, sn.rounds)

@@ -27,7 +27,7 @@ from ..league.manage import (
     withdraw,
 )
 from ..league.pause import pause, resume
-from ..league.reports import entries_of, fixtures, ratings, season_of, season_standings
+from ..league.reports import fixtures, ratings, season_of, season_standings
 from ..league.seasons import start_season, substitute
 from ..league.verdicts import describe as describe_ruling
 from .common import (
@@ -74,9 +74,11 @@ def league_group():
 @click.option("--ends", type=DAY, help="No round starts after this day (default: 6 months on).")
 @click.option("--stale-hours", type=click.IntRange(min=1), default=168, show_default=True,
               help="A table this long without a move is flagged to the organiser.")
+@click.option("--timeout-forfeit", type=click.IntRange(min=1), help="A side whose seats time "
+              "out this many times in one game loses it in the league table.")
 @time_control_options
 def league_new(name, organiser, rules_name, options, entries, pairing, rounds, max_entries,
-               starts, ends, stale_hours, **clock_options):
+               starts, ends, stale_hours, timeout_forfeit, **clock_options):
     """Create a league and its first season (taking entries until it starts). Prints the
     organiser's page and the join link (the organiser is mailed both)."""
     from ..config import load
@@ -86,7 +88,8 @@ def league_new(name, organiser, rules_name, options, entries, pairing, rounds, m
                       build_rules(rules_name, options), starts,
                       _day(ends) or starts + timedelta(days=182), entry=entries,
                       pairing=pairing, time_control=time_control(**clock_options, league=True),
-                      rounds=rounds, max_entries=max_entries, stale_hours=stale_hours)
+                      rounds=rounds, max_entries=max_entries, stale_hours=stale_hours,
+                      timeout_forfeit=timeout_forfeit)
     base = load().base_url
     click.echo(f"league {league.id}: {league.name}")
     click.echo(f"  organiser's page: {base}/o/{league.admin_token}")
@@ -121,7 +124,7 @@ def league_show(league_id, number, as_json):
         season = _refused(season_of, s, league_id, number) if number else \
             latest_season(s, league_id)
         table = season_standings(s, season)
-        rounds, rated, entries = fixtures(s, season), ratings(s, league), entries_of(s, season)
+        rounds, rated = fixtures(s, season), ratings(s, league)
     if as_json:
         click.echo(json.dumps({"league": league_id, "season": season.number,
                                "status": season.status, "round": season.round,
@@ -129,13 +132,12 @@ def league_show(league_id, number, as_json):
                                "standings": [asdict(r) for r in table], "fixtures": rounds,
                                "ratings": rated}, indent=2))
         return
-    status = {e.id: e.status for e in entries}
     click.echo(f"{league.name}, season {season.number} ({season.status}, round "
                f"{season.round} of {season.rounds or '?'}; {season.starts} to {season.ends})")
     click.echo(f"{'#':>3} {'entry':>5} {'name':<24} {'P':>3} {'W':>3} {'L':>3} {'bye':>3} "
                f"{'pts':>4} {'for':>6} {'agst':>6} {'diff':>6} {'bags':>4} nils")
     for r in table:
-        out = " (withdrawn)" if status.get(r.entry) == "withdrawn" else ""
+        out = f" (withdrawn: {r.note})" if r.note else ""
         click.echo(f"{r.rank:>3} {r.entry:>5} {r.name[:24]:<24} {r.played:>3} {r.won:>3} "
                    f"{r.lost:>3} {r.byes:>3} {r.points:>4} {r.points_for:>6} "
                    f"{r.points_against:>6} {r.diff:>6} {r.bags:>4} "
@@ -192,10 +194,13 @@ def league_season(league_id, starts, ends):
 @league_group.command("withdraw")
 @click.argument("league_id", metavar="LEAGUE", type=int)
 @click.argument("entry_id", metavar="ENTRY", type=int)
-def league_withdraw(league_id, entry_id):
+@click.option("--strike", is_flag=True, help="Strike its games from the league table (for "
+              "everyone); by default they stand.")
+def league_withdraw(league_id, entry_id, strike):
     """Take an entry out (its number is in `pbem league show`)."""
-    entry = _refused(withdraw, open_store(), league_id, OPERATOR, entry_id)
-    click.echo(f"{entry.name} is out")
+    games = "struck" if strike else "stand"
+    entry = _refused(withdraw, open_store(), league_id, OPERATOR, entry_id, games)
+    click.echo(f"{entry.name} is out" + ("; its games are struck" if strike else ""))
 
 
 @league_group.command("substitute")

@@ -35,7 +35,7 @@ def export_league(store, league_id: int, whole: bool = False) -> dict[str, str]:
                              "pairing": league.pairing, "organiser": emails[league.organiser_id]},
                   "seasons": [_season(s, season, emails) for season in seasons(s, league.id)],
                   "ratings": ratings(s, league),
-                  "rating_order": [f.game_id for f in rated_fixtures(s, league)]}
+                  "rating_order": rated_fixtures(s, league)}
     games = [t["game"] for season in record["seasons"] for t in season["tables"]]
     files = {log_name(gid): export(store, gid, whole) for gid in games}
     files["league.json"] = json.dumps(record, indent=2, default=str) + "\n"

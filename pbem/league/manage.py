@@ -16,6 +16,7 @@ from ..signing import Signer, secret_keys
 from ..store.addresses import AddressError, check_address
 from ..store.games import new_token, player_for
 from ..store.models import Confirmation, Entry, Fixture, League, Outbox, Player, Season
+from .results import changed
 
 OPERATOR = "operator"  # the command line: may do what the organiser may
 ENTRY_KINDS = ("single", "pair")  # players with partners drawn per game; fixed partnerships
@@ -31,18 +32,20 @@ def create_league(store, organiser: str, name: str, rules: Rules, starts: date, 
                   entry: str = "single", pairing: str = "round-robin",
                   time_control: dict | None = None, rounds: int | None = None,
                   max_entries: int | None = None, stale_hours: int = 168,
-                  ref: str | None = None) -> League:
+                  ref: str | None = None, timeout_forfeit: int | None = None) -> League:
     """A league with its first season (taking entries until `starts`). The organiser is
     mailed the organiser's page and the join link to pass on. `ref`, the id of the mailed
     link the organiser confirmed with (the web), makes it once: a second time raises
     IntegrityError and writes nothing."""
     organiser, name, tc = check_league(organiser, name, rules, starts, ends, entry, pairing,
                                        time_control, rounds, max_entries, stale_hours)
+    check_forfeit(timeout_forfeit)
     with store.session() as s:
         boss = player_for(s, organiser)
         league = League(name=name, rules=rules.to_dict(), time_control=tc, entry=entry,
                         pairing=pairing, rounds=rounds, max_entries=max_entries,
-                        stale_hours=stale_hours, organiser_id=boss.id, admin_token=new_token(),
+                        stale_hours=stale_hours, timeout_forfeit=timeout_forfeit,
+                        organiser_id=boss.id, admin_token=new_token(),
                         join_token=new_token(), seed=secrets.token_hex(8))
         s.add(league)
         s.flush()
@@ -68,6 +71,14 @@ def check_league(organiser: str, name: str, rules: Rules, starts: date, ends: da
         raise LeagueError("a league needs a name (up to 100 characters)")
     _check_dates(starts, ends)
     return organiser, name, tc
+
+
+MOST_TIMEOUTS = 1000  # a forfeit after more timeouts than this in one game is no rule
+
+
+def check_forfeit(timeout_forfeit: int | None) -> None:
+    if timeout_forfeit is not None and not 1 <= timeout_forfeit <= MOST_TIMEOUTS:
+        raise LeagueError(f"a side forfeits after 1 to {MOST_TIMEOUTS} timeouts in a game")
 
 
 def table_size(rules: Rules, entry: str) -> int:
@@ -237,25 +248,33 @@ def accept_partner(store, entry_id: int, email: str) -> Entry:
         return entry
 
 
-def withdraw(store, league_id: int, by, entry_id: int) -> Entry:
+WITHDRAWN_GAMES = ("stand", "struck")
+
+
+def withdraw(store, league_id: int, by, entry_id: int, games: str = "stand") -> Entry:
     """Take an entry out (the organiser, or one of its players): before the season starts
     it is gone; once it runs, its games in progress play on, Swiss rounds no longer draw it,
-    and a robot plays its later tables in a round robin's fixed schedule."""
+    and a robot plays its later tables in a round robin's fixed schedule. `games`: whether
+    its games stand in the league table or are struck (for everyone), the organiser's
+    choice only."""
+    if games not in WITHDRAWN_GAMES:
+        raise LeagueError(f"a withdrawn entry's games stand or are struck, not {games!r}"[:120])
     with store.session() as s:
         league = get_league(s, league_id)
         entry = s.get(Entry, entry_id)
         season = s.get(Season, entry.season_id) if entry else None
         if season is None or season.league_id != league.id:
             raise LeagueError(f"there is no entry {entry_id} in {league.name}")
-        if by not in (entry.player_id, entry.partner_id):
+        if by not in (entry.player_id, entry.partner_id) or games != "stand":
             require_organiser(league, by)
         if entry.status == "withdrawn" or season.status == "over":
             raise LeagueError(f"{entry.name} is not playing in season {season.number}")
         if season.status == "open":
             s.delete(entry)
         else:
-            entry.status = "withdrawn"
+            entry.status, entry.games = "withdrawn", games
             s.add(entry)
+            changed(s, season.id)
         s.commit()
         return entry
 

@@ -24,7 +24,8 @@ Round robins take one of three shapes:
 
 A Swiss round seats the field from the top of the standings. With k == 2 a bounded search
 finds the pairing with fewest rematches (none if that is possible) closest to 1v2, 3v4 ...;
-with bigger tables each table is filled greedily with those who have met its seats least.
+with bigger tables each table is filled greedily with those who have met its seats least,
+then entries are swapped with the nearest tables while a swap lowers the rematches.
 
 Randomness comes only from a `random.Random` the caller passes in (and the caller shuffles
 the entries before a round robin), so every draw can be replayed.
@@ -48,6 +49,8 @@ _AFFINE_ORDERS = (3, 4, 5)
 
 # Nodes the Swiss pairing search may visit before it settles for the greedy pairing.
 SEARCH_BUDGET = 5_000
+# Swaps between bigger tables a Swiss round may try to take out rematches.
+SWAP_BUDGET = 20_000
 
 
 @dataclass
@@ -225,7 +228,8 @@ def _met(met: Counter, a: int, b: int) -> int:
 
 def _swiss_tables(playing: list[int], k: int, met: Counter) -> list[list[int]]:
     """Tables of k > 2, greedily: the best unseated entry opens a table, and whoever has met
-    those seated least (the better ranked on a tie) joins it, until it is full."""
+    those seated least (the better ranked on a tie) joins it, until it is full; then swaps
+    between tables take out the rematches the greedy fill left (`_fewer_rematches`)."""
     free = list(playing)
     tables = []
     while free:
@@ -236,7 +240,44 @@ def _swiss_tables(playing: list[int], k: int, met: Counter) -> list[list[int]]:
             table.append(nxt)
             free.remove(nxt)
         tables.append(table)
+    _fewer_rematches(tables, met)
     return tables
+
+
+def _rematch_cost(table: list[int], met: Counter) -> int:
+    """Rematches at a table, a pair that met twice before counting four: spread them."""
+    return sum(_met(met, a, b) ** 2 for a, b in combinations(table, 2))
+
+
+def _fewer_rematches(tables: list[list[int]], met: Counter, budget: int = SWAP_BUDGET) -> None:
+    """In place: while a table holds a rematch, swap one of its entries with one of the
+    nearest table in the standings that lowers the two tables' rematches; stop when no swap
+    helps or after `budget` swaps tried."""
+    tried, better = 0, True
+    while better and tried < budget:
+        better = False
+        for i in range(len(tables)):
+            if not _rematch_cost(tables[i], met):
+                continue
+            for j in sorted(range(len(tables)), key=lambda j: (abs(j - i), j))[1:]:
+                tried += len(tables[i]) * len(tables[j])
+                if _swap_helps(tables[i], tables[j], met):
+                    better = True
+                    break
+            if tried >= budget:
+                return
+
+
+def _swap_helps(a: list[int], b: list[int], met: Counter) -> bool:
+    """Make the first swap of an entry of `a` with one of `b` that lowers their rematches."""
+    before = _rematch_cost(a, met) + _rematch_cost(b, met)
+    for x in range(len(a)):
+        for y in range(len(b)):
+            a[x], b[y] = b[y], a[x]
+            if _rematch_cost(a, met) + _rematch_cost(b, met) < before:
+                return True
+            a[x], b[y] = b[y], a[x]
+    return False
 
 
 class _GiveUp(Exception):

@@ -1,9 +1,12 @@
 """Reading a league for pages, mails and the command line: its seasons, the standings, the
 ratings, the fixtures and results, and the tables that have stopped moving. Nothing here
-writes. Standings and ratings are derived from the fixtures' results every time, so they
-can never disagree with the games."""
+writes. Standings, fixtures and ratings are derived from the fixtures' results and kept
+in a small cache in each process, keyed by each season's `version` and round (a result
+written, an entry withdrawn, a round opened change the key), so a view of a big league does
+not compute them again, and they can never disagree with the games."""
 
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func
@@ -13,10 +16,52 @@ from ..engine import Rules
 from ..engine.acts import QUIET
 from ..notify import seat_names
 from ..store.models import Entry, Fixture, Game, League, Move, Player, Season, Seat
+from .glicko import glicko2
 from .manage import LeagueError, get_league
-from .results import game_result, league_counts
-from .standings import elo, rating_table, standings
+from .results import game_result
+from .standings import (
+    GameResult,
+    elo,
+    forfeiting,
+    rating_table,
+    reliability,
+    standings,
+    winner_after,
+)
 from .verdicts import describe
+
+CACHED = 32  # views kept per process (a big season's fixtures and page are megabytes)
+_cache: OrderedDict = OrderedDict()
+_lock = threading.Lock()
+
+
+def _cached(key, compute):
+    """compute(), or its value kept under `key`: the key names every input that changes."""
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    value = compute()
+    with _lock:
+        _cache[key] = value
+        while len(_cache) > CACHED:
+            _cache.popitem(last=False)
+    return value
+
+
+def _season_key(season: Season) -> tuple | None:
+    """None while the season takes entries (they come and go without a version)."""
+    if season.status == "open":
+        return None
+    return season.id, season.version, season.round, season.status
+
+
+def _season_cached(s, what: str, season: Season, compute):
+    """The league's random seed keeps apart leagues of different databases that share ids."""
+    key = _season_key(season)
+    if key is None:
+        return compute()
+    return _cached((what, s.get(League, season.league_id).seed, *key), compute)
 
 
 def seasons(s, league_id: int) -> list[Season]:
@@ -37,53 +82,122 @@ def entries_of(s, season: Season) -> list[Entry]:
                        .order_by(Entry.id)).all())
 
 
+# What the views read of a fixture: columns, not ORM objects (three times faster to load).
+_ROW = (Fixture.id, Fixture.round, Fixture.board, Fixture.game_id, Fixture.seats,
+        Fixture.status, Fixture.result)
+
+
+def _rows_of(s, season: Season) -> list:
+    return list(s.exec(select(*_ROW).where(Fixture.season_id == season.id)
+                       .order_by(Fixture.round, Fixture.board)).all())
+
+
 def fixtures_of(s, season: Season) -> list[Fixture]:
     return list(s.exec(select(Fixture).where(Fixture.season_id == season.id)
                        .order_by(Fixture.round, Fixture.board)).all())
 
 
+def view(s, what: str, league: League, season: Season, compute):
+    """compute(), kept while neither the season nor the league's ratings change: for a
+    whole rendered view of a season (its page)."""
+    key = _season_key(season)
+    if key is None:
+        return compute()
+    return _cached((what, league.seed, key, _ratings_key(s, league)), compute)
+
+
 def season_standings(s, season: Season) -> list:
     """The league table (pbem.league.standings: the columns and tie-breaks)."""
+    return _season_cached(s, "tables", season, lambda: _tables(s, season))[0]
+
+
+def season_reliability(s, season: Season) -> list:
+    """Each entry's moves in time, timeouts and vacation days (pbem.league.standings)."""
+    return _season_cached(s, "tables", season, lambda: _tables(s, season))[1]
+
+
+def _tables(s, season: Season) -> tuple[list, list]:
     league = s.get(League, season.league_id)
     sides = Rules.from_dict(league.rules).sides
-    fixtures = fixtures_of(s, season)
+    fixtures = _rows_of(s, season)
     results = [r for f in fixtures if f.status == "over"
-               if (r := game_result(f, sides)) is not None]
+               if (r := game_result(f, sides)) is not None]  # None: struck by a ruling
     byes = Counter(f.seats[0] for f in fixtures if f.status == "bye")
-    return standings({e.id: e.name for e in entries_of(s, season)}, results, byes)
+    entries = entries_of(s, season)
+    names = {e.id: e.name for e in entries}
+    withdrawn = {e.id: e.games for e in entries if e.status == "withdrawn"}
+    return (standings(names, results, byes, league.timeout_forfeit, withdrawn),
+            reliability(names, results))
 
 
-def rated_fixtures(s, league: League) -> list[Fixture]:
-    """Every finished game of every season, in the order the games ended: ratings are
-    updated game by game in this order."""
-    return list(s.exec(select(Fixture).join(Season).where(
+def rated_fixtures(s, league: League) -> list[int]:
+    """The game ids of every finished game of every season that is rated (docs/leagues.md:
+    not one a robot or a substitute played most of a seat of), in the order the games
+    ended: ratings are updated game by game in this order."""
+    return [r.game_id for r in _rated(s, league)]
+
+
+def _rated(s, league: League) -> list[GameResult]:
+    sides = Rules.from_dict(league.rules).sides
+    over = s.exec(select(*_ROW).join(Season).where(
         Season.league_id == league.id, Fixture.status == "over")
-        .order_by(Fixture.finished, Fixture.id)).all())
+        .order_by(Fixture.finished, Fixture.id)).all()
+    return [r for r in (game_result(f, sides) for f in over) if r is not None and r.rated]
 
 
 def ratings(s, league: League) -> dict:
-    """Elo ratings over all the league's seasons: each player's, and in a league of fixed
-    partnerships each partnership's (the same two players, whatever the season)."""
+    """Elo and Glicko-2 ratings over all the league's seasons: each player's, and in a
+    league of fixed partnerships each partnership's (the same two players, whatever the
+    season)."""
+    return _cached(("ratings", league.seed, _ratings_key(s, league)),
+                   lambda: _ratings(s, league))
+
+
+def _ratings_key(s, league: League) -> tuple:
+    return tuple(_season_key(x) for x in seasons(s, league.id))
+
+
+def _ratings(s, league: League) -> dict:
     sides = Rules.from_dict(league.rules).sides
     entries = {e.id: e for e in s.exec(select(Entry).join(Season)
                                        .where(Season.league_id == league.id)).all()}
     by_player, by_pair = [], []
-    for f in rated_fixtures(s, league):
-        counts = league_counts(f)
-        if counts is None:
-            continue  # struck by a ruling: to be replayed
-        at = [[entries[f.seats[x]] for x in side] for side in sides]
-        result = (counts["scores"], counts["winner"])
+    for r in _rated(s, league):
+        at = [[entries[r.seats[x]] for x in side] for side in sides]
         by_player.append(([sorted({p for e in side for p in _members(e)}) for side in at],
-                          *result))
+                          r.scores, r.winner))
         if league.entry == "pair":
-            by_pair.append(([[_pair_key(side[0])] for side in at], *result))
+            by_pair.append(([[_pair_key(side[0])] for side in at], r.scores, r.winner))
     ids = {p for e in entries.values() for p in _members(e)}
     names = dict(s.exec(select(Player.id, Player.name).where(Player.id.in_(ids))).all())
     pairs = {_pair_key(e): e.name for e in sorted(entries.values(), key=lambda e: e.id)
              if e.partner_id}
-    return {"players": rating_table(elo(by_player), names),
-            "pairs": rating_table(elo(by_pair), pairs) if league.entry == "pair" else []}
+    return {"players": _both((league.seed, "players"), by_player, names),
+            "pairs": _both((league.seed, "pairs"), by_pair, pairs)
+            if league.entry == "pair" else []}
+
+
+_folds: OrderedDict = OrderedDict()  # (seed, whom) -> (games, Elo, Glicko-2) last rated
+
+
+def _both(key: tuple, games: list, names: dict) -> list[dict]:
+    """The Elo table, each row with its Glicko-2 rating and deviation beside it. Ratings
+    are a fold over the games in order: when the games last rated here are, unchanged, the
+    start of these, only the new games are folded in."""
+    with _lock:
+        done, e, g = _folds.get(key, ([], {}, {}))
+    if done != games[:len(done)]:
+        done, e, g = [], {}, {}
+    e, g = elo(games[len(done):], before=e), glicko2(games[len(done):], before=g)
+    with _lock:
+        _folds[key] = (games, e, g)
+        _folds.move_to_end(key)
+        while len(_folds) > CACHED:
+            _folds.popitem(last=False)
+    rows = rating_table(e, names)
+    for row in rows:
+        row["glicko"], row["rd"] = round(g[row["id"]].rating, 1), round(g[row["id"]].rd, 1)
+    return rows
 
 
 def _members(entry: Entry) -> list[int]:
@@ -96,22 +210,31 @@ def _pair_key(entry: Entry) -> str:
 
 def fixtures(s, season: Season) -> list[dict]:
     """The season's rounds, each with its tables (names by side, game, result) and byes."""
+    return _season_cached(s, "fixtures", season, lambda: _fixtures(s, season))
+
+
+def _fixtures(s, season: Season) -> list[dict]:
     names = {e.id: e.name for e in entries_of(s, season)}
-    sides = Rules.from_dict(s.get(League, season.league_id).rules).sides
+    league = s.get(League, season.league_id)
+    sides = Rules.from_dict(league.rules).sides
     rounds: dict[int, dict] = {}
-    for f in fixtures_of(s, season):
+    for f in _rows_of(s, season):
         r = rounds.setdefault(f.round, {"round": f.round, "tables": [], "byes": []})
         if f.status == "bye":
             r["byes"].append(names[f.seats[0]])
             continue
-        res = league_counts(f) if f.result else None
+        res = game_result(f, sides) if f.status == "over" else None
+        won = winner_after(res, league.timeout_forfeit) if res else None
+        out = forfeiting(res, league.timeout_forfeit) if res else set()
         ruling = (f.result or {}).get("ruling")
         r["tables"].append({
             "board": f.board, "game_id": f.game_id, "status": f.status,
+            "rated": res.rated if res else None,
             "ruling": describe(ruling) if ruling else None,
             "sides": [{"names": _side_names(f, side, names),
-                       "score": res["scores"][i] if res else None,
-                       "won": bool(res) and res["winner"] == i} for i, side in enumerate(sides)]})
+                       "score": res.scores[i] if res else None,
+                       "won": won == i, "forfeit": i in out}
+                      for i, side in enumerate(sides)]})
     return [rounds[k] for k in sorted(rounds)]
 
 

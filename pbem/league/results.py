@@ -1,11 +1,12 @@
 """A league game's result. pbem.play calls `record` in the transaction of the move that ends
-the game, so a result is never lost and never written twice; the standings read results
-back with `game_result`."""
+the game, so a result is never lost and never written twice; the standings and ratings read
+results back with `game_result`, the one place a result is read (an organiser's ruling on a
+result belongs there)."""
 
 from sqlmodel import select
 
 from ..engine import score_pad
-from ..store.models import Fixture
+from ..store.models import Deadline, Fixture, Move, Season
 from ..store.models import now as utcnow
 from .standings import GameResult
 from .verdicts import counted
@@ -16,9 +17,53 @@ def record(s, game, st) -> int | None:
     fixture = s.exec(select(Fixture).where(Fixture.game_id == game.id)).first()
     if fixture is None or fixture.status == "over":
         return None
-    fixture.status, fixture.result, fixture.finished = "over", result_of(st), utcnow()
+    result = result_of(st) | seat_record(s, game.id, st.n)
+    fixture.status, fixture.result, fixture.finished = "over", result, utcnow()
     s.add(fixture)
+    changed(s, fixture.season_id)
     return fixture.season_id
+
+
+def changed(s, season_id: int) -> None:
+    """The season's results (or how they count) changed: bump its version, the key of the
+    cached standings and ratings (pbem.league.reports), in the caller's transaction."""
+    season = s.get(Season, season_id)
+    season.version += 1
+    s.add(season)
+
+
+MOVES = ("bid", "play", "claim")  # what a seat's player is asked to do
+OWN = ("mail", "web", "cli", "auto")  # the seat's player moved (auto: their own order)
+
+
+def seat_record(s, game_id: int, n: int) -> dict:
+    """Per seat: `own` moves its first player made themselves, of `moves` in all (the
+    rest were the clock's robot on a timeout, a robot's, or a substitute's); `timeouts` and
+    `vacations` (a timeout that spent a vacation day). A game is `rated` only if every
+    seat's first player made more than half of that seat's moves (docs/leagues.md)."""
+    rows = s.exec(select(Move.seq, Move.type, Move.actor, Move.source).where(
+        Move.game_id == game_id, Move.type.in_((*MOVES, "substitute")))
+        .order_by(Move.seq)).all()
+    own, moves, handed = [0] * n, [0] * n, [False] * n
+    for _seq, kind, actor, source in rows:
+        if actor is None or not 0 <= actor < n:
+            continue
+        if kind == "substitute":
+            handed[actor] = True
+            continue
+        moves[actor] += 1
+        own[actor] += source in OWN and not handed[actor]
+    timeouts, vacations = [0] * n, [0] * n
+    for seat, count in _timeouts(s, game_id).items():
+        if 0 <= seat < n:
+            timeouts[seat] = count
+    for seat in s.exec(select(Deadline.seat).where(
+            Deadline.game_id == game_id, Deadline.kind == "timeout",
+            Deadline.result == "vacation day")).all():
+        if 0 <= seat < n:
+            vacations[seat] += 1
+    return {"own": own, "moves": moves, "timeouts": timeouts, "vacations": vacations,
+            "rated": all(2 * o > m for o, m in zip(own, moves, strict=True))}
 
 
 def result_of(st) -> dict:
@@ -38,26 +83,50 @@ def result_of(st) -> dict:
 
 def rule(s, game, st) -> None:
     """An organiser's ruling was written: the fixture keeps the ruling in force beside the
-    result as played (pbem.league.verdicts)."""
+    result as played (pbem.league.verdicts), and the season's cached standings go stale."""
     fixture = s.exec(select(Fixture).where(Fixture.game_id == game.id)).first()
     if fixture is None or fixture.result is None:
         return
     played = {k: v for k, v in fixture.result.items() if k != "ruling"}
     fixture.result = dict(played, ruling=st.rulings[-1]) if st.rulings else played
     s.add(fixture)
+    changed(s, fixture.season_id)
 
 
-def league_counts(fixture: Fixture) -> dict | None:
-    """The hook the standings and ratings read a game through: its result as the league
-    counts it, after any ruling; None when a ruling struck it (a replay)."""
+def league_counts(fixture) -> dict | None:
+    """A game's result as the league counts it, after any ruling; None when a ruling struck
+    it (a replay)."""
     return counted(fixture.result, fixture.result.get("ruling"))
 
 
-def game_result(fixture: Fixture, sides) -> GameResult | None:
+def game_result(fixture, sides) -> GameResult | None:
+    """The result as the standings and ratings count it, from a finished Fixture (or a row
+    of its game_id, seats and result), after any ruling (None: struck by a replay). Results
+    written before the seat record was kept count as rated, with no timeouts."""
     r = league_counts(fixture)
     if r is None:
         return None
+    n = len(fixture.seats)
     return GameResult(game_id=fixture.game_id, seats=tuple(fixture.seats),
                       sides=tuple(tuple(x) for x in sides), scores=tuple(r["scores"]),
                       bags=tuple(r["bags"]), nils=tuple(tuple(x) for x in r["nils"]),
-                      winner=r["winner"])
+                      winner=r["winner"], timeouts=tuple(r.get("timeouts", (0,) * n)),
+                      vacations=tuple(r.get("vacations", (0,) * n)),
+                      own=tuple(r.get("own", (0,) * n)), rated=r.get("rated", True),
+                      ruled=fixture.result.get("ruling") is not None)
+
+
+def _timeouts(s, game_id: int) -> dict[int, int]:
+    """Timeouts by seat: the deadlines the clock has fired as timeouts, and those whose move
+    is written but whose row the clock has not marked done yet (the move that ends the game
+    may be the clock's own)."""
+    fired = dict(s.exec(select(Deadline.id, Deadline.seat).where(
+        Deadline.game_id == game_id, Deadline.kind == "timeout",
+        Deadline.result.startswith("timeout"))).all())
+    for ref, seat in s.exec(select(Move.ref, Move.actor).where(
+            Move.game_id == game_id, Move.ref.startswith("timeout:"))).all():
+        fired[int(ref.split(":")[1])] = seat
+    counts: dict[int, int] = {}
+    for seat in fired.values():
+        counts[seat] = counts.get(seat, 0) + 1
+    return counts

@@ -12,11 +12,15 @@ For each game, each side, and each distinct entry seated on that side:
 - points for: the side's final score;
 - points against: the best final score among the other sides (with two sides, simply the
   opponents' score);
-- bags: the bags the side took over the whole game;
+- bags: the bags the side's hands counted over the whole game (overtricks, and a failed
+  nil's tricks where the rules make them bags: docs/leagues.md);
 - nils made and failed: those of the seats the entry holds (a partnership: both its seats;
   an individual: its own seat).
 
 A partnership counts each game once, not once per seat.
+
+With `forfeit_after` set, a side whose seats timed out that often in the game loses it
+(`winner_after`). A withdrawn entry's games either stand or are struck (for everyone).
 
 points = won + byes: a bye (a round sat out) counts as a win, as in Swiss tournaments.
 diff = points for - points against.
@@ -68,6 +72,11 @@ class GameResult:
     bags: tuple[int, ...]  # bags each side took over the whole game
     nils: tuple[tuple[int, int], ...]  # per seat: (nils made, nils failed)
     winner: int  # index into sides
+    timeouts: tuple[int, ...] = ()  # per seat: times its clock ran out (empty: none)
+    vacations: tuple[int, ...] = ()  # per seat: timeouts that spent a vacation day instead
+    own: tuple[int, ...] = ()  # per seat: moves its entry's own player made
+    rated: bool = True  # every seat played mostly by its own player (docs/leagues.md)
+    ruled: bool = False  # the organiser ruled on it: the ruling decides, not timeouts
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,8 @@ class Row:
     bags: int
     nils_made: int
     nils_failed: int
+    forfeits: int = 0  # games lost by timeouts (the league's `timeout_forfeit`)
+    note: str = ""  # a withdrawn entry: "games stand" or "games struck"
 
 
 @dataclass(frozen=True)
@@ -111,23 +122,59 @@ class _Tally:
     bags: int = 0
     nils_made: int = 0
     nils_failed: int = 0
+    forfeits: int = 0
+
+
+STAND, STRUCK = "stand", "struck"  # a withdrawn entry's games
 
 
 def standings(entries: dict[int, str], results: Iterable[GameResult],
-              byes: Mapping[int, int] | None = None) -> list[Row]:
-    """The league table: one row per entry of `entries` (id -> name), best first."""
+              byes: Mapping[int, int] | None = None, forfeit_after: int | None = None,
+              withdrawn: Mapping[int, str] | None = None) -> list[Row]:
+    """The league table: one row per entry of `entries` (id -> name), best first.
+    `forfeit_after`: a side whose seats timed out that many times in a game loses it.
+    `withdrawn`: entry -> STAND or STRUCK; a struck entry's games count for no one, and it
+    is listed last, unranked (rank 0)."""
     byes = dict(byes or {})
+    withdrawn = dict(withdrawn or {})
     known = set(entries)
     _require_known(known, byes, "a bye")
+    struck = {e for e, how in withdrawn.items() if how == STRUCK}
     tallies = {entry: _Tally() for entry in entries}
     for result in results:
         _check_result(result)
         _require_known(known, result.seats, f"game {result.game_id}")
-        _add_game(tallies, result)
-    rows = [_unranked_row(entry, entries[entry], tallies[entry], byes.get(entry, 0))
+        if not struck.intersection(result.seats):
+            _add_game(tallies, result, forfeit_after)
+    rows = [_unranked_row(entry, entries[entry], tallies[entry],
+                          0 if entry in struck else byes.get(entry, 0),
+                          _NOTES.get(withdrawn.get(entry), ""))
             for entry in entries]
     rows.sort(key=_listing_order)
-    return _ranked(rows)
+    return _ranked([r for r in rows if r.entry not in struck]) + \
+        [r for r in rows if r.entry in struck]
+
+
+_NOTES = {STAND: "games stand", STRUCK: "games struck"}
+
+
+def forfeiting(r: GameResult, forfeit_after: int | None) -> set[int]:
+    """The sides (indices) that lose the game by timeouts: `forfeit_after` or more among
+    their seats; none in a game the organiser ruled on."""
+    if not forfeit_after or not r.timeouts or r.ruled:
+        return set()
+    return {i for i, side in enumerate(r.sides)
+            if sum(r.timeouts[seat] for seat in side) >= forfeit_after}
+
+
+def winner_after(r: GameResult, forfeit_after: int | None) -> int | None:
+    """The side that wins once timeouts are counted: the winner, unless it forfeits; then
+    the best scoring side that does not (the earlier side on equal scores), or nobody."""
+    out = forfeiting(r, forfeit_after)
+    if r.winner not in out:
+        return r.winner
+    left = [i for i in range(len(r.sides)) if i not in out]
+    return max(left, key=lambda i: (r.scores[i], -i)) if left else None
 
 
 def _require_known(known: set[int], ids: Iterable[int], where: str) -> None:
@@ -153,16 +200,18 @@ def _entries_on(r: GameResult, side: Sequence[int]) -> list[int]:
     return list(dict.fromkeys(r.seats[seat] for seat in side))
 
 
-def _add_game(tallies: dict[int, _Tally], r: GameResult) -> None:
+def _add_game(tallies: dict[int, _Tally], r: GameResult, forfeit_after: int | None) -> None:
+    winner, out = winner_after(r, forfeit_after), forfeiting(r, forfeit_after)
     for i, side in enumerate(r.sides):
         best_other = max(score for j, score in enumerate(r.scores) if j != i)
         for entry in _entries_on(r, side):
             t = tallies[entry]
             t.played += 1
-            if i == r.winner:
+            if i == winner:
                 t.won += 1
             else:
                 t.lost += 1
+            t.forfeits += i in out
             t.points_for += r.scores[i]
             t.points_against += best_other
             t.bags += r.bags[i]
@@ -171,11 +220,12 @@ def _add_game(tallies: dict[int, _Tally], r: GameResult) -> None:
             t.nils_failed += sum(r.nils[seat][1] for seat in held)
 
 
-def _unranked_row(entry: int, name: str, t: _Tally, byes: int) -> Row:
+def _unranked_row(entry: int, name: str, t: _Tally, byes: int, note: str) -> Row:
     return Row(rank=0, entry=entry, name=name, played=t.played, won=t.won, lost=t.lost,
                byes=byes, points=t.won + byes, points_for=t.points_for,
                points_against=t.points_against, diff=t.points_for - t.points_against,
-               bags=t.bags, nils_made=t.nils_made, nils_failed=t.nils_failed)
+               bags=t.bags, nils_made=t.nils_made, nils_failed=t.nils_failed,
+               forfeits=t.forfeits, note=note)
 
 
 def _tie_break_key(row: Row) -> tuple[int, int, int, int]:
@@ -196,26 +246,60 @@ def _ranked(rows: list[Row]) -> list[Row]:
     return out
 
 
+# -- reliability -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """How an entry's players kept time over the season's finished games (all of them,
+    struck or not): moves they made, timeouts, vacation days a timeout spent."""
+
+    entry: int
+    name: str
+    moves: int
+    timeouts: int
+    vacations: int
+
+    @property
+    def on_time(self) -> float | None:
+        """Share of the moves asked of the entry that it made in time, or None if none."""
+        asked = self.moves + self.timeouts
+        return self.moves / asked if asked else None
+
+
+def reliability(entries: dict[int, str], results: Iterable[GameResult]) -> list[Reliability]:
+    """One line per entry, by name: summed over the seats the entry held."""
+    sums = {entry: [0, 0, 0] for entry in entries}
+    for r in results:
+        for seat, entry in enumerate(r.seats):
+            if entry in sums:
+                for k, column in enumerate((r.own, r.timeouts, r.vacations)):
+                    sums[entry][k] += column[seat] if column else 0
+    return sorted((Reliability(e, entries[e], *sums[e]) for e in entries),
+                  key=lambda x: (x.name, x.entry))
+
+
 # -- the ratings -------------------------------------------------------------------------------
 
 
 RatedGame = tuple[Sequence[Sequence[Hashable]], Sequence[int], int]
 
 
-def elo(games: Iterable[RatedGame], start: float = 1500.0,
-        k: float = 32.0) -> dict[Hashable, Rating]:
+def elo(games: Iterable[RatedGame], start: float = 1500.0, k: float = 32.0,
+        before: Mapping[Hashable, Rating] | None = None) -> dict[Hashable, Rating]:
     """Ratings after `games`, each (sides, scores, winner), taken in the order given: the
-    order the games finished. Returns every id seen."""
-    rating: dict[Hashable, float] = {}
-    played: dict[Hashable, int] = {}
+    order the games finished, from the ratings `before` them (none: everyone new). Returns
+    every id seen."""
+    rating = {who: r.rating for who, r in (before or {}).items()}
+    played = {who: r.games for who, r in (before or {}).items()}
     for sides, scores, winner in games:
         members = [list(dict.fromkeys(side)) for side in sides]
-        _check_rated_game(members, scores, winner)
+        check_rated_game(members, scores, winner)
         for side in members:
             for who in side:
                 rating.setdefault(who, start)
         before = [sum(rating[who] for who in side) / len(side) for side in members]
-        deltas = _deltas(before, _places(scores, winner), k)
+        deltas = _deltas(before, places(scores, winner), k)
         for side, delta in zip(members, deltas, strict=True):
             for who in side:
                 rating[who] += delta
@@ -223,7 +307,7 @@ def elo(games: Iterable[RatedGame], start: float = 1500.0,
     return {who: Rating(rating[who], played[who]) for who in rating}
 
 
-def _check_rated_game(members: list[list[Hashable]], scores: Sequence[int], winner: int) -> None:
+def check_rated_game(members: list[list[Hashable]], scores: Sequence[int], winner: int) -> None:
     m = len(members)
     if m < 2 or len(scores) != m or not 0 <= winner < m or not all(members):
         raise ValueError("a rated game needs two or more non-empty sides, a score for each "
@@ -233,7 +317,7 @@ def _check_rated_game(members: list[list[Hashable]], scores: Sequence[int], winn
         raise ValueError("a rated player is on two sides of one game")
 
 
-def _places(scores: Sequence[int], winner: int) -> list[int]:
+def places(scores: Sequence[int], winner: int) -> list[int]:
     """Each side's place in the order of finish, 0 first. The winner is first whatever its
     score (a game can be won by the rules, not only the score); the others go by score, and
     equal scores share a place."""
@@ -242,9 +326,9 @@ def _places(scores: Sequence[int], winner: int) -> list[int]:
             for i, score in enumerate(scores)]
 
 
-def _deltas(before: list[float], places: list[int], k: float) -> list[float]:
+def _deltas(before: list[float], place: list[int], k: float) -> list[float]:
     m = len(before)
-    return [k / (m - 1) * sum(_actual(places[i], places[j]) - _expected(before[i], before[j])
+    return [k / (m - 1) * sum(outcome(place[i], place[j]) - _expected(before[i], before[j])
                               for j in range(m) if j != i)
             for i in range(m)]
 
@@ -253,7 +337,7 @@ def _expected(r_i: float, r_j: float) -> float:
     return 1 / (1 + 10 ** ((r_j - r_i) / 400))
 
 
-def _actual(place_i: int, place_j: int) -> float:
+def outcome(place_i: int, place_j: int) -> float:
     if place_i == place_j:
         return 0.5
     return 1.0 if place_i < place_j else 0.0

@@ -166,6 +166,7 @@ class League(SQLModel, table=True):
     rounds: int | None = None  # Swiss rounds; None: the default for the field's size
     max_entries: int | None = None
     stale_hours: int = 168  # a table that has not moved this long is flagged to the organiser
+    timeout_forfeit: int | None = None  # a side timing out this often in a game loses it
     organiser_id: int = Field(foreign_key="player.id")
     admin_token: str = Field(unique=True, max_length=40)  # the organiser's secret page
     join_token: str = Field(unique=True, max_length=40)  # the join link
@@ -184,6 +185,8 @@ class Season(SQLModel, table=True):
     round: int = 0  # the round in play; 0 before the start
     rounds: int = 0  # how many rounds it has, fixed at the start
     paused_at: datetime | None = None  # paused by its organiser since then (league.pause)
+    version: int = 0  # bumped by every change to how its results count: the cached
+    # standings' key (pbem.league.reports)
 
 
 class Entry(SQLModel, table=True):
@@ -196,6 +199,7 @@ class Entry(SQLModel, table=True):
     partner_id: int | None = Field(default=None, foreign_key="player.id")
     name: str = Field(max_length=100)
     status: str = Field(default="active", max_length=10)  # pending (partner), active, withdrawn
+    games: str = Field(default="stand", max_length=10)  # withdrawn: its games stand, struck
     joined: datetime = Field(default_factory=now)
 
 

@@ -56,6 +56,9 @@ def season(league_id, number):
         status = {e.id: e.status for e in reports.entries_of(s, sn)}
         standings = [dict(asdict(row), status=status[row.entry])
                      for row in reports.season_standings(s, sn)]
+        reliability = [dict(asdict(x), on_time=x.on_time)
+                       for x in reports.season_reliability(s, sn)]
         body = dict(_season(sn), league=lg.id, name=lg.name, standings=standings,
-                    fixtures=reports.fixtures(s, sn), ratings=reports.ratings(s, lg))
+                    reliability=reliability, fixtures=reports.fixtures(s, sn),
+                    ratings=reports.ratings(s, lg))
     return jsonify(body)

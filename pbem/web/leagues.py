@@ -15,6 +15,7 @@ from flask import (
     request,
     url_for,
 )
+from markupsafe import Markup
 from sqlmodel import select
 
 from ..league import archive, manage, reports, seasons
@@ -96,14 +97,14 @@ def season_context(league_id: int, number: int | None) -> dict:
                 reports.season_of(s, lg.id, number)
         except LeagueError:
             abort(404)
-        entries = reports.entries_of(s, sn)
-        return {"league": lg, "season": sn, "format": describe(lg), "status": season_text(sn),
-                "seasons": reports.seasons(s, lg.id), "entries": entries,
-                "entry_status": {e.id: e.status for e in entries},
-                "standings": reports.season_standings(s, sn),
-                "rounds": reports.fixtures(s, sn), "ratings": reports.ratings(s, lg),
-                "rulings": reports.rulings(s, sn), "tie_breaks": TIE_BREAKS, "form": {},
-                "error": None}
+        page = {"league": lg, "season": sn, "format": describe(lg), "status": season_text(sn),
+                "seasons": reports.seasons(s, lg.id), "entries": reports.entries_of(s, sn),
+                "ratings": reports.ratings(s, lg), "form": {}, "error": None}
+        page["season_body"] = reports.view(s, "page", lg, sn, lambda: Markup(render_template(
+            "web/_season_body.html", standings=reports.season_standings(s, sn),
+            reliability=reports.season_reliability(s, sn), rounds=reports.fixtures(s, sn),
+            rulings=reports.rulings(s, sn), tie_breaks=TIE_BREAKS, **page)))
+        return page
 
 
 # -- numbers and dates from a form ----------------------------------------------------------
@@ -307,8 +308,10 @@ def withdraw(admin_token):
         entry_id = whole(request.form, "entry", "the entry")
         if entry_id is None:
             raise LeagueError("choose an entry")
-        entry = manage.withdraw(data.store(), lg.id, lg.organiser_id, entry_id)
-        return f"{entry.name} is out."
+        games = request.form.get("games", "stand")
+        entry = manage.withdraw(data.store(), lg.id, lg.organiser_id, entry_id, games)
+        struck = " Its games are struck from the table." if entry.games == "struck" else ""
+        return f"{entry.name} is out.{struck}"
     return organiser_action(admin_token, act)
 
 
