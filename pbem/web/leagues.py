@@ -22,7 +22,7 @@ from ..league.manage import LeagueError
 from ..store.bounces import bouncing
 from ..store.models import Entry, Fixture, League, Player, Season, Seat
 from ..store.models import now as utcnow
-from . import data, limits
+from . import data, flow, limits
 from .guard import MAX_ID
 from .newgame import bad_link
 
@@ -136,7 +136,9 @@ def join(join_token):
         sn = manage.latest_season(s, lg.id)
     page = {"league": lg, "season": sn, "format": describe(lg), "token": join_token}
     if request.method == "GET":
-        return render_template("web/join.html", form={}, **page)
+        told = flow.carried()
+        return render_template("web/join.html", form=told.get("form") or {},
+                               sent=told.get("sent"), **page)
     form = request.form
     try:
         email = manage.address(form.get("email", ""))
@@ -144,9 +146,9 @@ def join(join_token):
         sent = manage.request_join(data.store(), lg.id, email, form.get("name", ""),
                                    form.get("partner", "").strip() or None)
     except LeagueError as e:
-        return render_template("web/join.html", form=form, error=str(e), **page), 400
+        return flow.to(request.path, form=form, error=f"Not sent: {e}.")
     limits.record([email])
-    return render_template("web/join.html", form={}, sent=sent, **page)
+    return flow.to(request.path, sent=sent)
 
 
 @bp.route("/j/confirm/<token>", methods=["GET", "POST"])
@@ -163,7 +165,8 @@ def confirm(token):
     page = {"league": lg, "format": describe(lg), "email": d["e"], "name": d.get("m") or "",
             "partner": d.get("p")}
     if request.method == "GET":
-        return render_template("web/confirm.html", **page)
+        told = flow.carried()
+        return render_template("web/confirm.html", entry=told.get("entry"), **page)
     mailed = [d["e"]] + ([d["p"]] if d.get("p") else [])  # the welcome, the partner's ask
     limits.check(mailed)
     try:
@@ -171,12 +174,11 @@ def confirm(token):
     except LeagueError as e:
         already = _entered(lg.id, d["e"])
         if already:
-            return render_template("web/confirm.html", error=f"You are entered in {lg.name}, "
-                                   f"season {already}, already: this link has been used.",
-                                   used=True, **page), 409
-        return render_template("web/confirm.html", error=f"Not entered: {e}.", **page), 400
+            return flow.told("This link was used already", f"You are entered in {lg.name}, "
+                             f"season {already}, already: this link has been used.", 409)
+        return flow.to(request.path, error=f"Not entered: {e}.")
     limits.record(mailed)
-    return render_template("web/confirm.html", entry=entry, **page)
+    return flow.to(request.path, entry={"name": entry.name})
 
 
 def _entered(league_id: int, email: str) -> int | None:
@@ -206,12 +208,12 @@ def partner(token):
         return bad_link("that entry was withdrawn")
     page = {"league": lg, "season": sn, "entry": entry, "email": d["e"]}
     if request.method == "GET":
-        return render_template("web/partner.html", **page)
+        return render_template("web/partner.html", done=flow.carried().get("done"), **page)
     try:
-        entry = manage.accept_partner(data.store(), entry.id, d["e"])
+        manage.accept_partner(data.store(), entry.id, d["e"])
     except LeagueError as e:
-        return render_template("web/partner.html", error=f"Not done: {e}.", **page), 400
-    return render_template("web/partner.html", done=True, **dict(page, entry=entry))
+        return flow.to(request.path, error=f"Not done: {e}.")
+    return flow.to(request.path, done=True)
 
 
 # -- the organiser's page --------------------------------------------------------------------
@@ -222,7 +224,7 @@ def organiser(admin_token):
     return render_organiser(_by(League.admin_token, admin_token))
 
 
-def render_organiser(lg: League, notice=None, error=None, status=200):
+def render_organiser(lg: League):
     store = data.store()
     cfg = current_app.config["PBEM_SETTINGS"]
     with store.session() as s:
@@ -235,11 +237,11 @@ def render_organiser(lg: League, notice=None, error=None, status=200):
     starts = date.today() + timedelta(days=7)
     body = render_template(
         "web/organiser.html", league=lg, format=describe(lg), seasons=seasons,
-        season_text=season_text, current=current, notice=notice, error=error,
+        season_text=season_text, current=current,
         latest=seasons[-1], stale=stale,
         join_url=f"{cfg.base_url}{url_for('leagues.join', join_token=lg.join_token)}",
         new_starts=starts.isoformat(), new_ends=(starts + timedelta(days=182)).isoformat())
-    return body, status  # no-store and no Referer: pbem.web.guard, as for every key's page
+    return body  # no-store and no Referer: pbem.web.guard, as for every key's page
 
 
 def _season_desk(s, sn: Season) -> dict:
@@ -271,11 +273,12 @@ def _action(admin_token, act):
     """An organiser's POST: `act(league)` calls the service as the organiser and returns
     the notice; a refusal shows the page again with why (status 400), nothing changed."""
     lg = _by(League.admin_token, admin_token)
+    page = url_for("leagues.organiser", admin_token=admin_token)
     try:
         notice = act(lg)
     except LeagueError as e:
-        return render_organiser(lg, error=f"Not done: {e}.", status=400)
-    return render_organiser(lg, notice=notice)
+        return flow.to(page, error=f"Not done: {e}.")
+    return flow.to(page, notice=notice)
 
 
 @bp.post("/o/<admin_token>/start")
