@@ -65,9 +65,9 @@ def carried() -> dict:
     """What the POST before left for this page (taken once, on a GET)."""
     if "flow_carried" not in g:
         g.flow_carried = {}
+        waiting = (session.get(KEY) or {}) if request.method == "GET" else {}
         slot = _slot(request.path)
-        waiting = session.get(KEY) or {}
-        if request.method in ("GET", "HEAD") and slot in waiting:
+        if slot in waiting:  # a GET only: a HEAD (a link checker's) takes nothing
             waiting = dict(waiting)
             g.flow_carried = waiting.pop(slot)
             session[KEY] = waiting
