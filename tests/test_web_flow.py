@@ -217,6 +217,28 @@ def test_form_errors_are_shown_beside_their_field_with_the_form_as_sent(store, c
     page = client.get(r.headers["Location"]).text
     assert re.search(r'value="nobody"[^>]*aria-invalid="true"', page)
     assert '<p class="error" id="err-email">' in page
+    lg = _league_row(store, league(store, players=4))
+    r = client.post(f"/j/{lg.join_token}", data={"email": "x y", "csrf": csrf(client)})
+    page = client.get(r.headers["Location"]).text
+    assert re.search(r'value="x y"[^>]*aria-invalid="true"[^>]*></label><p class="error" '
+                     r'id="err-email">[^<]*is not a mail address', page)
+    r = client.post("/l/new", data=dict(NEW_LEAGUE, rounds="many", csrf=csrf(client)))
+    page = client.get(r.headers["Location"]).text
+    assert re.search(r'<p class="error" id="err-rounds">rounds: a whole number', page)
+    client.post(f"/o/{lg.admin_token}/start", data={"csrf": csrf(client)})  # the form shows
+    before = database(store)
+    r = client.post(f"/o/{lg.admin_token}/season", data={"starts": "soon", "ends": "2099-01-01",
+                                                          "csrf": csrf(client)})
+    page = client.get(r.headers["Location"]).text
+    assert re.search(r'name="starts" required value="soon"[^>]*></label><p class="error" '
+                     r'id="err-starts">the first day: a date as YYYY-MM-DD', page)
+    assert 'name="ends" required value="2099-01-01"' in page
+    assert database(store) == before
+
+
+def _league_row(store, lid) -> League:
+    with store.session() as s:
+        return s.get(League, lid)
 
 
 def _page_of_the_site(r, status, words):

@@ -23,8 +23,9 @@ from ..store.bounces import bouncing
 from ..store.models import Entry, Fixture, League, Player, Season, Seat
 from ..store.models import now as utcnow
 from . import data, flow, limits
+from .flow import FormError
 from .guard import MAX_ID
-from .newgame import bad_link
+from .newgame import bad_link, refused
 
 bp = Blueprint("leagues", __name__)
 
@@ -105,6 +106,10 @@ def season_context(league_id: int, number: int | None) -> dict:
 # -- numbers and dates from a form ----------------------------------------------------------
 
 
+class FieldError(FormError, LeagueError):
+    """A league form's field refused: shown beside the field."""
+
+
 def whole(form, key, what, default=None, most: int = MAX_ID) -> int | None:
     """A whole number from the form, at most `most` (by default what an id column holds,
     so a huge one is a clear refusal, not a database error)."""
@@ -112,9 +117,9 @@ def whole(form, key, what, default=None, most: int = MAX_ID) -> int | None:
     if not text:
         return default
     if not text.isascii() or not text.isdigit():
-        raise LeagueError(f"{what}: a whole number, not {text[:20]!r}")
+        raise FieldError(key, f"{what}: a whole number, not {text[:20]!r}")
     if len(text) > 10 or int(text) > most:
-        raise LeagueError(f"{what}: a whole number up to {most}")
+        raise FieldError(key, f"{what}: a whole number up to {most}")
     return int(text)
 
 
@@ -122,7 +127,7 @@ def day(form, key, what) -> date:
     try:
         return date.fromisoformat(form.get(key, "").strip())
     except ValueError:
-        raise LeagueError(f"{what}: a date as YYYY-MM-DD") from None
+        raise FieldError(key, f"{what}: a date as YYYY-MM-DD") from None
 
 
 # -- joining ---------------------------------------------------------------------------------
@@ -138,15 +143,18 @@ def join(join_token):
     if request.method == "GET":
         told = flow.carried()
         return render_template("web/join.html", form=told.get("form") or {},
-                               sent=told.get("sent"), **page)
+                               errors=told.get("errors") or {}, sent=told.get("sent"), **page)
     form = request.form
     try:
-        email = manage.address(form.get("email", ""))
+        try:
+            email = manage.address(form.get("email", ""))
+        except LeagueError as e:
+            raise FieldError("email", str(e)) from None
         limits.check([email])
         sent = manage.request_join(data.store(), lg.id, email, form.get("name", ""),
                                    form.get("partner", "").strip() or None)
     except LeagueError as e:
-        return flow.to(request.path, form=form, error=f"Not sent: {e}.")
+        return refused(request.path, form, e)
     limits.record([email])
     return flow.to(request.path, sent=sent)
 
@@ -235,10 +243,12 @@ def render_organiser(lg: League):
     stale = [dict(t, hours=(now - t["last_move"]) // timedelta(hours=1))
              for t in reports.stale_tables(store, lg, now)]
     starts = date.today() + timedelta(days=7)
+    told = flow.carried()
     body = render_template(
         "web/organiser.html", league=lg, format=describe(lg), seasons=seasons,
         season_text=season_text, current=current,
-        latest=seasons[-1], stale=stale,
+        latest=seasons[-1], stale=stale, errors=told.get("errors") or {},
+        form=told.get("form") or {},
         join_url=f"{cfg.base_url}{url_for('leagues.join', join_token=lg.join_token)}",
         new_starts=starts.isoformat(), new_ends=(starts + timedelta(days=182)).isoformat())
     return body  # no-store and no Referer: pbem.web.guard, as for every key's page
@@ -276,8 +286,9 @@ def _action(admin_token, act):
     page = url_for("leagues.organiser", admin_token=admin_token)
     try:
         notice = act(lg)
-    except LeagueError as e:
-        return flow.to(page, error=f"Not done: {e}.")
+    except LeagueError as e:  # a date of the next season: beside its field, as sent
+        return flow.to(page, error=f"Not done: {e}.", form=request.form,
+                       errors={e.field: str(e)} if isinstance(e, FieldError) else None)
     return flow.to(page, notice=notice)
 
 
