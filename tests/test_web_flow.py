@@ -379,3 +379,19 @@ def test_counts_agree_with_their_nouns(app, n, words):
                                          '{{ pad_table([], ["A", "B"], pad) }}').render(
             pad={"sides": [{"score": 10, "bags": n}, {"score": 0, "bags": 0}]})
     assert f"({words})" in html
+
+
+def test_a_long_refused_form_keeps_the_session_cookie_small(store, client):
+    """A browser drops a cookie past 4 KB, and the session's CSRF key with it: the form
+    carried back gives way first, the error stays, and the next form still posts."""
+    long = "x" * 64 + "@" + "d" * 180 + ".test"
+    form = dict(NEW_GAME, you=long, options="target=300\n" * 150,
+                **{f"seat{i}": long for i in range(6)})
+    r = client.post("/new", data=dict(form, csrf=csrf(client)))
+    assert r.status_code == 303
+    cookie = r.headers["Set-Cookie"].split(";")[0]
+    assert len(cookie) < 3000, len(cookie)
+    page = client.get("/new").text
+    assert 'class="error"' in page and "Nothing was sent" in page
+    r = client.post("/signin", data={"email": "p@x.test", "csrf": csrf(client)})
+    assert r.status_code == 303  # the session (its CSRF key) survived

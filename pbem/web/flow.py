@@ -8,6 +8,7 @@ What waits is filed under a hash of the page's path, so a page's key never sits 
 cookie, and a notice for one seat's table never shows on another's."""
 
 import hashlib
+import json
 from urllib.parse import urlsplit
 
 from flask import current_app, g, redirect, render_template, request, session
@@ -16,9 +17,12 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from .guard import error_page
 
 KEY = "flow"
-MAX_PAGES = 3  # pages with something waiting in one browser's session: a small cookie
-MAX_VALUE = 300  # characters of each form value carried back (the cookie holds ~4 KB)
+MAX_PAGES = 3  # pages with something waiting in one browser's session
+MAX_VALUE = 300  # characters of each form value or message carried
 MAX_FIELDS = 30
+# what all that waits may take of the cookie, as JSON: a browser drops a cookie past 4 KB,
+# and the session (its CSRF key) with it; the longest form values give way first
+BUDGET = 2000
 
 
 class FormError(ValueError):
@@ -37,14 +41,18 @@ def to(url: str, notice: str | None = None, error: str | None = None, form=None,
        errors: dict | None = None, **page) -> object:
     """303 to `url`; its next GET finds `notice`, `error`, the form and its errors, and any
     `page` values (small, JSON-able) in `carried()`."""
-    entry = {k: v for k, v in dict(page, notice=notice, error=error, form=_bounded(form),
-                                   errors=errors).items() if v}
-    waiting = {k: v for k, v in session.get(KEY, {}).items()}
+    entry = {k: v for k, v in dict(page, notice=_cut(notice), error=_cut(error),
+                                   form=_bounded(form), errors=_bounded(errors)).items() if v}
+    waiting = dict(session.get(KEY) or {})
     slot = _slot(urlsplit(url).path)
     waiting.pop(slot, None)
     if entry:
-        waiting[slot] = entry
-    session[KEY] = dict(list(waiting.items())[-MAX_PAGES:])
+        waiting[slot] = _fit(entry)
+    kept = {}
+    for k, v in reversed(list(waiting.items())[-MAX_PAGES:]):  # the newest, always; then
+        if not kept or _size(kept) + _size({k: v}) <= BUDGET:  # older ones while they fit
+            kept[k] = v
+    session[KEY] = dict(reversed(kept.items()))
     return redirect(url, 303)
 
 
@@ -54,11 +62,31 @@ def told(title: str, text: str, status: int = 200) -> object:
     return to(request.path, told=[title, text, status])
 
 
+def _cut(text):
+    return text[:MAX_VALUE] if isinstance(text, str) else text
+
+
 def _bounded(form) -> dict | None:
     if not form:
         return None
     return {k[:40]: str(v)[:MAX_VALUE] for k, v in list(form.items())[:MAX_FIELDS]
             if k != "csrf"}
+
+
+def _size(value) -> int:
+    return len(json.dumps(value, ensure_ascii=False).encode())
+
+
+def _fit(entry: dict) -> dict:
+    """`entry` within the budget: its longest form values emptied first (the errors and
+    the notice stay)."""
+    form = dict(entry.get("form") or {})
+    while form and _size(dict(entry, form=form)) > BUDGET:
+        longest = max(form, key=lambda k: len(form[k]))
+        if not form[longest]:
+            break
+        form[longest] = ""
+    return dict(entry, form=form) if "form" in entry else entry
 
 
 def carried() -> dict:
