@@ -16,7 +16,7 @@ from markupsafe import Markup, escape
 
 from .engine import Rules, pretty
 from .engine.tricks import table_for
-from .engine.view import sort_cards
+from .engine.view import plural, sort_cards
 
 _TURN_ID = re.compile(r"<turn\.(\d+)\.(\d+)\.(\d+)\.[0-9a-f]+@")
 _BODY = re.compile(r"<body[^>]*>")
@@ -29,6 +29,7 @@ def env() -> Environment:
     e = Environment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
                     trim_blocks=False, keep_trailing_newline=True)
     e.filters["card"] = card_html
+    e.filters["plural"] = plural
     return e
 
 

@@ -58,7 +58,9 @@ def test_the_creator_lets_the_robot_make_the_waiting_move_once(store, client):
         assert page.status_code == 200 and "let the robot make move 1 for bob" in page.text
         assert counts(store, gid) == before  # a scanner's GET changes nothing
         token = csrf(client)
-        assert client.post(links["robot"], data={"csrf": token}).status_code == 200
+        r = client.post(links["robot"], data={"csrf": token})
+        assert r.status_code == 303 and r.headers["Location"] == links["robot"]
+        assert "Done" in client.get(links["robot"]).text  # what was done, once
         [robot] = moves(store, gid)
         assert robot.actor == 1 and robot.seq == 2 and robot.ref.startswith("care:")
         again = client.post(links["robot"], data={"csrf": token})
@@ -72,13 +74,13 @@ def test_more_time_arms_a_new_deadline_once(store, client):
         gid = waiting_game(store, t)
         links = care_links(store)
         token = csrf(client)
-        assert client.post(links["24"], data={"csrf": token}).status_code == 200
+        assert client.post(links["24"], data={"csrf": token}).status_code == 303
         with store.session() as s:
             [due] = s.exec(select(Deadline).where(Deadline.game_id == gid,
                                                   Deadline.state == "pending")).all()
         assert due.seat == 1 and due.seq == 1 and (due.due - T0).total_seconds() == 31 * H
         for path in (links["24"], links["72"]):  # once, and one deadline at a time
-            r = client.post(path, data={"csrf": token})
+            r = client.post(path, data={"csrf": token}, follow_redirects=True)
             assert r.status_code == 409, path
         move(store, gid)  # bob moves in the new time
         assert state(store, gid).seq > 1 and moves(store, gid) == []

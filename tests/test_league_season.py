@@ -80,7 +80,7 @@ def join_by_mail(table: Table, client, league_id: int) -> None:
         path = re.search(re.escape(BASE) + r"(/j/confirm/\S+)", mail.text)[1]
         assert client.get(path).status_code == 200
         r = client.post(path, data={"csrf": csrf(client)})
-        assert r.status_code == 200, r.text
+        assert r.status_code == 303, r.text
     table.fetch()
     assert all(any(m.subject == "You are in: Sixteen" for m in table.inbox(who))
                for who in PLAYERS)

@@ -249,7 +249,7 @@ def sent(store, monkeypatch, tmp_path):
         client = create_app(load(), store, testing=True).test_client()
         form = {"csrf": csrf(client), "you": ANN, "preset": "standard", "public": "on",
                 "seat0": ANN, "seat1": "dora@example.org", "seat2": "robot", "seat3": "robot"}
-        assert confirmed(client, store, "/new", form, ANN).status_code == 302
+        assert confirmed(client, store, "/new", form, ANN).status_code == 303
         # ann's turn mails wait ten minutes: two games waiting for her go out as one mail
         answer(env, gid, "merge 10", to=f"pbem@{env.domain}")
         start(store, create_game(store, ONE_HAND, [ANN, "robot", "robot", "robot"],

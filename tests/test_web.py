@@ -29,6 +29,7 @@ from tests.web_helpers import (
     mail_links,
     make_app,
     move_forms,
+    posted,
     seats,
     tokens,
 )
@@ -54,6 +55,8 @@ ROUTES = {
     "/t/<token>/say": "test_say_on_the_table_page",
     "/t/<token>/undo": "test_undo_on_the_table_page",
     "/t/<token>/resign": "test_resign_on_the_table_page_asks_to_confirm",
+    # sending an invitation again: tests/test_web_flow.py
+    "/t/<token>/invite": "test_the_creators_table_says_who_has_said_yes_and_sends_again",
     # the league pages: tests/test_web_leagues.py
     "/l": "test_create_a_league_by_the_form", "/l/new": "test_create_a_league_by_the_form",
     "/l/new/confirm/<link:token>": "test_create_a_league_by_the_form",
@@ -153,7 +156,7 @@ def test_demo(store, client):
     with store.session() as s:
         assert s.exec(select(Game)).all() == []
     r = client.post("/demo", data={"csrf": csrf(client)})
-    assert r.status_code == 302 and r.headers["Location"].startswith("/t/")
+    assert r.status_code == 303 and r.headers["Location"].startswith("/t/")
     page = client.get(r.headers["Location"])
     assert page.status_code == 200 and "Your hand" in page.text
     with store.session() as s:
@@ -181,8 +184,7 @@ def test_new_game_form_refuses_bad_input(store, client):
            ({"move_hours": "5"}, "choose a deadline"),
            ({"on_timeout": "explode"}, "choose a deadline")]
     for change, words in bad:
-        r = client.post("/new", data=dict(good, csrf=token, **change))
-        assert r.status_code == 400, change
+        r = posted(client, "/new", dict(good, csrf=token, **change), to="/new")
         assert 'class="error"' in r.text and words in r.text, (change, r.text[-800:])
         assert 'value="a@x.test"' in r.text or change.get("you")  # the form keeps its input
     with store.session() as s:
@@ -195,11 +197,11 @@ def test_a_new_game_waits_for_its_creators_confirmation(store, client):
     form = {"csrf": csrf(client), "you": "A@x.test", "preset": "standard", "public": "on",
             "options": "\n target = 300 \n\n", "seat0": "b@x.test", "seat1": "a@x.test",
             "seat2": "robot", "seat3": "c@x.test", "move_hours": "48"}
-    r = client.post("/new", data=form)
+    r = posted(client, "/new", form, to="/new")
     assert r.status_code == 200 and "Check your mail" in r.text and "a@x.test" in r.text
     assert "/t/" not in r.text and "/g/" not in r.text
     r = client.post("/new", data=form)  # the same form again: no second mail today
-    assert r.status_code == 200
+    assert r.status_code == 303
     with store.session() as s:
         assert s.exec(select(Game)).all() == [] and s.exec(select(Seat)).all() == []
         assert s.exec(select(Player)).all() == []  # no account for anyone yet
@@ -220,7 +222,7 @@ def test_a_new_game_waits_for_its_creators_confirmation(store, client):
         assert s.exec(select(Game)).all() == []
 
     r = client.post(link, data={"csrf": csrf(client)})
-    assert r.status_code == 302 and "/created?token=" in r.headers["Location"]
+    assert r.status_code == 303 and "/created?token=" in r.headers["Location"]
     gid = int(r.headers["Location"].split("/")[2])
     mine = r.headers["Location"].split("token=")[1]
     assert mine == tokens(store, gid)[1]  # the creator's own seat
@@ -257,7 +259,7 @@ def _new_game(client, store, **seats_):
     data = {"csrf": csrf(client), "you": "a@x.test", "preset": "standard", "public": "on",
             **seats_}
     r = confirmed(client, store, "/new", data, "a@x.test")
-    assert r.status_code == 302, r.text
+    assert r.status_code == 303, r.text
     return r.headers["Location"]
 
 
@@ -296,11 +298,11 @@ def test_invitations_deal_when_all_accept(store, client):
     assert not seats(store, gid)[1].accepted
 
     r = client.post(f"/i/{b}", data={"answer": "yes", "csrf": csrf(client)})
-    assert r.status_code == 302 and r.headers["Location"] == f"/t/{b}"
+    assert r.status_code == 303 and r.headers["Location"] == f"/t/{b}"
     assert counts(store, gid)[0] == 0  # c has not answered
     assert client.get(f"/t/{b}").status_code == 200
     r = client.post(f"/i/{c}", data={"answer": "yes", "csrf": csrf(client)})
-    assert r.status_code == 302
+    assert r.status_code == 303
     assert counts(store, gid)[0] > 0  # everyone is in: dealt
     with store.session() as s:
         assert s.get(Game, gid).status == "playing"
@@ -309,7 +311,7 @@ def test_invitations_deal_when_all_accept(store, client):
     assert r.status_code == 200 and r.text.count('class="card') >= 13
     # answering again changes nothing
     before = counts(store)
-    r = client.post(f"/i/{c}", data={"answer": "no", "csrf": csrf(client)})
+    r = posted(client, f"/i/{c}", {"answer": "no", "csrf": csrf(client)}, to=f"/i/{c}")
     assert r.status_code == 200 and "answered already" in r.text
     assert counts(store) == before and not seats(store, gid)[3].robot
 
@@ -319,7 +321,7 @@ def test_decline_gives_the_seat_to_a_robot(store, client):
                       seat3="robot")
     gid = int(where.split("/")[2])
     b = _invites(store, gid)["b@x.test"]
-    r = client.post(f"/i/{b}", data={"answer": "no", "csrf": csrf(client)})
+    r = posted(client, f"/i/{b}", {"answer": "no", "csrf": csrf(client)}, to=f"/i/{b}")
     assert r.status_code == 200 and "Declined" in r.text
     seat = seats(store, gid)[1]
     assert seat.robot and seat.player_id is None and seat.token != b
@@ -346,23 +348,22 @@ def test_moves_from_table_buttons(store, client):
     before = counts(store, gid)
     no_csrf = {k: v for k, v in bid3["data"].items() if k != "csrf"}
     assert client.post(bid3["action"], data=no_csrf).status_code == 400
-    bad = dict(bid3["data"], type="cheat")
-    assert client.post(bid3["action"], data=bad).status_code == 400
-    bad = dict(bid3["data"], seq="x")
-    assert client.post(bid3["action"], data=bad).status_code == 400
-    r = client.post(f"/t/{other}/move", data=bid3["data"])  # another seat, out of turn
-    assert r.status_code == 409 and 'class="error"' in r.text
+    for bad in (dict(bid3["data"], type="cheat"), dict(bid3["data"], seq="x")):
+        r = posted(client, bid3["action"], bad, to=f"/t/{tok}")
+        assert "That move was not understood" in r.text
+    r = posted(client, f"/t/{other}/move", bid3["data"])  # another seat, out of turn
+    assert 'class="error"' in r.text and "Not played" in r.text
     assert counts(store, gid) == before
 
-    r = client.post(bid3["action"], data=bid3["data"])
+    r = posted(client, bid3["action"], bid3["data"], to=f"/t/{tok}")
     assert r.status_code == 200 and "Done: bid 3." in r.text
     assert game_state(store, gid).bids[seat] == 3
     with store.session() as s:
         m = s.exec(select(Move).where(Move.game_id == gid, Move.actor == seat)).one()
     assert m.source == "web" and m.payload["bid"] == 3
     after = counts(store, gid)
-    r = client.post(bid3["action"], data=bid3["data"])  # the same button again: stale
-    assert r.status_code == 409 and "moved on" in r.text and counts(store, gid) == after
+    r = posted(client, bid3["action"], bid3["data"])  # the same button again: stale
+    assert "moved on" in r.text and counts(store, gid) == after
 
 
 def _turn_mail(store, gid, seat):
@@ -390,25 +391,25 @@ def test_move_links_from_a_turn_mail(store, client):
     assert client.post(links["bid 4"]).status_code == 400  # no CSRF
     assert counts(store) == before
 
-    r = client.post(links["bid 4"], data={"csrf": csrf(client)})
+    r = posted(client, links["bid 4"], {"csrf": csrf(client)}, to=f"/t/{tokens(store, gid)[seat]}")
     assert r.status_code == 200 and "Done: Bid 4." in r.text
     assert game_state(store, gid).bids[seat] == 4
     with store.session() as s:
         m = s.exec(select(Move).where(Move.game_id == gid, Move.actor == seat)).one()
     assert m.ref.startswith("link:") and m.source == "web"
     used = counts(store)
-    r = client.post(links["bid 4"], data={"csrf": csrf(client)})  # replayed
-    assert r.status_code == 409 and "used already" in r.text and counts(store) == used
+    r = posted(client, links["bid 4"], {"csrf": csrf(client)})  # replayed
+    assert "used already" in r.text and counts(store) == used
     assert game_state(store, gid).bids[seat] == 4
 
     # the game moves on until this seat is due again; the mail's other link is stale
     st = drive(store, gid, lambda x: seat in x.to_act())
     moved = counts(store)
-    r = client.get(links["bid 5"])  # shows the table as it is now, changes nothing
+    r = client.get(links["bid 5"], follow_redirects=True)  # the table as it is now
     assert r.status_code == 200 and "moved on" in r.text and counts(store) == moved
     assert all(f["data"]["seq"] == str(st.seq) for f in move_forms(r.text))
-    r = client.post(links["bid 5"], data={"csrf": csrf(client)})
-    assert r.status_code == 409 and "moved on" in r.text and counts(store) == moved
+    r = posted(client, links["bid 5"], {"csrf": csrf(client)})
+    assert "moved on" in r.text and counts(store) == moved
     fresh = move_forms(r.text)  # the current table, with this seat's fresh moves
     assert fresh and all(f["data"]["seq"] == str(st.seq) for f in fresh)
     assert game_state(store, gid).bids[seat] == 4
@@ -445,7 +446,7 @@ def test_forged_expired_and_foreign_tokens_are_refused(app, store, client):
         assert r.status_code == 400 and why in r.text, bad
     assert counts(store) == before
     r = client.post(f"/m/{good}", data={"csrf": token})  # and the genuine one still works
-    assert r.status_code == 200 and game_state(store, gid).bids[seat] == 3
+    assert r.status_code == 303 and game_state(store, gid).bids[seat] == 3
 
 
 def test_a_link_signed_with_the_old_key_still_works(store, tmp_path, monkeypatch):
@@ -465,7 +466,7 @@ def test_a_link_signed_with_the_old_key_still_works(store, tmp_path, monkeypatch
                                         "q": st.seq})
     assert client.get(f"/m/{old}").status_code == 200
     r = client.post(f"/m/{old}", data={"csrf": csrf(client)})
-    assert r.status_code == 200 and game_state(store, gid).bids[seat] == 2
+    assert r.status_code == 303 and game_state(store, gid).bids[seat] == 2
     # a key that was never ours is refused
     nobody = Signer(["retired-long-ago"]).dumps({"g": gid, "s": seat, "a": {}, "q": 0})
     assert client.get(f"/m/{nobody}").status_code == 400
@@ -520,9 +521,9 @@ def test_passing_cards_from_the_table_form(store, client):
     boxes = re.findall(r'type="checkbox" name="card" value="([2-9TJQKA][SHDC])"', r.text)
     assert sorted(boxes) == sorted(st.hands[seat])
     data = {"csrf": csrf(client), "type": "pass", "seq": str(st.seq), "card": boxes[:1]}
-    r = client.post(f"/t/{tok}/move", data=data)  # one card is not two: refused
-    assert r.status_code == 409 and counts(store, gid)[0] == st.seq
-    r = client.post(f"/t/{tok}/move", data=dict(data, card=boxes[:2]))
+    r = posted(client, f"/t/{tok}/move", data)  # one card is not two: refused
+    assert "Not played" in r.text and counts(store, gid)[0] == st.seq
+    r = posted(client, f"/t/{tok}/move", dict(data, card=boxes[:2]))
     assert r.status_code == 200 and "Done: passed" in r.text
     assert game_state(store, gid).passed_away[seat] == boxes[:2]
 
@@ -544,7 +545,7 @@ def test_a_blind_nil_bidder_keeps_its_cards_from_the_table_page(store, client):
     assert "Keep my cards (no exchange)" in client.get(f"/t/{tok}").text
     r = client.post(f"/t/{tok}/move", data={"csrf": csrf(client), "type": "pass",
                                             "seq": str(st.seq)})
-    assert r.status_code == 200 and game_state(store, gid).phase == "play"
+    assert r.status_code == 303 and game_state(store, gid).phase == "play"
     assert game_state(store, gid).hands[first] == st.hands[first]  # nothing passed
 
 
@@ -597,20 +598,21 @@ def test_deadline_record_vacation_and_extra_time_on_the_page(store, client):
     tokyo = first.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%a %d %b %H:%M Asia/Tokyo")
     assert f"(due {tokyo}, " in client.get(f"/t/{toks[other]}").text
     token = csrf(client)
-    r = client.post(f"/t/{toks[other]}/extra", data={"csrf": token, "hours": "24"})
-    assert r.status_code == 200 and (due() - first).total_seconds() == 24 * 3600
-    assert client.post(f"/t/{toks[other]}/extra", data={"csrf": token, "hours": "999"}
-                       ).status_code == 400
+    r = posted(client, f"/t/{toks[other]}/extra", {"csrf": token, "hours": "24"})
+    assert "24 more hours" in r.text and (due() - first).total_seconds() == 24 * 3600
+    r = posted(client, f"/t/{toks[other]}/extra", {"csrf": token, "hours": "999"})
+    assert "Extra time is 24 or 48 hours" in r.text
     assert client.post(f"/t/{toks[other]}/extra", data={"hours": "24"}).status_code == 400
-    r = client.post(f"/t/{toks[actor]}/vacation", data={"csrf": token, "days": "3"})
+    assert (due() - first).total_seconds() == 24 * 3600
+    r = posted(client, f"/t/{toks[actor]}/vacation", {"csrf": token, "days": "3"})
     assert r.status_code == 200 and "deadlines stand still" in r.text
     assert (due() - first).total_seconds() == (24 + 72) * 3600  # pushed by the vacation
     with store.session() as s:
         seat = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == actor)).one()
         assert s.get(Player, seat.player_id).prefs["vacation_bank"] == 14 - 3
-    r = client.post(f"/t/{toks[actor]}/vacation", data={"csrf": token, "days": "99"})
-    assert r.status_code == 400 and "vacation days left" in r.text
-    r = client.post(f"/t/{toks[actor]}/vacation", data={"csrf": token, "days": "off"})
+    r = posted(client, f"/t/{toks[actor]}/vacation", {"csrf": token, "days": "99"})
+    assert "vacation days left" in r.text
+    r = posted(client, f"/t/{toks[actor]}/vacation", {"csrf": token, "days": "off"})
     assert r.status_code == 200 and "3 days returned" in r.text
 
 
@@ -618,7 +620,7 @@ def test_the_new_game_form_sets_the_time_control(store, client):
     data = {"csrf": csrf(client), "you": "a@x.test", "preset": "standard", "seat0": "a@x.test",
             "seat1": "robot", "seat2": "robot", "seat3": "robot", "move_hours": "168",
             "on_timeout": "wait", "weekend_pause": "on"}
-    assert confirmed(client, store, "/new", data, "a@x.test").status_code == 302
+    assert confirmed(client, store, "/new", data, "a@x.test").status_code == 303
     with store.session() as s:
         [game] = s.exec(select(Game)).all()
     assert game.time_control == {"move_hours": 168, "remind_hours": [24, 2],
@@ -640,7 +642,7 @@ def test_a_confirmation_link_pressed_twice_at_once_makes_one_game(store, app):
     first = app.test_client()
     form = {"csrf": csrf(first), "you": "a@x.test", "preset": "standard",
             "seat0": "a@x.test", "seat1": "b@x.test", "seat2": "robot", "seat3": "robot"}
-    assert first.post("/new", data=form).status_code == 200
+    assert first.post("/new", data=form).status_code == 303
     (link,) = confirmation_links(store, "a@x.test")
     clients = [app.test_client() for _ in range(4)]
     start, results = threading.Barrier(len(clients)), []
@@ -654,7 +656,7 @@ def test_a_confirmation_link_pressed_twice_at_once_makes_one_game(store, app):
         t.start()
     for t in threads:
         t.join(60)
-    assert sorted(results) == [302, 409, 409, 409]
+    assert sorted(results) == [303, 409, 409, 409]
     with store.session() as s:
         (game,) = s.exec(select(Game)).all()
         ref = s.exec(select(Confirmation.ref).where(Confirmation.game_id == game.id)).one()

@@ -56,11 +56,13 @@ def new_game(client, **change) -> dict:
 
 
 def refused_form(client, store, tmp_path, path, form, words):
-    """POST `form`: a 400 showing the form again with why, and nothing stored or mailed."""
+    """POST `form`: a 303 back to the form, shown again with why, and nothing stored or
+    mailed."""
     mail = len(sent_mail(store, tmp_path))  # what earlier steps queued has gone out
     before = database(store)
     r = client.post(path, data=form)
-    assert r.status_code == 400, (form, r.text[-600:])
+    assert r.status_code == 303, (form, r.text[-600:])
+    r = client.get(r.headers["Location"])
     assert 'class="error"' in r.text and "<form" in r.text
     assert words in html.unescape(r.text), (words, r.text[-600:])
     assert database(store) == before
@@ -88,7 +90,7 @@ def test_new_game_mails_only_checked_addresses(store, client, tmp_path):
     # address as checked
     assert sent_mail(store, tmp_path) == []
     r = confirmed(client, store, "/new", new_game(client, seat2="  Bee@X.Test "), "a@x.test")
-    assert r.status_code == 302
+    assert r.status_code == 303
     assert [m["To"] for m in sent_mail(store, tmp_path)] == ["a@x.test", "bee@x.test"]
 
 
@@ -108,7 +110,7 @@ def test_the_creator_takes_a_seat_so_robots_never_play_a_game_in_a_request(store
     gid = int(r.headers["Location"].split("/")[2])
     for tok in tokens(store, gid)[1:]:
         assert client.post(f"/i/{tok}", data={"csrf": csrf(client),
-                                              "answer": "no"}).status_code == 200
+                                              "answer": "no"}).status_code == 303
     with store.session() as s:
         assert s.get(Game, gid).status == "playing"
         assert [x.robot for x in s.exec(select(Seat).where(Seat.game_id == gid)
@@ -164,14 +166,14 @@ def test_a_stranger_who_gives_a_players_address_causes_one_mail_and_nothing_else
     before = database(store)
     form = new_game(client, you="p1@x.test", seat0="p1@x.test", seat1="b@x.test",
                     seat2="c@x.test", seat3="d@x.test")
-    r = client.post("/new", data=form)
+    r = client.post("/new", data=form, follow_redirects=True)
     assert r.status_code == 200 and "Check your mail" in r.text
     assert not re.search(r"/(t|i|o|g)/", r.text)  # no key and no game: nothing to act from
     assert changed(before, database(store)) == {"outbox", "webmail"}  # no game, seat, player
     (mail,) = new_mail(store, tmp_path, seen)
     assert mail["To"] == "p1@x.test" and mail["Subject"] == "Confirm your new game of Spades"
     assert "If it was not you, ignore this mail" in text_of(mail)
-    assert client.post("/new", data=form).status_code == 200  # again: no second mail today
+    assert client.post("/new", data=form).status_code == 303  # again: no second mail today
     assert len(new_mail(store, tmp_path, seen)) == 1
 
 
@@ -180,7 +182,8 @@ def test_a_stranger_cannot_make_someone_an_organiser(store, client, tmp_path):
     humans_game(store, preset("standard"))
     seen = mail_ids(store, tmp_path)
     before = database(store)
-    r = client.post("/l/new", data=league_form(client, organiser="p2@x.test"))
+    r = client.post("/l/new", data=league_form(client, organiser="p2@x.test"),
+                    follow_redirects=True)
     assert r.status_code == 200 and "Check your mail" in r.text and "/o/" not in r.text
     assert changed(before, database(store)) == {"outbox", "webmail"}  # no league, no player
     (mail,) = new_mail(store, tmp_path, seen)
@@ -193,10 +196,10 @@ def test_the_form_mails_only_the_address_that_must_confirm(store, client, tmp_pa
     creator's, and the invitations wait for the creator's button."""
     six = {f"seat{i}": f"p{i}@y.test" for i in range(6)}
     r = client.post("/new", data=new_game(client, preset="six-handed", you="p0@y.test", **six))
-    assert r.status_code == 200
+    assert r.status_code == 303
     assert [m["To"] for m in sent_mail(store, tmp_path)] == ["p0@y.test"]
     r = client.post(confirmation_links(store, "p0@y.test")[0], data={"csrf": csrf(client)})
-    assert r.status_code == 302
+    assert r.status_code == 303
     assert sorted(m["To"] for m in sent_mail(store, tmp_path)) == \
         [f"p{i}@y.test" for i in range(6)]
 
@@ -217,7 +220,7 @@ def test_the_longest_address_can_ask_to_join(store, client, tmp_path):
         join = f"/j/{s.get(League, lid).join_token}"
     longest = "j" * 64 + "@" + ".".join(["d" * 63, "e" * 63, "f" * 56]) + ".test"
     assert len(longest) == 254
-    r = client.post(join, data={"csrf": csrf(client), "email": longest})
+    r = client.post(join, data={"csrf": csrf(client), "email": longest}, follow_redirects=True)
     assert r.status_code == 200 and "Check your mail" in r.text
     assert [m["To"] for m in sent_mail(store, tmp_path)].count(longest) == 1
 
@@ -254,16 +257,16 @@ def test_one_mailbox_gets_at_most_five_mails_an_hour_from_the_web(store, client,
     asks += [("/l/new", league_form(client, organiser="v@x.test")),
              (join, {"csrf": csrf(client), "email": "V@x.test"})]
     for i, (path, form) in enumerate(asks):
-        assert client.post(path, data=form, **from_(f"10.0.0.{i}")).status_code == 200, path
+        assert client.post(path, data=form, **from_(f"10.0.0.{i}")).status_code == 303, path
     assert len([m for m in sent_mail(store, tmp_path) if m["To"] == "v@x.test"]) == 5
     for path, form in [("/new", new_game(client, you="v@x.test", seat0="v@x.test")),
                        ("/l/new", league_form(client, organiser="v@x.test", name="M")),
                        (join, {"csrf": csrf(client), "email": "v@x.test", "name": "V"})]:
         too_many(client, store, tmp_path, path, form, "10.0.1.1")
-    assert client.post("/new", data=new_game(client), **from_("10.0.1.1")).status_code == 200
+    assert client.post("/new", data=new_game(client), **from_("10.0.1.1")).status_code == 303
     with time_machine.travel(datetime.now(UTC) + timedelta(hours=1, minutes=1)):
         r = client.post("/new", data=new_game(client, you="v@x.test", seat0="v@x.test"))
-        assert r.status_code == 200
+        assert r.status_code == 303
 
 
 def test_one_client_causes_at_most_twenty_mails_an_hour(store, client, tmp_path):
@@ -273,12 +276,12 @@ def test_one_client_causes_at_most_twenty_mails_an_hour(store, client, tmp_path)
             form = new_game(client, you=f"{i}@{ip.replace(':', '-')}.test")
             form["seat0"] = form["you"]
             mine = ip if ":" not in ip else f"2001:db8:0:1::{i + 1:x}"  # the same /64
-            assert client.post("/new", data=form, **from_(mine)).status_code == 200, i
+            assert client.post("/new", data=form, **from_(mine)).status_code == 303, i
         too_many(client, store, tmp_path, "/new", new_game(client), ip)
         too_many(client, store, tmp_path, "/l/new", league_form(client), ip)
-    assert client.post("/new", data=new_game(client), **from_("192.0.2.8")).status_code == 200
+    assert client.post("/new", data=new_game(client), **from_("192.0.2.8")).status_code == 303
     assert client.post("/new", data=new_game(client, you="b@x.test", seat0="b@x.test"),
-                       **from_("2001:db8:0:2::1")).status_code == 200
+                       **from_("2001:db8:0:2::1")).status_code == 303
 
 
 def test_the_invitations_count_too_and_a_refused_confirmation_keeps_its_link(store, client,
@@ -287,14 +290,14 @@ def test_the_invitations_count_too_and_a_refused_confirmation_keeps_its_link(sto
     holds the game back (429, nothing made); the same link works an hour later, once."""
     for t in (300, 400, 500, 600, 700):  # b@x.test had five confirmation mails this hour
         form = new_game(client, you="b@x.test", seat0="b@x.test", options=f"target={t}")
-        assert client.post("/new", data=form, **from_("10.0.0.9")).status_code == 200
-    assert client.post("/new", data=new_game(client)).status_code == 200  # a@x invites b@x
+        assert client.post("/new", data=form, **from_("10.0.0.9")).status_code == 303
+    assert client.post("/new", data=new_game(client)).status_code == 303  # a@x invites b@x
     link = confirmation_links(store, "a@x.test")[0]
     too_many(client, store, tmp_path, link, {"csrf": csrf(client)}, "10.0.0.1")
     with store.session() as s:
         assert s.exec(select(Game)).all() == []
     with time_machine.travel(datetime.now(UTC) + timedelta(hours=1, minutes=1)):
-        assert client.post(link, data={"csrf": csrf(client)}).status_code == 302
+        assert client.post(link, data={"csrf": csrf(client)}).status_code == 303
         assert client.post(link, data={"csrf": csrf(client)}).status_code == 409
     with store.session() as s:
         assert len(s.exec(select(Game)).all()) == 1
@@ -394,7 +397,7 @@ def test_a_robot_cannot_take_the_last_persons_seat_from_the_web(store, client, t
     for seat in (0, 1, 2):
         r = client.post(f"{o}/substitute", data={"csrf": csrf(client), "game": str(gid),
                                                  "seat": str(seat), "who": "robot"})
-        assert r.status_code == 200, r.text[-400:]
+        assert r.status_code == 303, r.text[-400:]
     before = counts(store, gid)
     refused_form(client, store, tmp_path, f"{o}/substitute",
                  {"csrf": csrf(client), "game": str(gid), "seat": "3", "who": "robot"},
@@ -425,11 +428,14 @@ def test_headers_on_pages_errors_and_keys(store, client):
                  "/l/new/confirm/forged", f"/g/{gid}/created?token={tok}",
                  "/nowhere", "/api/nowhere"):
         check_headers(path, client.get(path))
-    check_headers("/demo", client.get("/demo"))  # a 405
+    check_headers("/demo", client.delete("/demo"))  # a 405
+    check_headers("/demo", client.get("/demo"))  # a redirect to its page
 
 
 def test_error_pages_speak_to_people(store, client):
-    r = client.get("/demo")  # a form's address, opened as a link
+    r = client.get("/demo")  # a form's address, opened as a link: its page
+    assert r.status_code == 303 and r.headers["Location"] == "/"
+    r = client.delete("/demo")  # a method no form sends
     assert r.status_code == 405 and "POST" in r.headers["Allow"]
     assert "<h1>Not here</h1>" in r.text and "Spades by email" in r.text
     r = client.get("/no/such/page")
@@ -439,7 +445,7 @@ def test_error_pages_speak_to_people(store, client):
     r = client.get("/api/g/999")
     assert r.status_code == 404 and r.get_json() == {
         "error": "Not found", "status": 404, "message": r.get_json()["message"]}
-    for r in (client.get("/nowhere"), client.get("/demo"), client.get("/api/nowhere")):
+    for r in (client.get("/nowhere"), client.delete("/demo"), client.get("/api/nowhere")):
         assert "Werkzeug" not in r.text and "The requested URL" not in r.text
 
 

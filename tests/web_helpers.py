@@ -31,9 +31,19 @@ def make_app(store, tmp_path, monkeypatch, secret: str | None = None):
 
 
 def csrf(client) -> str:
-    """The CSRF value of this browser's session, read from a real form."""
-    r = client.get("/new")
+    """The CSRF value of this browser's session, read from a real form (the home page's:
+    no POST but sign-out leads there, so reading it takes no other page's notice)."""
+    r = client.get("/")
     return re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
+
+
+def posted(client, path: str, data: dict, to: str | None = None):
+    """POST as a browser does: the answer must be 303 (to `to`, if given); the page it leads
+    to, with what the POST had to say."""
+    r = client.post(path, data=data)
+    assert r.status_code == 303, (r.status_code, r.text[-600:])
+    assert to is None or r.headers["Location"] == to, r.headers["Location"]
+    return client.get(r.headers["Location"])
 
 
 def game_state(store, gid):
@@ -141,7 +151,7 @@ def confirmation_links(store, to: str) -> list[str]:
 def confirmed(client, store, path: str, form: dict, to: str):
     """POST a /new or /l/new form, then press the button behind the link it mailed to `to`:
     the response to that press."""
-    r = client.post(path, data=form)
+    r = client.post(path, data=form, follow_redirects=True)
     assert r.status_code == 200 and "Check your mail" in r.text, r.text[-800:]
     link = confirmation_links(store, to)[-1]
     return client.post(link, data={"csrf": csrf(client)})
@@ -164,14 +174,15 @@ SIGN_IN_LINK = re.compile(r"https?://[^/\s]+(/signin/[A-Za-z0-9_.\-]+)")
 
 def sign_in(client, store, email: str) -> None:
     """Sign `client` in as `email` as a person does: the form, the mailed link's button."""
-    r = client.post("/signin", data={"csrf": csrf(client), "email": email})
+    r = client.post("/signin", data={"csrf": csrf(client), "email": email},
+                    follow_redirects=True)
     assert r.status_code == 200 and "Check your mail" in r.text, r.text[-400:]
     with store.session() as s:
         body = s.exec(select(Outbox.body_text).where(Outbox.to_addr == email)
                       .order_by(Outbox.id.desc())).first()
     link = SIGN_IN_LINK.search(body).group(1)
     r = client.post(link, data={"csrf": csrf(client)})
-    assert r.status_code == 302 and r.headers["Location"] == "/home", r.text[-400:]
+    assert r.status_code == 303 and r.headers["Location"] == "/home", r.text[-400:]
 
 
 def database(store) -> dict:

@@ -79,6 +79,11 @@ def view(st, seat: int | None = None) -> dict:
     return v
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """ "1 bag", "0 bags", "2 bags" ("1 child", "2 children" with `many`)."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
 def bid_words(a: dict) -> str:
     """A bid as words: "4", "blind 7", "nil", "moon", "4 little mo", "5 aces" (B12, S7)."""
     words = ("blind " if a.get("blind") else "") + str(a["bid"])

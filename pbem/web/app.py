@@ -6,13 +6,16 @@ from importlib.resources import files
 from flask import Flask, abort, request, session
 
 from ..config import Settings, load
+from ..engine.view import plural
 from ..signing import secret_keys
 from ..store.states import store_for
 from . import (
     api,
     care,
+    flow,
     guard,
     home,
+    invites,
     league_api,
     leagues,
     links,
@@ -40,11 +43,13 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     signin.configure(app)
     guard.install(app, secure_cookie=cfg.base_url.lower().startswith("https://"))
     app.before_request(_check_csrf)
+    flow.install(app)
     app.jinja_env.globals["csrf_token"] = csrf_token
+    app.jinja_env.filters["plural"] = plural  # "1 bag", "2 bags"
     app.jinja_env.globals["signed_in"] = lambda: "player" in session  # the header's link
     for bp in (pages.bp, newgame.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp,
                leagues.bp, newleague.bp, league_api.bp, signin.bp, home.bp, live.bp,
-               table_acts.bp, organiser_acts.bp):
+               table_acts.bp, organiser_acts.bp, invites.bp):
         app.register_blueprint(bp)
     return app
 

@@ -12,7 +12,7 @@ from ..play import Refused, submit
 from ..signing import CARE, Signer
 from ..store.models import Deadline, Game
 from ..store.models import now as utcnow
-from . import data
+from . import data, flow
 
 bp = Blueprint("care", __name__)
 
@@ -57,8 +57,8 @@ def apply_care(token):
     d, t = found
     done = _robot(d, t) if d["a"] == "robot" else _more_time(d)
     if done:
-        return _page("That link was used already", done, 409)
-    return _page("Done", f"Game {t.game.id}: done, {_label(d, t.names)}.")
+        return flow.told("That link was used already", done, 409)
+    return flow.told("Done", f"Game {t.game.id}: done, {_label(d, t.names)}.")
 
 
 def _robot(d, t) -> str | None:

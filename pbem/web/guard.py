@@ -90,10 +90,14 @@ def headers(response):
 
 TEXTS = {
     400: ("That did not work", "The request was not understood, and nothing was changed."),
+    403: ("Not yours", "This page is not for you: if a link of yours led here, use the newest "
+                       "mail about it. Nothing was changed."),
     404: ("Not found", "There is no such page. The link may be mistyped or out of date, or "
                        "the game is private."),
     405: ("Not here", "This address does not take that kind of request: use the buttons on "
                       "the page."),
+    409: ("Already done", "That was done already, or the game has moved on since the page was "
+                          "shown: nothing was changed. Reload the page to see it as it is."),
     429: ("Too many", "This site has sent as much mail as it may for now: try again in an "
                       "hour. Nothing was sent or changed."),
     413: ("Too large", f"That was more than this site takes ({MAX_BODY // 1024} KB): nothing "

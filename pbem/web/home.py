@@ -8,11 +8,12 @@ from sqlmodel import select
 
 from .. import orders
 from ..deadlines import due_for
+from ..engine.view import plural
 from ..store import prefs
 from ..store.models import Game, Player, Seat
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, start_vacation
-from . import data
+from . import data, flow
 from .signin import signed_in
 from .tables import time_left
 from .view import side_labels
@@ -27,26 +28,32 @@ WORDS = ("zone", "rest", "quiet", "cap", "merge")  # read by pbem.store.prefs.PA
 
 def _player_or_signin():
     player = signed_in()
-    return player, (None if player else redirect(url_for("signin.signin")))
+    return player, (None if player else redirect(url_for("signin.signin"),
+                                                303 if request.method == "POST" else 302))
 
 
 @bp.get("/home")
 def home():
     player, away = _player_or_signin()
-    return away or page(player)
+    told = flow.carried()  # a refused settings form: as sent, each error by its field
+    return away or page(player, errors=told.get("errors"), form=told.get("form"))
 
 
-def page(player, notice=None, error=None, errors=None, form=None, status=200):
+def back(notice=None, error=None, **kw):
+    return flow.to(url_for("home.home"), notice=notice, error=error, **kw)
+
+
+def page(player, errors=None, form=None):
     now = utcnow()
     games = [g for g in (_game(seat, player, now) for seat in _seats(player.id)) if g]
     games.sort(key=lambda g: (g["group"], g["due"] or now.max.replace(tzinfo=now.tzinfo),
                               -g["id"]))
     p = dict(player.prefs or {})
     body = render_template(
-        "web/home.html", player=player, games=games, notice=notice, error=error,
+        "web/home.html", player=player, games=games,
         errors=errors or {}, form=form or _form(player), choices=CHOICES,
         vacation=p.get("vacation_until"), bank=bank(p, now.date(), player.created.date())[0])
-    response = make_response(body, status)
+    response = make_response(body)
     response.headers["Cache-Control"] = "no-store"  # a player's own page: never cached
     return response
 
@@ -122,10 +129,10 @@ def settings():
         except ValueError as e:
             errors[key] = str(e)
     if errors:
-        return page(player, error="Nothing was saved: see the fields marked below.",
-                    errors=errors, form=form, status=400)
-    player = prefs.update(data.store(), player.id, **values)
-    return page(player, notice="Your settings are saved.")
+        return back(error="Nothing was saved: see the fields marked below.", errors=errors,
+                    form=form)
+    prefs.update(data.store(), player.id, **values)
+    return back(notice="Your settings are saved.")
 
 
 @bp.post("/home/vacation")
@@ -137,12 +144,11 @@ def vacation():
     days = request.form.get("days", "")
     try:
         if days == "off":
-            back = end_vacation(data.store(), player.id)
-            return page(signed_in(), notice=f"Welcome back: {back} days returned.")
+            returned = end_vacation(data.store(), player.id)
+            return back(notice=f"Welcome back: {plural(returned, 'day')} returned.")
         if not days.isdigit() or len(days) > 4:
             raise ValueError("a vacation is a whole number of days, at least 1")
         until = start_vacation(data.store(), player.id, int(days))
     except ValueError as e:
-        return page(player, error=f"No vacation: {e}", status=400)
-    return page(signed_in(), notice=f"On vacation until {until.isoformat()}: your deadlines "
-                "stand still.")
+        return back(error=f"No vacation: {e}.")
+    return back(notice=f"On vacation until {until.isoformat()}: your deadlines stand still.")

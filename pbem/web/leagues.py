@@ -23,9 +23,10 @@ from ..league.manage import LeagueError
 from ..store.bounces import bouncing
 from ..store.models import Entry, Fixture, League, Player, Season, Seat
 from ..store.models import now as utcnow
-from . import data, limits
+from . import data, flow, limits
+from .flow import FormError
 from .guard import MAX_ID
-from .newgame import bad_link
+from .newgame import bad_link, refused
 
 bp = Blueprint("leagues", __name__)
 
@@ -110,6 +111,10 @@ def season_context(league_id: int, number: int | None) -> dict:
 # -- numbers and dates from a form ----------------------------------------------------------
 
 
+class FieldError(FormError, LeagueError):
+    """A league form's field refused: shown beside the field."""
+
+
 def whole(form, key, what, default=None, most: int = MAX_ID) -> int | None:
     """A whole number from the form, at most `most` (by default what an id column holds,
     so a huge one is a clear refusal, not a database error)."""
@@ -117,9 +122,9 @@ def whole(form, key, what, default=None, most: int = MAX_ID) -> int | None:
     if not text:
         return default
     if not text.isascii() or not text.isdigit():
-        raise LeagueError(f"{what}: a whole number, not {text[:20]!r}")
+        raise FieldError(key, f"{what}: a whole number, not {text[:20]!r}")
     if len(text) > 10 or int(text) > most:
-        raise LeagueError(f"{what}: a whole number up to {most}")
+        raise FieldError(key, f"{what}: a whole number up to {most}")
     return int(text)
 
 
@@ -127,7 +132,7 @@ def day(form, key, what) -> date:
     try:
         return date.fromisoformat(form.get(key, "").strip())
     except ValueError:
-        raise LeagueError(f"{what}: a date as YYYY-MM-DD") from None
+        raise FieldError(key, f"{what}: a date as YYYY-MM-DD") from None
 
 
 # -- joining ---------------------------------------------------------------------------------
@@ -141,17 +146,22 @@ def join(join_token):
         sn = manage.latest_season(s, lg.id)
     page = {"league": lg, "season": sn, "format": describe(lg), "token": join_token}
     if request.method == "GET":
-        return render_template("web/join.html", form={}, **page)
+        told = flow.carried()
+        return render_template("web/join.html", form=told.get("form") or {},
+                               errors=told.get("errors") or {}, sent=told.get("sent"), **page)
     form = request.form
     try:
-        email = manage.address(form.get("email", ""))
+        try:
+            email = manage.address(form.get("email", ""))
+        except LeagueError as e:
+            raise FieldError("email", str(e)) from None
         limits.check([email])
         sent = manage.request_join(data.store(), lg.id, email, form.get("name", ""),
                                    form.get("partner", "").strip() or None)
     except LeagueError as e:
-        return render_template("web/join.html", form=form, error=str(e), **page), 400
+        return refused(request.path, form, e)
     limits.record([email])
-    return render_template("web/join.html", form={}, sent=sent, **page)
+    return flow.to(request.path, sent=sent)
 
 
 @bp.route("/j/confirm/<token>", methods=["GET", "POST"])
@@ -168,7 +178,8 @@ def confirm(token):
     page = {"league": lg, "format": describe(lg), "email": d["e"], "name": d.get("m") or "",
             "partner": d.get("p")}
     if request.method == "GET":
-        return render_template("web/confirm.html", **page)
+        told = flow.carried()
+        return render_template("web/confirm.html", entry=told.get("entry"), **page)
     mailed = [d["e"]] + ([d["p"]] if d.get("p") else [])  # the welcome, the partner's ask
     limits.check(mailed)
     try:
@@ -176,12 +187,11 @@ def confirm(token):
     except LeagueError as e:
         already = _entered(lg.id, d["e"])
         if already:
-            return render_template("web/confirm.html", error=f"You are entered in {lg.name}, "
-                                   f"season {already}, already: this link has been used.",
-                                   used=True, **page), 409
-        return render_template("web/confirm.html", error=f"Not entered: {e}.", **page), 400
+            return flow.told("This link was used already", f"You are entered in {lg.name}, "
+                             f"season {already}, already: this link has been used.", 409)
+        return flow.to(request.path, error=f"Not entered: {e}.")
     limits.record(mailed)
-    return render_template("web/confirm.html", entry=entry, **page)
+    return flow.to(request.path, entry={"name": entry.name})
 
 
 def _entered(league_id: int, email: str) -> int | None:
@@ -211,12 +221,12 @@ def partner(token):
         return bad_link("that entry was withdrawn")
     page = {"league": lg, "season": sn, "entry": entry, "email": d["e"]}
     if request.method == "GET":
-        return render_template("web/partner.html", **page)
+        return render_template("web/partner.html", done=flow.carried().get("done"), **page)
     try:
-        entry = manage.accept_partner(data.store(), entry.id, d["e"])
+        manage.accept_partner(data.store(), entry.id, d["e"])
     except LeagueError as e:
-        return render_template("web/partner.html", error=f"Not done: {e}.", **page), 400
-    return render_template("web/partner.html", done=True, **dict(page, entry=entry))
+        return flow.to(request.path, error=f"Not done: {e}.")
+    return flow.to(request.path, done=True)
 
 
 # -- the organiser's page --------------------------------------------------------------------
@@ -227,7 +237,7 @@ def organiser(admin_token):
     return render_organiser(_by(League.admin_token, admin_token))
 
 
-def render_organiser(lg: League, notice=None, error=None, status=200):
+def render_organiser(lg: League):
     store = data.store()
     cfg = current_app.config["PBEM_SETTINGS"]
     with store.session() as s:
@@ -239,13 +249,15 @@ def render_organiser(lg: League, notice=None, error=None, status=200):
     stale = [dict(t, hours=(now - t["last_move"]) // timedelta(hours=1))
              for t in reports.stale_tables(store, lg, now)]
     starts = date.today() + timedelta(days=7)
+    told = flow.carried()
     body = render_template(
         "web/organiser.html", league=lg, format=describe(lg), seasons=seasons,
-        season_text=season_text, current=current, notice=notice, error=error,
-        latest=seasons[-1], stale=stale, rulings=rulings,
+        season_text=season_text, current=current,
+        latest=seasons[-1], stale=stale, rulings=rulings, errors=told.get("errors") or {},
+        form=told.get("form") or {},
         join_url=f"{cfg.base_url}{url_for('leagues.join', join_token=lg.join_token)}",
         new_starts=starts.isoformat(), new_ends=(starts + timedelta(days=182)).isoformat())
-    return body, status  # no-store and no Referer: pbem.web.guard, as for every key's page
+    return body  # no-store and no Referer: pbem.web.guard, as for every key's page
 
 
 def _season_desk(s, sn: Season) -> dict:
@@ -277,11 +289,13 @@ def organiser_action(admin_token, act):
     """An organiser's POST: `act(league)` calls the service as the organiser and returns
     the notice; a refusal shows the page again with why (status 400), nothing changed."""
     lg = _by(League.admin_token, admin_token)
+    page = url_for("leagues.organiser", admin_token=admin_token)
     try:
         notice = act(lg)
-    except LeagueError as e:
-        return render_organiser(lg, error=f"Not done: {e}.", status=400)
-    return render_organiser(lg, notice=notice)
+    except LeagueError as e:  # a date of the next season: beside its field, as sent
+        return flow.to(page, error=f"Not done: {e}.", form=request.form,
+                       errors={e.field: str(e)} if isinstance(e, FieldError) else None)
+    return flow.to(page, notice=notice)
 
 
 @bp.post("/o/<admin_token>/start")

@@ -9,7 +9,7 @@ from ..play import Refused, submit
 from ..signing import Signer
 from ..store.models import Seat
 from . import data
-from .tables import render_table
+from .tables import back
 from .view import action_label
 
 bp = Blueprint("links", __name__)
@@ -49,8 +49,8 @@ def confirm(token):
     t = data.load(d["g"])
     if not t.state.move_seq <= d["q"] <= t.state.seq:  # stale (talk since does not count):
         # the table as it is now, with fresh moves
-        return render_table(seat.token, seat, error="The game has moved on since this mail "
-                            "was sent: here is the table as it is now.")
+        return back(seat.token, error="The game has moved on since this mail was sent: here "
+                    "is the table as it is now.")
     return render_template("web/move.html", token=token, label=action_label(d["a"]),
                            stale=False, seat=seat, t=t)
 
@@ -65,7 +65,7 @@ def apply_link(token):
         result = submit(data.store(), d["g"], d["s"], d["a"], expect_seq=d["q"], source="web",
                         ref=f"link:{d['n']}")
     except Refused as e:  # stale or otherwise: the table as it is now, and why
-        return render_table(seat.token, seat, error=e.reason, status=409)
+        return back(seat.token, error=f"Not done: {e.reason}")
     if result.duplicate:
-        return render_table(seat.token, seat, error="That link was used already.", status=409)
-    return render_table(seat.token, seat, notice=f"Done: {action_label(d['a'])}.")
+        return back(seat.token, error="That link was used already: the move was made once.")
+    return back(seat.token, notice=f"Done: {action_label(d['a'])}.")

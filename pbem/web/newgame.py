@@ -14,7 +14,8 @@ from ..signing import NEW_GAME
 from ..store.addresses import AddressError, check_address
 from ..store.games import ROBOT, add_game, new_token, player_for
 from ..store.models import Confirmation, Game, Outbox, Seat
-from . import data, limits
+from . import data, flow, limits
+from .flow import FormError
 
 bp = Blueprint("newgame", __name__)
 
@@ -27,7 +28,12 @@ def new_game():
     confirmation mail to it, no more (pbem.asks, pbem.web.limits)."""
     form = request.form
     if request.method == "GET":
-        return render_template("web/new.html", presets=list(PRESETS), form={}, error=None)
+        told = flow.carried()
+        if told.get("sent"):
+            return render_template("web/asked.html", email=told["sent"], what="start the "
+                                   "game and send the invitations")
+        return render_template("web/new.html", presets=list(PRESETS),
+                               form=told.get("form") or {}, errors=told.get("errors") or {})
     try:
         rules, seats, creator = _read_new_game(form)
         time_control(form)
@@ -36,11 +42,18 @@ def new_game():
                  "/new/confirm/", "Confirm your new game of Spades",
                  lambda link: _confirm_text(rules, seats, creator, link), _cfg())
     except (RulesError, ValueError) as e:
-        return render_template("web/new.html", presets=list(PRESETS), form=form,
-                               error=str(e)), 400
+        return refused(url_for("newgame.new_game"), form, e)
     limits.record([creator])
-    return render_template("web/asked.html", email=creator, what="start the game and send "
-                           "the invitations")
+    return flow.to(url_for("newgame.new_game"), sent=creator)
+
+
+def refused(url: str, form, e: Exception):
+    """A form refused: back to it as sent, the error beside its field (or above the form)."""
+    field = getattr(e, "field", "options" if isinstance(e, RulesError) else None)
+    if field is None:
+        return flow.to(url, form=form, error=f"Nothing was sent: {str(e).rstrip('.')}.")
+    return flow.to(url, form=form, error="Nothing was sent: see the field marked below.",
+                   errors={field: str(e)})
 
 
 def _cfg():
@@ -87,7 +100,7 @@ def confirm_game(token):
             limits.record(invitees)
             start_when_full(gid)
             return redirect(url_for("newgame.created", game_id=gid,
-                                    token=_creator_token(gid, creator)))
+                                    token=_creator_token(gid, creator)), 303)
     gid = _made(form["n"])
     if gid is not None:  # a second press (a person, by POST) is shown the way to the table;
         # a GET may be a scanner, or a forwarded mail, long after: it is not given the key
@@ -138,12 +151,12 @@ def _read_new_game(form):
     try:
         creator = check_address(form.get("you", ""))
     except AddressError as e:
-        raise ValueError(f"give your own email address, the game's link comes to it: {e}") \
-            from None
+        raise FormError("you", "give your own email address, the game's link comes to it: "
+                        f"{e}") from None
     seats = [_seat_entry(form, i) for i in range(rules.players)]
     if creator not in seats:
-        raise ValueError("take a seat yourself: put your own address in one of the seats "
-                         "(a game of robots only is for `pbem demo`, not the web)")
+        raise FormError("seat0", "take a seat yourself: put your own address in one of the "
+                        "seats (a game of robots only is for `pbem demo`, not the web)")
     return rules, seats, creator
 
 
@@ -154,7 +167,8 @@ def _seat_entry(form, i: int) -> str:
     try:
         return check_address(who)
     except AddressError as e:
-        raise ValueError(f"seat {i}: an email address, or the word robot. {e}") from None
+        raise FormError(f"seat{i}", f"seat {i}: an email address, or the word robot. {e}") \
+            from None
 
 
 def read_rules(form) -> Rules:
@@ -216,15 +230,22 @@ def _create_invited(rules, seats, creator, public, time_control, ref) -> int:
                 continue
             seat.accepted = False
             s.add(seat)
-            link = f"{cfg.base_url}/i/{seat.token}"
-            mail = compose.game_mail(  # the game's subject and thread, from its first mail
-                gid, cfg.mail_domain, f"You are invited to game {gid}",
-                f"{creator} invites you to a game of Spades ({rules.preset}), seat "
-                f"{seat.seat}.\n\nSay yes or no here: {link}\n")
-            mail["headers"]["Auto-Submitted"] = "auto-generated"
-            s.add(Outbox(**mail, to_addr=email, dedupe_key=f"invite:{gid}:{seat.seat}"))
+            s.add(invitation_mail(cfg, gid, seat, creator, rules.preset, email,
+                                  f"invite:{gid}:{seat.seat}"))
         s.commit()
     return gid
+
+
+def invitation_mail(cfg, gid: int, seat: Seat, creator: str, preset_name: str, to: str,
+                    key: str) -> Outbox:
+    """The mail that asks `to` to take `seat`: its link says yes or no."""
+    link = f"{cfg.base_url}/i/{seat.token}"
+    mail = compose.game_mail(  # the game's subject and thread, from its first mail
+        gid, cfg.mail_domain, f"You are invited to game {gid}",
+        f"{creator} invites you to a game of Spades ({preset_name}), seat "
+        f"{seat.seat}.\n\nSay yes or no here: {link}\n")
+    mail["headers"]["Auto-Submitted"] = "auto-generated"
+    return Outbox(**mail, to_addr=to, dedupe_key=key)
 
 
 def start_when_full(gid: int) -> bool:
@@ -269,7 +290,9 @@ def invitation(token):
             s.commit()
         start_when_full(seat.game_id)
         if yes:
-            return redirect(url_for("tables.table", token=token))
-        return render_template("web/message.html", title="Declined",
-                               text=f"You declined game {seat.game_id}; a robot takes the seat.")
+            return redirect(url_for("tables.table", token=token), 303)
+        return flow.told("Declined", f"You declined game {seat.game_id}; a robot takes the "
+                         "seat.")
+    if request.method == "POST":  # answered already: the question's page says so
+        return flow.to(request.path)
     return render_template("web/invite.html", t=t, seat=seat, token=token)

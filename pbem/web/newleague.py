@@ -12,9 +12,9 @@ from ..engine import PRESETS, RulesError
 from ..league import manage
 from ..signing import NEW_LEAGUE
 from ..store.models import Confirmation
-from . import data, limits
+from . import data, flow, limits
 from .leagues import ENTRIES, MAX_ENTRIES, PAIRINGS, day, whole
-from .newgame import CLOCK_FIELDS, bad_link, describe_clock, read_rules, time_control
+from .newgame import CLOCK_FIELDS, bad_link, describe_clock, read_rules, refused, time_control
 
 bp = Blueprint("newleague", __name__)
 
@@ -24,10 +24,15 @@ def new_league():
     """The form. Its POST makes nothing: it mails the organiser a link carrying the checked
     league, and the button behind that link makes it (as /new does for a game)."""
     if request.method == "GET":
+        told = flow.carried()
+        if told.get("sent"):
+            return render_template("web/asked.html", email=told["sent"],
+                                   what="start the league")
         starts = date.today() + timedelta(days=7)
         form = {"starts": starts.isoformat(), "ends": (starts + timedelta(days=182)).isoformat(),
                 "stale_hours": "168"}
-        return render_template("web/league_new.html", presets=list(PRESETS), form=form)
+        return render_template("web/league_new.html", presets=list(PRESETS),
+                               form=told.get("form") or form, errors=told.get("errors") or {})
     form = request.form
     try:
         organiser, name, _ = manage.check_league(**_read_new_league(form))
@@ -41,10 +46,9 @@ def new_league():
                      f"the button: {link}\n\nIf it was not you, ignore this mail: nothing "
                      "happens without the button.\n"), current_app.config["PBEM_SETTINGS"])
     except (RulesError, ValueError) as e:  # a LeagueError is a ValueError
-        return render_template("web/league_new.html", presets=list(PRESETS), form=form,
-                               error=str(e)), 400
+        return refused(url_for("newleague.new_league"), form, e)
     limits.record([organiser])
-    return render_template("web/asked.html", email=organiser, what="start the league")
+    return flow.to(url_for("newleague.new_league"), sent=organiser)
 
 
 LEAGUE_FIELDS = ("name", "preset", "options", "entry", "pairing", "rounds", "max_entries",
@@ -70,7 +74,7 @@ def confirm_league(token):
             made = None
         if made is not None:
             limits.record([organiser])
-            return redirect(url_for("leagues.organiser", admin_token=made.admin_token))
+            return redirect(url_for("leagues.organiser", admin_token=made.admin_token), 303)
     if _league_made(form["n"]) is not None:
         return render_template("web/message.html", title="This link was used already",
                                text=f"It made the league {name}: its organiser's page is at "

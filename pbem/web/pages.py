@@ -68,7 +68,8 @@ def demo():
     """One click: a game against three robots, and straight to its table."""
     st_ = data.store()
     email = f"demo-{secrets.token_hex(6)}@demo.test"  # .test: never delivered (RFC 2606)
-    gid = create_game(st_, preset("standard"), [email, "robot", "robot", "robot"])
+    gid = create_game(st_, preset("standard"), [email, "robot", "robot", "robot"],
+                      public=False)  # a demo is its player's own: not a "public game"
     with st_.session() as s:
         you = player_for(s, email)
         you.name = "You"
@@ -77,4 +78,4 @@ def demo():
     start(st_, gid)
     with st_.session() as s:
         seat = s.exec(select(Seat).where(Seat.game_id == gid, Seat.seat == 0)).one()
-    return redirect(url_for("tables.table", token=seat.token))
+    return redirect(url_for("tables.table", token=seat.token), 303)

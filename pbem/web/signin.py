@@ -15,7 +15,7 @@ from ..signing import SIGN_IN, Signer
 from ..store import prefs
 from ..store.addresses import AddressError, check_address
 from ..store.models import Confirmation, Player
-from . import data, limits
+from . import data, flow, limits
 
 bp = Blueprint("signin", __name__)
 
@@ -40,15 +40,21 @@ def signed_in() -> Player | None:
 @bp.route("/signin", methods=["GET", "POST"])
 def signin():
     if request.method == "GET":
-        return _form_page("")
+        told = flow.carried()
+        if told.get("sent"):
+            return render_template("web/signin_sent.html", email=told["sent"])
+        return _form_page((told.get("form") or {}).get("email", ""),
+                          errors=told.get("errors"))
+    typed = request.form.get("email", "")[:300]
     try:
-        email = check_address(request.form.get("email", "")[:300])
+        email = check_address(typed)
     except AddressError as e:
-        return _form_page(request.form.get("email", "")[:300], error=str(e), status=400)
+        return flow.to(url_for("signin.signin"), form={"email": typed}, errors={
+            "email": str(e)})
     limits.check([email])  # a known and an unknown address count alike: the same 429
     _mail_link(email)
     limits.record([email])
-    return render_template("web/signin_sent.html", email=email)
+    return flow.to(url_for("signin.signin"), sent=email)
 
 
 def _mail_link(email: str) -> None:
@@ -92,9 +98,9 @@ def _refused(text, status=400):
     return _form_page("", error=text, title="This link does not work", status=status)
 
 
-def _form_page(email, error=None, title=None, status=200):
+def _form_page(email, error=None, title=None, status=200, errors=None):
     return render_template("web/signin.html", email=email, error=error, title=title,
-                           minutes=LINK_MINUTES), status
+                           errors=errors or {}, minutes=LINK_MINUTES), status
 
 
 @bp.get("/signin/<link:token>")
@@ -121,7 +127,7 @@ def use_link(token):
     session.clear()  # a new session: nothing of the one before (its CSRF key) carries over
     session.permanent = True
     session.update(player=player.id, epoch=(player.prefs or {}).get(EPOCH, 0))
-    return redirect(url_for("home.home"))
+    return redirect(url_for("home.home"), 303)
 
 
 @bp.post("/signout")
@@ -131,8 +137,8 @@ def signout():
     if player is not None and request.form.get("everywhere"):
         prefs.update(data.store(), player.id, **{EPOCH: (player.prefs or {}).get(EPOCH, 0) + 1})
     session.clear()
-    return render_template("web/message.html", title="Signed out",
-                           text="You are signed out. Your games go on by mail.")
+    return flow.to(url_for("pages.index"), notice="You are signed out. Your games go on by "
+                   "mail.")
 
 
 def configure(app) -> None:

@@ -1,26 +1,31 @@
 """Each player's table, by the personal token link: hand, trick, bids, score, moves."""
 
-from flask import Blueprint, abort, render_template, request
+from flask import Blueprint, abort, render_template, request, url_for
 
 from .. import orders, owntime, seatclock
 from ..deadlines import due_for, record, time_control
 from ..engine import parse_action, parse_card, pretty
 from ..engine.tricks import table_for
-from ..engine.view import bid_words
+from ..engine.view import bid_words, plural
 from ..play import Refused, settle, submit
 from ..store import prefs
 from ..store.models import Player
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, extra_time, start_vacation
-from . import data
+from . import data, flow
 from .live import etag, last_seq
 from .pages import pad_context
-from .view import move_links, seat_view
+from .view import answers, move_links, seat_view
 
 bp = Blueprint("tables", __name__)
 
 
-def render_table(token, seat, notice=None, error=None, status=200):
+def back(token, notice=None, error=None, **kw):
+    """The answer to every POST of a table: 303 to the table, which says how it went."""
+    return flow.to(url_for("tables.table", token=token), notice=notice, error=error, **kw)
+
+
+def render_table(token, seat):
     t = data.load(seat.game_id)
     v = seat_view(t, seat.seat)
     links = move_links(t, seat.seat, v)
@@ -36,13 +41,14 @@ def render_table(token, seat, notice=None, error=None, status=200):
     with data.store().reader() as s:  # the seat's own orders: no other page shows them
         given = list(dict.fromkeys(r.text for r in orders.pending(s, seat.game_id, seat.seat)))
     return render_template("web/table.html", v=v, seat=seat, token=token, links=links,
-                           pass_count=pass_count, may_keep=may_keep, notice=notice,
-                           error=error, due=due,
+                           pass_count=pass_count, may_keep=may_keep, due=due,
+                           answers=answers(t),
+                           errors=flow.carried().get("errors") or {},
                            orders=given, ahead=_ahead_bids(t.state, seat.seat), record=mine,
                            vacation=settings.get("vacation_until"),
                            bank=bank(settings, now.date(), joined)[0], clock_bank=clock_bank,
                            live_etag=etag(t.game.id, last_seq(t.game.id)),
-                           **pad_context(t)), status  # pad_context brings t
+                           **pad_context(t))  # pad_context brings t
 
 
 def _clock_bank(game, seat, now) -> str | None:
@@ -68,7 +74,9 @@ def _ahead_bids(st, seat: int) -> list:
 
 def time_left(delta) -> str:
     hours = max(0, int(delta.total_seconds() // 3600))
-    return f"{hours // 24} days {hours % 24} hours" if hours >= 24 else f"{hours} hours"
+    if hours < 24:
+        return plural(hours, "hour")
+    return f"{plural(hours // 24, 'day')} {plural(hours % 24, 'hour')}"
 
 
 def _player(player_id) -> tuple[Player | None, object]:
@@ -87,15 +95,18 @@ def vacation(token):
     if not seat.player_id:
         abort(404)
     days = request.form.get("days", "")
+    if data.load(seat.game_id).state.phase == "over":
+        return back(token, error="This game is over: take a vacation from your home page "
+                    "(Your games), where your other games are.")
     try:
         if days == "off":
-            back = end_vacation(data.store(), seat.player_id)
-            return render_table(token, seat, notice=f"Welcome back: {back} days returned.")
+            returned = end_vacation(data.store(), seat.player_id)
+            return back(token, notice=f"Welcome back: {plural(returned, 'day')} returned.")
         until = start_vacation(data.store(), seat.player_id, _whole(days))
     except ValueError as e:
-        return render_table(token, seat, error=f"No vacation: {e}", status=400)
-    return render_table(token, seat, notice=f"On vacation until {until.isoformat()}: your "
-                        "deadlines stand still.")
+        return back(token, error=f"No vacation: {e}.")
+    return back(token, notice=f"On vacation until {until.isoformat()}: your deadlines stand "
+                "still.")
 
 
 def _whole(text: str) -> int:
@@ -112,16 +123,16 @@ def give_orders(token):
         return _bid_ahead(token, seat, request.form["bid"][:20])
     if request.form.get("clear"):
         n = orders.clear(data.store(), seat.game_id, seat.seat)
-        return render_table(token, seat, notice=f"{n} orders dropped.")
+        return back(token, notice=f"{plural(n, 'order')} dropped.")
     line = request.form.get("order", "").strip()[:100]
     try:
         kept = orders.give(data.store(), seat.game_id, seat.seat, line, data.load(
             seat.game_id).state)
         settle(data.store(), seat.game_id)
     except (ValueError, Refused) as e:
-        return render_table(token, seat, error=f"No order: {getattr(e, 'reason', e)}",
-                            status=400)
-    return render_table(token, seat, notice=f"{len(kept)} kept: {line}")
+        return back(token, error="Nothing was kept: see your order below.", form={
+            "order": line}, errors={"order": f"No order: {getattr(e, 'reason', e)}"})
+    return back(token, notice=f"{plural(len(kept), 'order')} kept: {line}")
 
 
 def _bid_ahead(token, seat, bid: str):
@@ -133,9 +144,8 @@ def _bid_ahead(token, seat, bid: str):
                         st)
         settle(data.store(), seat.game_id)  # its turn may have come meanwhile
     except (ValueError, Refused) as e:
-        return render_table(token, seat, error=f"No bid ahead: {getattr(e, 'reason', e)}",
-                            status=400)
-    return render_table(token, seat, notice=f"Kept: bid {action['bid']}, made at your turn.")
+        return back(token, error=f"No bid ahead: {getattr(e, 'reason', e)}")
+    return back(token, notice=f"Kept: bid {action['bid']}, made at your turn.")
 
 
 @bp.post("/t/<token>/extra")
@@ -144,12 +154,12 @@ def extra(token):
     seat = data.seat_for(token)
     hours = request.form.get("hours", "")
     if hours not in ("24", "48"):
-        return render_table(token, seat, error="Extra time is 24 or 48 hours.", status=400)
+        return back(token, error="Extra time is 24 or 48 hours.")
     try:
         extra_time(data.store(), seat.game_id, int(hours), by=seat.seat)
     except ValueError as e:
-        return render_table(token, seat, error=f"No extra time: {e}.", status=400)
-    return render_table(token, seat, notice=f"The players to act have {hours} more hours.")
+        return back(token, error=f"No extra time: {e}.")
+    return back(token, notice=f"The players to act have {hours} more hours.")
 
 
 @bp.get("/t/<token>")
@@ -165,17 +175,20 @@ def move(token):
     """A move from the table's own buttons (or the pass form), at the seq it was shown."""
     seat = data.seat_for(token)
     form = request.form
+    seq = form.get("seq", "")
     try:
         action = _action(form)
-        seq = int(form.get("seq", ""))
-    except (ValueError, KeyError) as e:
-        return render_table(token, seat, error=f"That move was not understood: {e}",
-                            status=400)
+        if not seq.isdigit() or len(seq) > 9:
+            raise ValueError("no move number")
+    except (ValueError, KeyError):  # a hand-made form: its words say nothing to a player
+        return back(token, error="That move was not understood: use the buttons on the "
+                    "page. Nothing was played.")
     try:
-        submit(data.store(), seat.game_id, seat.seat, action, expect_seq=seq, source="web")
+        submit(data.store(), seat.game_id, seat.seat, action, expect_seq=int(seq),
+               source="web")
     except Refused as e:
-        return render_table(token, seat, error=e.reason, status=409)
-    return render_table(token, seat, notice=f"Done: {_describe(action)}.")
+        return back(token, error=f"Not played: {e.reason}")
+    return back(token, notice=f"Done: {_describe(action)}.")
 
 
 @bp.get("/t/<token>/deal/<int:seq>")

@@ -2,10 +2,10 @@
 (RFC 8058: the body `List-Unsubscribe=One-Click`, no cookie, no form) does it at once; a
 person's GET sees what it stops and a button (a link scanner's GET changes nothing)."""
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, current_app, render_template, request
 
 from ..store import unsubscribe
-from . import data
+from . import data, flow
 
 bp = Blueprint("unsubscribe", __name__)
 
@@ -33,6 +33,8 @@ def stop(token):
     if refusal:
         return refusal
     what = unsubscribe.apply(data.store(), d["e"], d["k"])
-    return render_template("web/message.html", title="Done", text=f"{d['e']} gets no more "
-                           f"{what}. To undo it, write mail on (or notify every turn, or "
-                           "turns each) to our pbem@ address.")
+    text = (f"{d['e']} gets no more {what}. To undo it, write mail on (or notify every turn, "
+            "or turns each) to our pbem@ address.")
+    if request.form.get("List-Unsubscribe") == "One-Click":  # a provider: done, no page to see
+        return render_template("web/message.html", title="Done", text=text)
+    return flow.told("Done", text)  # a person's button: reloading shows it, sends nothing

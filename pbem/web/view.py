@@ -48,6 +48,14 @@ def seat_view(t, seat: int | None) -> dict:
     return v
 
 
+def answers(t) -> list[dict] | None:
+    """Each seat of a game not yet dealt, and whether it has said yes (None once dealt)."""
+    if t.game.status != "open":
+        return None
+    return [{"seat": x.seat, "name": t.names[x.seat], "robot": x.robot,
+             "accepted": x.accepted} for x in t.seats]
+
+
 def undo_label(u: dict) -> str:
     """What the undo button takes back: "your 7♥", "your bid of 4"."""
     if u["type"] == "play":
