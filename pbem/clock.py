@@ -15,7 +15,7 @@ from sqlmodel import select
 
 from . import compose, play, vacation
 from .config import load
-from .deadlines import time_control
+from .deadlines import ROBOT, time_control
 from .engine import choose, view
 from .league import seasons
 from .notify import seat_names
@@ -66,6 +66,8 @@ def _finish(store, row, result: str) -> None:
 
 
 def _fire(store, row, now) -> str:
+    if row.kind == ROBOT:  # the runner after the move's commit did not get to it
+        return "robot moved" if play.move_robots(store, row.game_id) else "moved on"
     with store.session() as s:
         game = s.get(Game, row.game_id)
         st = store.state(s, game)

@@ -27,6 +27,8 @@ CLOCKS = ("move", "bank")
 MAX_HOURS = 24 * 60  # the longest deadline, and the largest bank
 MAX_REMINDERS = 5
 EXTRA = "extra"  # a row that records who gave more time at which move (never fires)
+ROBOT = "robot"  # a robot's turn: moved after the commit; if that runner died, by the clock
+ROBOT_GRACE = timedelta(minutes=1)  # the runner after the commit has this long first
 
 
 def check(tc: dict | None) -> dict:
@@ -126,6 +128,9 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
             when = _reminder(cal, start, hours, due, h)
             if when > now and h < hours:
                 rows.append(_row(game.id, seat.seat, st.move_seq, "reminder", h, when))
+    robot = next((x.seat for x in seats if x.robot and x.seat in st.to_act()), None)
+    if robot is not None:  # decided outside the write, so a crash could leave it unmade
+        rows.append(_row(game.id, robot, st.move_seq, ROBOT, 0, now + ROBOT_GRACE))
     if out is None:
         insert_rows(s, rows)
 

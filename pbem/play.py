@@ -55,6 +55,7 @@ TALK_PER_HOUR = 10  # `say` events a seat may make in an hour
 # a seat's own move, or the robot's at its timeout (the clock, or the carer's link): it pays
 _OWN_MOVES = ("mail", "web", "cli", "clock", "organiser")
 _MAX_FOLLOW = 10_000  # robot moves and deals after one human move: a whole robot game at most
+ROBOT_TRIES = 20  # fresh reads for a robot's move before leaving it to the clock
 
 
 class Refused(Exception):
@@ -136,10 +137,110 @@ def hand_over(store: Store, game_id: int, seat: int, who: str, source: str = "cl
     return _door(store, game_id, first, None, source, ref)
 
 
+class Plan:
+    """Robot moves decided from a read at `seq`, outside any write (a robot's search may
+    take a while): the write makes each only while every event it added so far is the one
+    foreseen, so a table that changed in between (an order, an auto-play) stops the plan."""
+
+    def __init__(self, seq: int, foreseen: list[tuple[dict, dict]]):
+        self.seq, self.foreseen, self.done = seq, foreseen, 0  # (action, event) pairs
+
+    def first(self, s, st, game, seats) -> list[dict]:
+        if st.seq != self.seq:
+            raise Stale(f"the game moved on from move {self.seq}")
+        return []
+
+    def action(self, st, seat) -> dict | None:
+        if self.done >= len(self.foreseen):
+            return None
+        action, ev = self.foreseen[self.done]
+        return action if ev["seq"] == st.seq + 1 and ev.get("seat") == seat else None
+
+    def saw(self, ev) -> None:
+        if self.done < len(self.foreseen):
+            same = self.foreseen[self.done][1] == ev
+            self.done = self.done + 1 if same else len(self.foreseen)  # else: stop
+
+
+def move_robots(store: Store, game_id: int) -> Result | None:
+    """Let every robot whose turn it is move, each move decided from a read (no lock) and
+    written through the door at the seq it was decided at: if another writer (a second
+    runner, a player) got there first, decide again from a fresh read. Two runners move a
+    robot once: the log's (game, seq) is unique. Returns None if no robot was to move."""
+    events, state, stale = [], None, 0
+    for _ in range(_MAX_FOLLOW):
+        plan = _foresee(store, game_id)
+        if plan is None:
+            break
+        try:
+            done = _write(store, game_id, plan.first, None, "server", None, plan)
+        except Stale:
+            stale += 1
+            if stale > ROBOT_TRIES:
+                raise
+            continue
+        events += done.events
+        state = done.state
+    return Result(game_id, state, events) if state is not None else None
+
+
+def _foresee(store, game_id) -> Plan | None:
+    """The robots' next moves, from a read: while it is a robot's turn (not a deal's)."""
+    with store.reader() as s:
+        game = s.get(Game, game_id)
+        if game is None:
+            return None
+        robots = set(s.exec(select(Seat.seat).where(Seat.game_id == game_id, Seat.robot)))
+        st = store.state(s, game)
+    store.keep(game_id, st)
+    seq, st, foreseen = st.seq, st.snapshot(), []
+    while len(foreseen) < _MAX_FOLLOW and st.phase not in ("deal", "over") \
+            and _robot_concedes(st, robots) is None:
+        seat = next((x for x in st.to_act() if x in robots), None)
+        if seat is None:
+            break
+        action = robot_choice(game_id, st, seat)
+        ev = apply(st, seat, action)[0]
+        advance(st, ev)
+        foreseen.append((action, ev))
+    return Plan(seq, foreseen) if foreseen else None
+
+
+def robot_choice(game_id: int, st: State, seat: int) -> dict:
+    """The robot's move for `seat` (pure, and the same for every runner at this seq)."""
+    seed = random.Random(f"{game_id}:{st.seq}").getrandbits(32)
+    return choose(view(st, seat), seed=seed, rules=st.rules)
+
+
+def _robot_concedes(st, robots) -> int | None:
+    """A robot whose partner offers to resign agrees (a cheap move, made in the write)."""
+    for seat in sorted(robots):
+        if st.phase != "over" and seat not in st.offers and any(
+                m in st.offers for m in st.sides[st.side_of[seat]]):
+            return seat
+    return None
+
+
 def _door(store, game_id, first, actor, source, ref) -> Result:
+    """The write (`_once`), tried again when another writer got there first; then, after
+    its commit, the robots' moves, each decided outside the write (`move_robots`)."""
+    result = _write(store, game_id, first, actor, source, ref, None)
+    if result.duplicate:
+        return result
+    try:
+        more = move_robots(store, game_id)
+    except Exception:  # the move stands; the robot's deadline row makes the clock retry
+        log.exception("game %s: the robots did not move; the clock will retry", game_id)
+        return result
+    if more is None:
+        return result
+    return Result(game_id, more.state, result.events + more.events)
+
+
+def _write(store, game_id, first, actor, source, ref, plan) -> Result:
     for _attempt in range(20):
         try:
-            return _once(store, game_id, first, actor, source, ref)
+            return _once(store, game_id, first, actor, source, ref, plan)
         except IntegrityError as e:
             store.forget(game_id)
             if not _race(e):
@@ -160,7 +261,7 @@ def _race(e: IntegrityError) -> bool:
     return "uq_move_" in text or "move.seq" in text or "move.ref" in text
 
 
-def _once(store, game_id, first, actor, source, ref) -> Result:
+def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
     """One write: `first` gives the events that start it (a player's move, a hand-over, or
     none to start the game), advanced into the state; then what follows without a human."""
     with store.session() as s:
@@ -185,7 +286,7 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
         n = len(events)
         players = players_of(s, seats)
         orders = seat_orders.Pending(s, game, seats, players)
-        events += _follow_up(s, st, game, seats, players, orders)
+        events += _follow_up(s, st, game, seats, players, orders, plan)
         rows = [_row(game_id, ev, actor if i < n else _actor(ev), source, ref, i, n)
                 for i, ev in enumerate(events)]
         s.add_all(rows)
@@ -322,20 +423,23 @@ def _check_stale(s, st, game_id, seat, expect_seq):
                     f"{st.seq}): here is the table as it is now", st.snapshot())
 
 
-def _follow_up(s, st, game, seats, players, orders) -> list[dict]:
-    """What happens without a human: reveal a finished deal's salt, deal, robots move, and
-    the cards that play themselves for the players who let them (pbem.engine.auto)."""
+def _follow_up(s, st, game, seats, players, orders, plan=None) -> list[dict]:
+    """What happens without a human: reveal a finished deal's salt, deal, the robots' moves
+    `plan` foresaw (never a robot's search: that runs outside the write), and the cards
+    that play themselves for the players who let them (pbem.engine.auto)."""
     robots = {x.seat for x in seats if x.robot}
     autos = {x.seat: _auto_pref(players.get(x.player_id)) for x in seats if not x.robot}
     autos = {seat: how for seat, how in autos.items() if how != "off"}
     events = []
     for _ in range(_MAX_FOLLOW):
         orders.expire(st)
-        ev = orders.next_play(st) or _next_auto(s, st, game, robots, autos)
+        ev = orders.next_play(st) or _next_auto(s, st, game, robots, autos, plan)
         if ev is None:
             break
         advance(st, ev)
         events.append(ev)
+        if plan is not None:
+            plan.saw(ev)
     return events
 
 
@@ -344,7 +448,7 @@ def _auto_pref(player) -> str:
     return (player.prefs or {}).get("auto", "forced") if player else "forced"
 
 
-def _next_auto(s, st, game, robots, autos) -> dict | None:
+def _next_auto(s, st, game, robots, autos, plan) -> dict | None:
     rec = st.deal_record
     if st.phase in ("deal", "over") and rec and rec["seq"] not in st.reveals:
         salt = s.exec(select(DealSecret.salt).where(DealSecret.game_id == game.id,
@@ -357,15 +461,13 @@ def _next_auto(s, st, game, robots, autos) -> dict | None:
         ev["commitment"] = deal_digest(ev, salt)
         s.add(DealSecret(game_id=game.id, deal_seq=ev["seq"], salt=salt))
         return ev
-    for seat in sorted(robots):  # a robot agrees when its partner offers to resign
-        if st.phase != "over" and seat not in st.offers and any(
-                m in st.offers for m in st.sides[st.side_of[seat]]):
-            return apply(st, seat, {"type": "concede"})[0]
+    seat = _robot_concedes(st, robots)
+    if seat is not None:  # cheap: it stays in the write
+        return apply(st, seat, {"type": "concede"})[0]
     for seat in st.to_act():
-        if seat in robots:
-            seed = random.Random(f"{game.id}:{st.seq}").getrandbits(32)
-            action = choose(view(st, seat), seed=seed, rules=st.rules)
-            return apply(st, seat, action)[0]
+        if seat in robots:  # only a move decided outside; else the robot waits for one
+            action = plan.action(st, seat) if plan is not None else None
+            return apply(st, seat, action)[0] if action is not None else None
         card = auto_card(st, seat, autos[seat] == "equal") if seat in autos else None
         if card is not None:
             return apply(st, seat, {"type": "play", "card": card, "auto": "forced"})[0]
