@@ -79,19 +79,27 @@ class Result:
 
 
 def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
-           source: str = "cli", ref: str | None = None) -> Result:
-    """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not."""
+           source: str = "cli", ref: str | None = None, also=None) -> Result:
+    """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not.
+    `also(s)`, if given, writes what belongs with the move in its transaction (the clock's
+    timeout marks its deadline done and queues its mails); it may refuse the move too."""
     if isinstance(action, dict):  # only the server marks a play as made for the seat
         action = {k: v for k, v in action.items() if k != "auto"}
     checked = _check_claim(store, game_id, seat, action)
+
+    plan = _foresee(store, game_id, seat, action) if checked is None else None
 
     def first(s, st, game, seats):
         if checked is not None and checked != st.seq:  # never search inside the write
             raise Stale("the game moved on while your claim was checked: here is the table "
                         "as it is now", st.snapshot())
+        if also is not None:  # first: its refusal must find the state unchanged
+            also(s)
+        if plan is not None:
+            plan.begin(st)
         return _move(s, st, game_id, seat, action, expect_seq)
 
-    return _door(store, game_id, first, seat, source, ref)
+    return _door(store, game_id, first, seat, source, ref, plan)
 
 
 def _check_claim(store, game_id, seat, action) -> int | None:
@@ -145,8 +153,16 @@ class Plan:
     def __init__(self, seq: int, foreseen: list[tuple[dict, dict]]):
         self.seq, self.foreseen, self.done = seq, foreseen, 0  # (action, event) pairs
 
-    def first(self, s, st, game, seats) -> list[dict]:
+    def begin(self, st) -> bool:
+        """A write (or its retry) begins: does it start from the table foreseen from?"""
+        self.done = 0
         if st.seq != self.seq:
+            self.foreseen = []  # foreseen from another table: the robots decide afresh
+        return bool(self.foreseen)
+
+    def first(self, s, st, game, seats) -> list[dict]:
+        """The door's first step when only robots move: none, if the game moved on."""
+        if not self.begin(st):
             raise Stale(f"the game moved on from move {self.seq}")
         return []
 
@@ -170,7 +186,7 @@ def move_robots(store: Store, game_id: int) -> Result | None:
     events, state, stale = [], None, 0
     for _ in range(_MAX_FOLLOW):
         plan = _foresee(store, game_id)
-        if plan is None:
+        if not plan.foreseen:
             break
         try:
             done = _write(store, game_id, plan.first, None, "server", None, plan)
@@ -184,16 +200,34 @@ def move_robots(store: Store, game_id: int) -> Result | None:
     return Result(game_id, state, events) if state is not None else None
 
 
-def _foresee(store, game_id) -> Plan | None:
-    """The robots' next moves, from a read: while it is a robot's turn (not a deal's)."""
+def _foresee(store, game_id, seat=None, action=None) -> Plan:
+    """The robots' next moves, from a read (after `seat`'s `action`, if given: the replies
+    to a player's move, so they go in its write): while it is a robot's turn."""
     with store.reader() as s:
         game = s.get(Game, game_id)
         if game is None:
-            return None
+            return Plan(0, [])
         robots = set(s.exec(select(Seat.seat).where(Seat.game_id == game_id, Seat.robot)))
-        st = store.state(s, game)
+        try:
+            st = store.state(s, game)
+        except CorruptGame:
+            return Plan(-1, [])  # the door says so
     store.keep(game_id, st)
-    seq, st, foreseen = st.seq, st.snapshot(), []
+    seq, foreseen = st.seq, []
+    if action is not None:
+        kind = action.get("type") if isinstance(action, dict) else None
+        if not robots or kind in _TIMELESS:
+            return Plan(seq, [])
+        st = st.snapshot()
+        try:
+            for ev in apply(st, seat, action):
+                advance(st, ev)
+        except Exception:  # a stranger's action: the door refuses it, with the engine's answer
+            return Plan(seq, [])
+    elif not any(x in robots for x in st.to_act()):
+        return Plan(seq, [])
+    else:
+        st = st.snapshot()
     while len(foreseen) < _MAX_FOLLOW and st.phase not in ("deal", "over") \
             and _robot_concedes(st, robots) is None:
         seat = next((x for x in st.to_act() if x in robots), None)
@@ -203,7 +237,7 @@ def _foresee(store, game_id) -> Plan | None:
         ev = apply(st, seat, action)[0]
         advance(st, ev)
         foreseen.append((action, ev))
-    return Plan(seq, foreseen) if foreseen else None
+    return Plan(seq, foreseen)
 
 
 def robot_choice(game_id: int, st: State, seat: int) -> dict:
@@ -221,10 +255,11 @@ def _robot_concedes(st, robots) -> int | None:
     return None
 
 
-def _door(store, game_id, first, actor, source, ref) -> Result:
-    """The write (`_once`), tried again when another writer got there first; then, after
-    its commit, the robots' moves, each decided outside the write (`move_robots`)."""
-    result = _write(store, game_id, first, actor, source, ref, None)
+def _door(store, game_id, first, actor, source, ref, plan=None) -> Result:
+    """The write (`_once`), tried again when another writer got there first, with the
+    robots' replies `plan` foresaw; then, after its commit, any robot moves left (after a
+    deal, say), each decided outside the write (`move_robots`)."""
+    result = _write(store, game_id, first, actor, source, ref, plan)
     if result.duplicate:
         return result
     try:

@@ -74,11 +74,12 @@ def test_a_robot_searching_holds_no_write_lock(db_url, store, monkeypatch):
     out = {}
     mover = threading.Thread(target=lambda: out.setdefault("h", submit(
         Store(db_url), gid, 0, bid, expect_seq=st.seq)))
-    mover.start()  # the last bid: robot 1 leads the first trick
+    mover.start()  # the last bid: robot 1 leads the first trick, decided before the write
     try:
         assert entered.wait(WAIT), "the robot never started to think"
-        # the robot is searching: the human's bid is committed already, a reader sees it ...
-        assert [(m.actor, m.type) for m in log(store, gid)][-1] == (0, "bid")
+        # the robot is searching (its reply foreseen before the bid's write): a reader
+        # reads the game, nothing of the bid written yet ...
+        assert log(store, gid)[-1].seq == st.seq
         # ... and another game can be written meanwhile (SQLite has one writer at a time)
         writer = threading.Thread(target=lambda: out.setdefault("w", submit(
             Store(db_url), other, 1, bid2, expect_seq=st2.seq)))
@@ -97,8 +98,10 @@ def test_a_robot_searching_holds_no_write_lock(db_url, store, monkeypatch):
 
 
 def stop_after_commit(monkeypatch):
-    """The process 'dies' between the human's commit and the robots' moves."""
+    """The process 'dies' between the human's commit and the robots' moves (which it had
+    not foreseen before the write: as after a deal, made in the write)."""
     monkeypatch.setattr(pbem.play, "move_robots", lambda store, gid: None)
+    monkeypatch.setattr(pbem.play, "_foresee", lambda store, gid, *a: pbem.play.Plan(0, []))
 
 
 def race_runners(db_url, gid, monkeypatch) -> list:
