@@ -69,13 +69,13 @@ def _timeout_at_once(store, row, now) -> int | None:
         seats = s.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat)).all()
         players = players_of(s, seats)
     if st.move_seq != row.seq or st.phase == "over":
-        return _done(store, row, "moved on")
+        return _done(store, row, now, "moved on")
     how = tc["on_timeout"]
     action, text = _timeout_move(game, st, row, how, seat_names(seats, players)[row.seat])
     mails = _timeout_mails(game, seats, players, row, text)
 
     def also(s):
-        if not _done_in(s, row, f"timeout: {how}"):
+        if not _done_in(s, row, now, f"timeout: {how}"):
             raise play.Refused("another clock has this timeout")
         for mail in mails:
             s.add(Outbox(**mail))
@@ -84,23 +84,24 @@ def _timeout_at_once(store, row, now) -> int | None:
         result = play.submit(store, game.id, row.seat, action, expect_seq=row.seq,
                              source="clock", ref=f"timeout:{row.id}", also=also)
     except play.Stale:
-        return _done(store, row, "moved on")
+        return _done(store, row, now, "moved on")
     except play.Refused:
         return 0
     return 0 if result.duplicate else 1
 
 
-def _done(store, row, result: str) -> int:
+def _done(store, row, now, result: str) -> int:
     """Mark a pending row done in one statement; 1 if this clock did, 0 if another had it."""
     with store.session() as s:
-        done = _done_in(s, row, result)
+        done = _done_in(s, row, now, result)
         s.commit()
     return int(done)
 
 
-def _done_in(s, row, result: str) -> bool:
+def _done_in(s, row, now, result: str) -> bool:
     res = s.connection().execute(update(Deadline).where(
-        Deadline.id == row.id, Deadline.state == "pending").values(state="done", result=result))
+        Deadline.id == row.id, Deadline.state == "pending")
+        .values(state="done", claimed_at=now, result=result))
     return res.rowcount == 1
 
 

@@ -76,6 +76,7 @@ class Result:
     state: State
     events: list[dict] = field(default_factory=list)
     duplicate: bool = False  # this ref was applied before; nothing new was written
+    robots_wait: bool = False  # a robot is to move (the write did not foresee it)
 
 
 def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
@@ -260,7 +261,7 @@ def _door(store, game_id, first, actor, source, ref, plan=None) -> Result:
     robots' replies `plan` foresaw; then, after its commit, any robot moves left (after a
     deal, say), each decided outside the write (`move_robots`)."""
     result = _write(store, game_id, first, actor, source, ref, plan)
-    if result.duplicate:
+    if not result.robots_wait:
         return result
     try:
         more = move_robots(store, game_id)
@@ -328,11 +329,13 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
         s.flush()
         season = _react(s, game, seats, players, st, events, before, orders.texts(),
                         _clock_movers(events, n, actor, source))
+        wait = any(x.robot and x.seat in st.to_act() for x in seats)  # not foreseen
         s.commit()
     store.keep(game_id, st)
     if season is not None:
         _next_round(store, season)
-    return Result(game_id, st.snapshot(), events)  # a copy: the cache's own changes later
+    return Result(game_id, st.snapshot(), events, robots_wait=wait)  # a copy: the cache's
+    # own changes later
 
 
 def _react(s, game, seats, players, st, events, before, orders, movers) -> int | None:
