@@ -6,11 +6,13 @@
 
 Each loads the game (from the state cache, catching up on any newer events), checks the move
 with the engine, then in one transaction appends the event, everything that follows from
-it without a human (robot moves, the reveal of a finished hand's salt, the next deal), and
+it without a human (the robots' replies, decided before the write from a read: `Plan`; the
+reveal of a finished hand's salt, the next deal, cards that play themselves), and
 the reactions, in this order (`_react`): the mails (pbem.notify), the next deadlines
 (pbem.deadlines), the game's status and a league game's result (pbem.league.results). After
 the commit, a league round whose last game this was opens (pbem.league.rounds) and is dealt
-here. None of those modules imports this one.
+here, and any robot move the write could not foresee is made (`move_robots`). None of
+those modules imports this one.
 
 (game, seq) and ref are unique in the database, so of two racing writers exactly one wins,
 and the same ref (a Message-ID, a link's token id) applies once.
@@ -209,6 +211,8 @@ def _foresee(store, game_id, seat=None, action=None) -> Plan:
         if game is None:
             return Plan(0, [])
         robots = set(s.exec(select(Seat.seat).where(Seat.game_id == game_id, Seat.robot)))
+        if not robots:
+            return Plan(-1, [])  # a table of players: nothing to foresee
         try:
             st = store.state(s, game)
         except CorruptGame:
@@ -217,7 +221,7 @@ def _foresee(store, game_id, seat=None, action=None) -> Plan:
     seq, foreseen = st.seq, []
     if action is not None:
         kind = action.get("type") if isinstance(action, dict) else None
-        if not robots or kind in _TIMELESS:
+        if kind in _TIMELESS:
             return Plan(seq, [])
         st = st.snapshot()
         try:

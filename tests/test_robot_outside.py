@@ -6,6 +6,7 @@ clock (its `robot` deadline row)."""
 import threading
 from datetime import timedelta
 
+from sqlalchemy import event
 from sqlmodel import select
 
 import pbem.play
@@ -14,7 +15,7 @@ from pbem.engine import choose, preset, view
 from pbem.gamelog import replay_log
 from pbem.play import move_robots, start, submit
 from pbem.store.games import create_game, export
-from pbem.store.models import Deadline, Move
+from pbem.store.models import Deadline, Move, Outbox
 from pbem.store.models import now as utcnow
 from pbem.store.states import Store
 
@@ -192,3 +193,31 @@ def rows(store, gid) -> list[Deadline]:
     with store.reader() as s:
         return list(s.exec(select(Deadline).where(Deadline.game_id == gid)
                            .order_by(Deadline.id)))
+
+
+def test_a_due_timeout_is_one_write_with_the_robots_replies(store):
+    gid = create_game(store, preset("standard"), ["ann@example.org", "robot", "robot", "robot"],
+                      first_dealer=3, time_control={"move_hours": 6, "remind_hours": []})
+    start(store, gid)  # ann bids first, then the robots
+    st = state(store, gid)
+    [row] = [r for r in rows(store, gid) if r.state == "pending"]
+    assert (row.kind, row.seat) == ("timeout", 0)
+    commits = []
+
+    def count(conn):
+        commits.append(1)
+
+    event.listen(store.engine, "commit", count)
+    try:
+        assert clock.tick(store, row.due + timedelta(minutes=1)) == 1
+    finally:
+        event.remove(store.engine, "commit", count)
+    after = state(store, gid)
+    assert after.seq > st.seq + 1 and after.to_act() == [0]  # ann's bid by the robot, replies
+    assert [m.source for m in log(store, gid)][st.seq:st.seq + 4] == ["clock"] + ["robot"] * 3
+    assert len(commits) == 1, f"{len(commits)} commits for one timeout"
+    [done] = [r for r in rows(store, gid) if r.id == row.id]
+    assert (done.state, done.result) == ("done", "timeout: robot") and done.claimed_at
+    with store.reader() as s:
+        keys = set(s.exec(select(Outbox.dedupe_key)))
+    assert f"timeout:{row.id}:0" in keys  # ann was told, in the same write
