@@ -15,7 +15,7 @@ from sqlmodel import select
 
 from . import compose, play, vacation
 from .config import load
-from .deadlines import time_control
+from .deadlines import ROBOT, time_control
 from .engine import choose, view
 from .league import seasons
 from .notify import seat_names
@@ -41,11 +41,91 @@ def tick(store, now: datetime | None = None, limit: int = 500) -> int:
             .order_by(Deadline.due, Deadline.id).limit(limit)).all()
     handled = 0
     for row in rows:
-        if _claim(store, row, now):
+        done = _timeout_at_once(store, row, now) if row.state == "pending" else None
+        if done is not None:
+            handled += done
+        elif _claim(store, row, now):
             result = _fire(store, row, now)
             _finish(store, row, result)
             handled += 1
     return handled
+
+
+def _timeout_at_once(store, row, now) -> int | None:
+    """A pending timeout that moves for the seat (robot or forfeit), in one transaction:
+    the move, the row marked done (only if still pending: of two clocks one wins) and the
+    mails. Returns 1 if handled, 0 if another clock had it, None where this does not
+    apply (a reminder, a vacation day, a game that waits, a move already made)."""
+    if row.kind != "timeout":
+        return None
+    with store.reader() as s:
+        game = s.get(Game, row.game_id)
+        tc = time_control(game)
+        if tc["auto_vacation"] or tc["on_timeout"] == "wait" or s.exec(select(Move.id).where(
+                Move.ref == f"timeout:{row.id}")).first() is not None:
+            return None
+        st = store.state(s, game)
+        store.keep(game.id, st)
+        seats = s.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat)).all()
+        players = players_of(s, seats)
+    if st.move_seq != row.seq or st.phase == "over":
+        return _done(store, row, now, "moved on")
+    how = tc["on_timeout"]
+    action, text = _timeout_move(game, st, row, how, seat_names(seats, players)[row.seat])
+    mails = _timeout_mails(game, seats, players, row, text)
+
+    def also(s):
+        if not _done_in(s, row, now, f"timeout: {how}"):
+            raise play.Refused("another clock has this timeout")
+        for mail in mails:
+            s.add(Outbox(**mail))
+
+    try:
+        result = play.submit(store, game.id, row.seat, action, expect_seq=row.seq,
+                             source="clock", ref=f"timeout:{row.id}", also=also)
+    except play.Stale:
+        return _done(store, row, now, "moved on")
+    except play.Refused:
+        return 0
+    return 0 if result.duplicate else 1
+
+
+def _done(store, row, now, result: str) -> int:
+    """Mark a pending row done in one statement; 1 if this clock did, 0 if another had it."""
+    with store.session() as s:
+        done = _done_in(s, row, now, result)
+        s.commit()
+    return int(done)
+
+
+def _done_in(s, row, now, result: str) -> bool:
+    res = s.connection().execute(update(Deadline).where(
+        Deadline.id == row.id, Deadline.state == "pending")
+        .values(state="done", claimed_at=now, result=result))
+    return res.rowcount == 1
+
+
+def _timeout_move(game, st, row, how, who, applied=False) -> tuple[dict | None, str]:
+    """The move a timeout makes for the seat (None: the game waits, or a clock that died
+    made it already: `applied`) and what all are told."""
+    if how == "robot":
+        return (None if applied else choose(view(st, row.seat), seed=row.id, rules=st.rules),
+                f"{who} did not move in time in game {game.id}: the robot moved for them.")
+    if how == "forfeit":
+        return ({"type": "resign"},
+                f"{who} did not move in time in game {game.id}: their side forfeits the game.")
+    return None, f"{who} did not move in time in game {game.id}: the game waits for the organiser."
+
+
+def _timeout_mails(game, seats, players, row, text) -> list[dict]:
+    """The others hear whom they were waiting for; the seat hears its time ran out."""
+    who = seat_names(seats, players)[row.seat]
+    out = [_mail_row(x, players, f"timeout:{row.id}:{x.seat}",
+                     f"Game {game.id}: {who} ran out of time", text + "\n")
+           for x in seats if x.seat != row.seat]
+    out.append(_mail_row(seats[row.seat], players, f"timeout:{row.id}:{row.seat}",
+                         f"Game {game.id}: your time ran out", text + "\n"))
+    return [m for m in out if m is not None]
 
 
 def _claim(store, row, now) -> bool:
@@ -66,6 +146,8 @@ def _finish(store, row, result: str) -> None:
 
 
 def _fire(store, row, now) -> str:
+    if row.kind == ROBOT:  # the runner after the move's commit did not get to it
+        return "robot moved" if play.move_robots(store, row.game_id) else "moved on"
     with store.session() as s:
         game = s.get(Game, row.game_id)
         st = store.state(s, game)
@@ -91,27 +173,15 @@ def _fire(store, row, now) -> str:
     if tc["auto_vacation"] and not applied and vacation.auto_day(store, row, now):
         return "vacation day"  # the player was mailed; the seat's timeout is a day later
     how = tc["on_timeout"]
-    if how == "robot":
-        action = None if applied else choose(view(st, row.seat), seed=row.id, rules=st.rules)
-        text = f"{who} did not move in time in game {game.id}: the robot moved for them."
-    elif how == "forfeit":
-        action = {"type": "resign"}
-        text = f"{who} did not move in time in game {game.id}: their side forfeits the game."
-    else:
-        action = None
-        text = f"{who} did not move in time in game {game.id}: the game waits for the organiser."
+    action, text = _timeout_move(game, st, row, how, who, applied)
     if action is not None and not applied:
         try:
             play.submit(store, game.id, row.seat, action, expect_seq=row.seq, source="clock",
                         ref=f"timeout:{row.id}")
         except play.Refused:
             return "moved on"
-    for x in seats:  # the others hear whom they were waiting for
-        if x.player_id and not x.robot and x.seat != row.seat:
-            _mail(store, x, players, f"timeout:{row.id}:{x.seat}",
-                  f"Game {game.id}: {who} ran out of time", text + "\n")
-    _mail(store, seats[row.seat], players, f"timeout:{row.id}:{row.seat}",
-          f"Game {game.id}: your time ran out", text + "\n")
+    for mail in _timeout_mails(game, seats, players, row, text):
+        _add(store, mail)
     if how == "wait":
         _ask_the_carer(store, game, row, who)
     return f"timeout: {how}"
@@ -171,17 +241,33 @@ def _when(t: datetime) -> str:
 
 
 def _mail(store, seat, players, key, subject, text) -> None:
+    mail = _mail_row(seat, players, key, subject, text)
+    if mail is not None:
+        _add(store, mail)
+
+
+def _mail_row(seat, players, key, subject, text) -> dict | None:
+    """An Outbox row for the seat's player, or None (a robot, no mail, a bouncing one)."""
     player = players.get(seat.player_id)
-    if mailable(player) and not seat.robot:
-        _send(store, player.email, seat.game_id, key, subject, text)
+    if not mailable(player) or seat.robot:
+        return None
+    return _outbox(player.email, seat.game_id, key, subject, text)
+
+
+def _outbox(to, game_id, key, subject, text) -> dict:
+    mail = compose.game_mail(game_id, load().mail_domain, subject, text)
+    mail["headers"]["Auto-Submitted"] = "auto-generated"
+    return dict(mail, to_addr=to, dedupe_key=key)
 
 
 def _send(store, to, game_id, key, subject, text) -> None:
+    _add(store, _outbox(to, game_id, key, subject, text))
+
+
+def _add(store, mail: dict) -> None:
     try:
         with store.session() as s:
-            mail = compose.game_mail(game_id, load().mail_domain, subject, text)
-            mail["headers"]["Auto-Submitted"] = "auto-generated"
-            s.add(Outbox(**mail, to_addr=to, dedupe_key=key))
+            s.add(Outbox(**mail))
             s.commit()
     except IntegrityError:
         pass  # sent before: a redo after a crash

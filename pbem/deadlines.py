@@ -28,6 +28,8 @@ MAX_HOURS = 24 * 60  # the longest deadline, and the largest bank
 MAX_REMINDERS = 5
 EXTRA = "extra"  # a row that records who gave more time at which move (never fires)
 PAUSED = "paused"  # a row's state while its league is paused: it keeps the time it has left
+ROBOT = "robot"  # a robot's turn: moved after the commit; if that runner died, by the clock
+ROBOT_GRACE = timedelta(minutes=1)  # the runner after the commit has this long first
 
 
 def check(tc: dict | None) -> dict:
@@ -129,6 +131,9 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
             when = _reminder(cal, start, hours, due, h)
             if when > now and h < hours:
                 rows.append(_row(game.id, seat.seat, st.move_seq, "reminder", h, when))
+    robot = next((x.seat for x in seats if x.robot and x.seat in st.to_act()), None)
+    if robot is not None:  # decided outside the write, so a crash could leave it unmade
+        rows.append(_row(game.id, robot, st.move_seq, ROBOT, 0, now + ROBOT_GRACE))
     if game.paused_at is not None:  # its league is paused: they wait (pbem.league.pause)
         for row in rows[first:]:
             row.update(state=PAUSED, paused_at=now)

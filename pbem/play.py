@@ -6,11 +6,13 @@
 
 Each loads the game (from the state cache, catching up on any newer events), checks the move
 with the engine, then in one transaction appends the event, everything that follows from
-it without a human (robot moves, the reveal of a finished hand's salt, the next deal), and
+it without a human (the robots' replies, decided before the write from a read: `Plan`; the
+reveal of a finished hand's salt, the next deal, cards that play themselves), and
 the reactions, in this order (`_react`): the mails (pbem.notify), the next deadlines
 (pbem.deadlines), the game's status and a league game's result (pbem.league.results). After
 the commit, a league round whose last game this was opens (pbem.league.rounds) and is dealt
-here. None of those modules imports this one.
+here, and any robot move the write could not foresee is made (`move_robots`). None of
+those modules imports this one.
 
 (game, seq) and ref are unique in the database, so of two racing writers exactly one wins,
 and the same ref (a Message-ID, a link's token id) applies once.
@@ -55,6 +57,7 @@ TALK_PER_HOUR = 10  # `say` events a seat may make in an hour
 # a seat's own move, or the robot's at its timeout (the clock, or the carer's link): it pays
 _OWN_MOVES = ("mail", "web", "cli", "clock", "organiser")
 _MAX_FOLLOW = 10_000  # robot moves and deals after one human move: a whole robot game at most
+ROBOT_TRIES = 20  # fresh reads for a robot's move before leaving it to the clock
 
 
 class Refused(Exception):
@@ -75,22 +78,31 @@ class Result:
     state: State
     events: list[dict] = field(default_factory=list)
     duplicate: bool = False  # this ref was applied before; nothing new was written
+    robots_wait: bool = False  # a robot is to move (the write did not foresee it)
 
 
 def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
-           source: str = "cli", ref: str | None = None) -> Result:
-    """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not."""
+           source: str = "cli", ref: str | None = None, also=None) -> Result:
+    """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not.
+    `also(s)`, if given, writes what belongs with the move in its transaction (the clock's
+    timeout marks its deadline done and queues its mails); it may refuse the move too."""
     if isinstance(action, dict):  # only the server marks a play as made for the seat
         action = {k: v for k, v in action.items() if k != "auto"}
     checked = _check_claim(store, game_id, seat, action)
+
+    plan = _foresee(store, game_id, seat, action) if checked is None else None
 
     def first(s, st, game, seats):
         if checked is not None and checked != st.seq:  # never search inside the write
             raise Stale("the game moved on while your claim was checked: here is the table "
                         "as it is now", st.snapshot())
+        if also is not None:  # first: its refusal must find the state unchanged
+            also(s)
+        if plan is not None:
+            plan.begin(st)
         return _move(s, st, game_id, seat, action, expect_seq)
 
-    return _door(store, game_id, first, seat, source, ref)
+    return _door(store, game_id, first, seat, source, ref, plan)
 
 
 def _check_claim(store, game_id, seat, action) -> int | None:
@@ -152,10 +164,139 @@ def adjudicate(store: Store, game_id: int, ruling: dict, source: str = "cli",
     return _door(store, game_id, first, None, source, ref)
 
 
-def _door(store, game_id, first, actor, source, ref) -> Result:
+class Plan:
+    """Robot moves decided from a read at `seq`, outside any write (a robot's search may
+    take a while): the write makes each only while every event it added so far is the one
+    foreseen, so a table that changed in between (an order, an auto-play) stops the plan."""
+
+    def __init__(self, seq: int, foreseen: list[tuple[dict, dict]]):
+        self.seq, self.foreseen, self.done = seq, foreseen, 0  # (action, event) pairs
+
+    def begin(self, st) -> bool:
+        """A write (or its retry) begins: does it start from the table foreseen from?"""
+        self.done = 0
+        if st.seq != self.seq:
+            self.foreseen = []  # foreseen from another table: the robots decide afresh
+        return bool(self.foreseen)
+
+    def first(self, s, st, game, seats) -> list[dict]:
+        """The door's first step when only robots move: none, if the game moved on."""
+        if not self.begin(st):
+            raise Stale(f"the game moved on from move {self.seq}")
+        return []
+
+    def action(self, st, seat) -> dict | None:
+        if self.done >= len(self.foreseen):
+            return None
+        action, ev = self.foreseen[self.done]
+        return action if ev["seq"] == st.seq + 1 and ev.get("seat") == seat else None
+
+    def saw(self, ev) -> None:
+        if self.done < len(self.foreseen):
+            same = self.foreseen[self.done][1] == ev
+            self.done = self.done + 1 if same else len(self.foreseen)  # else: stop
+
+
+def move_robots(store: Store, game_id: int) -> Result | None:
+    """Let every robot whose turn it is move, each move decided from a read (no lock) and
+    written through the door at the seq it was decided at: if another writer (a second
+    runner, a player) got there first, decide again from a fresh read. Two runners move a
+    robot once: the log's (game, seq) is unique. Returns None if no robot was to move."""
+    events, state, stale = [], None, 0
+    for _ in range(_MAX_FOLLOW):
+        plan = _foresee(store, game_id)
+        if not plan.foreseen:
+            break
+        try:
+            done = _write(store, game_id, plan.first, None, "server", None, plan)
+        except Stale:
+            stale += 1
+            if stale > ROBOT_TRIES:
+                raise
+            continue
+        events += done.events
+        state = done.state
+    return Result(game_id, state, events) if state is not None else None
+
+
+def _foresee(store, game_id, seat=None, action=None) -> Plan:
+    """The robots' next moves, from a read (after `seat`'s `action`, if given: the replies
+    to a player's move, so they go in its write): while it is a robot's turn."""
+    with store.reader() as s:
+        game = s.get(Game, game_id)
+        if game is None:
+            return Plan(0, [])
+        robots = set(s.exec(select(Seat.seat).where(Seat.game_id == game_id, Seat.robot)))
+        if not robots:
+            return Plan(-1, [])  # a table of players: nothing to foresee
+        try:
+            st = store.state(s, game)
+        except CorruptGame:
+            return Plan(-1, [])  # the door says so
+    store.keep(game_id, st)
+    seq, foreseen = st.seq, []
+    if action is not None:
+        kind = action.get("type") if isinstance(action, dict) else None
+        if kind in _TIMELESS:
+            return Plan(seq, [])
+        st = st.snapshot()
+        try:
+            for ev in apply(st, seat, action):
+                advance(st, ev)
+        except Exception:  # a stranger's action: the door refuses it, with the engine's answer
+            return Plan(seq, [])
+    elif not any(x in robots for x in st.to_act()):
+        return Plan(seq, [])
+    else:
+        st = st.snapshot()
+    while len(foreseen) < _MAX_FOLLOW and st.phase not in ("deal", "over") \
+            and _robot_concedes(st, robots) is None:
+        seat = next((x for x in st.to_act() if x in robots), None)
+        if seat is None:
+            break
+        action = robot_choice(game_id, st, seat)
+        ev = apply(st, seat, action)[0]
+        advance(st, ev)
+        foreseen.append((action, ev))
+    return Plan(seq, foreseen)
+
+
+def robot_choice(game_id: int, st: State, seat: int) -> dict:
+    """The robot's move for `seat` (pure, and the same for every runner at this seq)."""
+    seed = random.Random(f"{game_id}:{st.seq}").getrandbits(32)
+    return choose(view(st, seat), seed=seed, rules=st.rules)
+
+
+def _robot_concedes(st, robots) -> int | None:
+    """A robot whose partner offers to resign agrees (a cheap move, made in the write)."""
+    for seat in sorted(robots):
+        if st.phase != "over" and seat not in st.offers and any(
+                m in st.offers for m in st.sides[st.side_of[seat]]):
+            return seat
+    return None
+
+
+def _door(store, game_id, first, actor, source, ref, plan=None) -> Result:
+    """The write (`_once`), tried again when another writer got there first, with the
+    robots' replies `plan` foresaw; then, after its commit, any robot moves left (after a
+    deal, say), each decided outside the write (`move_robots`)."""
+    result = _write(store, game_id, first, actor, source, ref, plan)
+    if not result.robots_wait:
+        return result
+    try:
+        more = move_robots(store, game_id)
+    except Exception:  # the move stands; the robot's deadline row makes the clock retry
+        log.exception("game %s: the robots did not move; the clock will retry", game_id)
+        return result
+    if more is None:
+        return result
+    return Result(game_id, more.state, result.events + more.events)
+
+
+def _write(store, game_id, first, actor, source, ref, plan) -> Result:
     for _attempt in range(20):
         try:
-            return _once(store, game_id, first, actor, source, ref)
+            return _once(store, game_id, first, actor, source, ref, plan)
         except IntegrityError as e:
             store.forget(game_id)
             if not _race(e):
@@ -176,7 +317,7 @@ def _race(e: IntegrityError) -> bool:
     return "uq_move_" in text or "move.seq" in text or "move.ref" in text
 
 
-def _once(store, game_id, first, actor, source, ref) -> Result:
+def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
     """One write: `first` gives the events that start it (a player's move, a hand-over, or
     none to start the game), advanced into the state; then what follows without a human."""
     with store.session() as s:
@@ -201,18 +342,20 @@ def _once(store, game_id, first, actor, source, ref) -> Result:
         n = len(events)
         players = players_of(s, seats)
         orders = seat_orders.Pending(s, game, seats, players)
-        events += _follow_up(s, st, game, seats, players, orders)
+        events += _follow_up(s, st, game, seats, players, orders, plan)
         rows = [_row(game_id, ev, actor if i < n else _actor(ev), source, ref, i, n)
                 for i, ev in enumerate(events)]
         s.add_all(rows)
         s.flush()
         season = _react(s, game, seats, players, st, events, before, orders.texts(),
                         _clock_movers(events, n, actor, source))
+        wait = any(x.robot and x.seat in st.to_act() for x in seats)  # not foreseen
         s.commit()
     store.keep(game_id, st)
     if season is not None:
         _next_round(store, season)
-    return Result(game_id, st.snapshot(), events)  # a copy: the cache's own changes later
+    return Result(game_id, st.snapshot(), events, robots_wait=wait)  # a copy: the cache's
+    # own changes later
 
 
 def _react(s, game, seats, players, st, events, before, orders, movers) -> int | None:
@@ -340,20 +483,23 @@ def _check_stale(s, st, game_id, seat, expect_seq):
                     f"{st.seq}): here is the table as it is now", st.snapshot())
 
 
-def _follow_up(s, st, game, seats, players, orders) -> list[dict]:
-    """What happens without a human: reveal a finished deal's salt, deal, robots move, and
-    the cards that play themselves for the players who let them (pbem.engine.auto)."""
+def _follow_up(s, st, game, seats, players, orders, plan=None) -> list[dict]:
+    """What happens without a human: reveal a finished deal's salt, deal, the robots' moves
+    `plan` foresaw (never a robot's search: that runs outside the write), and the cards
+    that play themselves for the players who let them (pbem.engine.auto)."""
     robots = {x.seat for x in seats if x.robot}
     autos = {x.seat: _auto_pref(players.get(x.player_id)) for x in seats if not x.robot}
     autos = {seat: how for seat, how in autos.items() if how != "off"}
     events = []
     for _ in range(_MAX_FOLLOW):
         orders.expire(st)
-        ev = orders.next_play(st) or _next_auto(s, st, game, robots, autos)
+        ev = orders.next_play(st) or _next_auto(s, st, game, robots, autos, plan)
         if ev is None:
             break
         advance(st, ev)
         events.append(ev)
+        if plan is not None:
+            plan.saw(ev)
     return events
 
 
@@ -362,7 +508,7 @@ def _auto_pref(player) -> str:
     return (player.prefs or {}).get("auto", "forced") if player else "forced"
 
 
-def _next_auto(s, st, game, robots, autos) -> dict | None:
+def _next_auto(s, st, game, robots, autos, plan) -> dict | None:
     rec = st.deal_record
     if st.phase in ("deal", "over") and rec and rec["seq"] not in st.reveals:
         salt = s.exec(select(DealSecret.salt).where(DealSecret.game_id == game.id,
@@ -375,15 +521,13 @@ def _next_auto(s, st, game, robots, autos) -> dict | None:
         ev["commitment"] = deal_digest(ev, salt)
         s.add(DealSecret(game_id=game.id, deal_seq=ev["seq"], salt=salt))
         return ev
-    for seat in sorted(robots):  # a robot agrees when its partner offers to resign
-        if st.phase != "over" and seat not in st.offers and any(
-                m in st.offers for m in st.sides[st.side_of[seat]]):
-            return apply(st, seat, {"type": "concede"})[0]
+    seat = _robot_concedes(st, robots)
+    if seat is not None:  # cheap: it stays in the write
+        return apply(st, seat, {"type": "concede"})[0]
     for seat in st.to_act():
-        if seat in robots:
-            seed = random.Random(f"{game.id}:{st.seq}").getrandbits(32)
-            action = choose(view(st, seat), seed=seed, rules=st.rules)
-            return apply(st, seat, action)[0]
+        if seat in robots:  # only a move decided outside; else the robot waits for one
+            action = plan.action(st, seat) if plan is not None else None
+            return apply(st, seat, action)[0] if action is not None else None
         card = auto_card(st, seat, autos[seat] == "equal") if seat in autos else None
         if card is not None:
             return apply(st, seat, {"type": "play", "card": card, "auto": "forced"})[0]

@@ -114,6 +114,9 @@ def check(store, run: dict) -> Counter:
         status = dict(s.exec(select(Game.id, Game.status)).all())
         humans = {g: p for g, p in s.exec(select(Seat.game_id, Seat.seat)
                                           .where(Seat.robot == False)).all()}  # noqa: E712
+    robot = [r for r in rows if r.kind == deadlines.ROBOT]  # a robot's turn, in case of a crash
+    assert all(r.state == "cancelled" for r in robot), "a robot waited for the clock"
+    rows = [r for r in rows if r.kind != deadlines.ROBOT]
     last_seq = defaultdict(int)
     for m in moves:
         last_seq[m.game_id] = max(last_seq[m.game_id], m.seq)

@@ -5,6 +5,7 @@ Every test runs on SQLite, and on PostgreSQL when PBEM_TEST_DATABASE_URL is set.
 import json
 import re
 import time
+from collections import Counter
 
 import pytest
 from sqlalchemy import func
@@ -429,13 +430,16 @@ def test_a_long_game_is_not_replayed_on_every_move(store, db_url, advances):
         r = submit(s, gid, 0, choose(view(st, 0), seed=n), expect_seq=st.seq)
         return r, time.perf_counter() - t
 
+    # a robot's move is advanced twice: foreseen on a copy outside the write, then in it
     before = result.state.seq
     result, warm = move(store)
-    assert advances == list(range(before + 1, result.state.seq + 1))  # only the new events
+    assert sorted(set(advances)) == list(range(before + 1, result.state.seq + 1))
+    assert max(Counter(advances).values()) <= 2  # only the new events
 
     before = result.state.seq
     result, cold = move(Store(db_url))  # an empty cache replays the whole log once
-    assert advances == list(range(1, result.state.seq + 1))
+    assert sorted(set(advances)) == list(range(1, result.state.seq + 1))
+    assert max(Counter(advances[:before]).values()) == 1
     print(f"\nsubmit at seq {before}: warm cache {warm * 1000:.1f} ms, "
           f"cold {cold * 1000:.1f} ms")
 

@@ -110,7 +110,7 @@ class Deadline(SQLModel, table=True):
     game_id: int = Field(foreign_key="game.id")
     seat: int
     seq: int  # the move number it was armed at: if the game moved on, it does nothing
-    kind: str = Field(max_length=10)  # reminder, timeout
+    kind: str = Field(max_length=10)  # reminder, timeout, robot (pbem.deadlines.ROBOT)
     hours_before: int = 0  # for a reminder: how long before the timeout
     due: datetime = Field(index=True)
     state: str = Field(default="pending", max_length=10, index=True)  # pending firing done
