@@ -2,10 +2,13 @@
 the sync that makes it durable, a row says sent only after that, a mail that cannot be put
 in place is retried, and the drain's grouped marks do what one statement a row did."""
 
+import threading
+import time
 from datetime import timedelta
 
 from sqlmodel import select
 
+from pbem.serve import send_until
 from pbem.store.models import Outbox
 from pbem.store.models import now as utcnow
 from pbem.store.outbox import _grouped, drain, key_name, maildir_delivery
@@ -81,3 +84,21 @@ def test_grouped_marks_do_what_one_statement_a_row_did():
     # row 1: sent ends it; row 3: both apply, the later winning; 2 and 4 alone
     assert got == {(1, 2): sent, (3,): dict(last_error="x", attempts=0, next_attempt=3),
                    (4,): err}
+
+
+def test_the_sender_sends_a_new_mail_at_once_not_at_its_next_round(store, tmp_path):
+    deliver = maildir_delivery(tmp_path, domain="pbem.test")
+    stop = threading.Event()
+    sender = threading.Thread(target=send_until, args=(stop, store, deliver, 60.0))
+    sender.start()
+    try:
+        time.sleep(0.5)  # its first drain found nothing: the next round is a minute away
+        add_rows(store, 3)
+        t0 = time.monotonic()
+        while unsent(store) and time.monotonic() - t0 < 20:
+            time.sleep(0.05)
+        assert unsent(store) == [], "the mails waited for the sender's next round"
+        assert len(list((tmp_path / "new").iterdir())) == 3
+    finally:
+        stop.set()
+        sender.join(timeout=30)

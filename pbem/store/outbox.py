@@ -116,6 +116,14 @@ def drain(store, deliver=None, now=None, limit: int = BATCH, lease: timedelta = 
                 deliver.close()  # a relay's connections: one set a drain
 
 
+def any_due(store, now=None) -> bool:
+    """Is a mail due? One indexed read, never the write lock: the sender's idle look."""
+    with store.reader() as s:
+        return s.exec(select(Outbox.id).where(
+            Outbox.sent_at.is_(None), Outbox.next_attempt <= (now or utcnow())).limit(1)
+        ).first() is not None
+
+
 def _due(store, now, limit: int, daily_cap: int):
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     with store.reader() as s:
