@@ -8,7 +8,8 @@
   whose handler only takes the mail: mails a second, and the connections the relay saw;
   with the default connections and with one (a drain's batch over one connection).
 - lag: N rows written at once while `pbem.serve.send_until` runs as `pbem serve` runs it
-  (a drain every 2 s): seconds from the burst's commit until the last is in the Maildir.
+  (a look every 0.2 s, a drain at least every 2 s): seconds from the burst's commit
+  until the last is in the Maildir.
 - backlog: --backlog rows into a relay that answers each mail after --delay seconds
   (a slow or distant relay): the seconds the whole backlog took, and the connections.
 
@@ -190,7 +191,7 @@ def main() -> None:
                   f"the relay's included){'' if conns is None else ', one connection a drain'}")
     if "lag" not in skip:
         print(f"lag:     the last of a burst of {n} in the Maildir after "
-              f"{lag_case(args.pg, n):.2f} s (send_until, a drain every 2 s)")
+              f"{lag_case(args.pg, n):.2f} s (send_until as in pbem serve)")
     if "backlog" not in skip:
         b = args.backlog
         t, relay = relay_case(args.pg, b, args.delay)

@@ -8,17 +8,19 @@ STARTTLS, or smtps://...:465), else into the Maildir under ./var (the default).
 
 import logging
 import threading
+import time
 from urllib.parse import urlparse
 
 from .clock import scheduler
 from .config import Settings
 from .mail.inbound import controller
 from .signing import secret_keys
-from .store.outbox import drain, maildir_delivery
+from .store.outbox import any_due, drain, maildir_delivery
 from .store.relay import CONNECTIONS, Relay
 
 log = logging.getLogger(__name__)
 MAX_WAIT = 60.0  # seconds between tries while the database is away
+POLL = 0.2  # seconds between the cheap looks for a due mail: a burst starts going at once
 
 
 def smtp_delivery(url: str, domain: str, keys: list[str] | None = None,
@@ -33,21 +35,32 @@ def delivery(cfg: Settings):
     return maildir_delivery(cfg.maildir, cfg.mail_domain)
 
 
-def send_until(stop: threading.Event, store, deliver, every: float) -> None:
-    """Send the outbox every `every` seconds (at once again while a drain sends any)
-    until `stop`. A lost database (or any other failure) never ends the loop: it is
-    logged, and tried again after a longer wait, up to a minute, until it answers again."""
-    wait = every
+def send_until(stop: threading.Event, store, deliver, every: float,
+               poll: float = POLL) -> None:
+    """Send the outbox until `stop`: a drain whenever a cheap read (every `poll` s) finds a
+    mail due, and at least every `every` seconds (at once again while a drain sends any).
+    A lost database (or any other failure) never ends the loop: it is logged, and tried
+    again after a longer wait, up to a minute, until it answers again."""
+    wait, last, quiet = every, float("-inf"), 0.0
     while not stop.is_set():
         try:
+            now = time.monotonic()
+            looked = now - last < every  # else the round is due whatever a look says
+            if looked and (now < quiet or not any_due(store)):
+                wait = every
+                stop.wait(min(poll, every))
+                continue
+            last = now
             sent = drain(store, deliver)
             wait = every
             if sent:
                 continue  # a backlog: the next batch at once, not after `every`
+            if looked:  # due, yet none went (paced, claimed elsewhere): no spin
+                quiet = now + every
         except Exception:
             log.exception("the outbox could not be sent; trying again in %.0f s", wait * 2)
             wait = min(MAX_WAIT, wait * 2)
-        stop.wait(wait)
+        stop.wait(min(poll, every) if wait == every else wait)
 
 
 def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool = True,

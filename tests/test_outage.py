@@ -37,7 +37,8 @@ class Proxy:
         threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
 
     def cut(self):
-        self.listener.close()
+        listener, self.listener = self.listener, None
+        listener.close()  # an accept() already waiting may still take one (closed below)
         for s in self.socks:
             try:
                 s.shutdown(socket.SHUT_RDWR)
@@ -51,6 +52,9 @@ class Proxy:
             try:
                 client, _ = listener.accept()
             except OSError:
+                return
+            if listener is not self.listener:  # taken after the cut: refused too
+                client.close()
                 return
             upstream = socket.create_connection(self.target)
             self.socks += [client, upstream]

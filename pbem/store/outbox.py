@@ -11,15 +11,11 @@ mails of those last milliseconds; into the Maildir not even those, as that deliv
 idempotent: the file's name comes from the row's dedupe key.
 """
 
-import email.policy
 import hashlib
-import os
-import secrets
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from datetime import timedelta
-from email.headerregistry import Address, HeaderRegistry
-from email.message import EmailMessage
+from email.headerregistry import Address
 from email.utils import format_datetime
 from pathlib import Path
 from time import monotonic
@@ -29,9 +25,9 @@ from sqlmodel import select
 
 from ..config import load
 from ..signing import secret_keys
-from . import dkim_sign, merged, pacing, unsubscribe
-from .bounces import return_path
-from .lease import BEAT, LEASE, Lease
+from . import dkim_sign, merged, mime, pacing, unsubscribe
+from .lease import BEAT, LEASE, Lease, chunks
+from .maildir import MaildirDelivery
 from .models import Outbox
 from .models import now as utcnow
 from .wrap import wrap
@@ -41,30 +37,12 @@ MAX_BATCH = 2000
 MAX_WORKERS = 64  # deliveries at once, whatever `deliver.workers` says
 FLUSH_EVERY = 0.02  # seconds between the commits that mark rows sent
 FLUSH_ROWS = 100
-MAILDIR_WORKERS = 8
+# a delivery made durable in batches (the Maildir's `sync`) is idempotent: a crash redoes
+# nothing it wrote, so its batches may be longer, each sync serving more mails
+SYNC_EVERY, SYNC_ROWS = 0.25, 200
 CLAIM_TRIES = 3
 MAX_BACKOFF = timedelta(hours=1)
 DAILY_CAP = 500  # mails to one address in a day (UTC): far above any real player's
-
-
-class _Headers(HeaderRegistry):
-    """The standard registry, but each header's class made once: the standard one makes a
-    new class for every header of every message, a third of the time a mail took."""
-
-    def __init__(self):
-        super().__init__()
-        self._made = {}
-
-    def __getitem__(self, name):
-        made = self._made.get(name.lower())
-        if made is None:
-            made = super().__getitem__(name)
-            if len(self._made) < 200:  # the names we write: a few dozen
-                self._made[name.lower()] = made
-        return made
-
-
-POLICY = email.policy.default.clone(header_factory=_Headers())
 
 
 def key_name(dedupe_key: str) -> str:
@@ -72,62 +50,36 @@ def key_name(dedupe_key: str) -> str:
     return "pbem-" + hashlib.sha256(dedupe_key.encode()).hexdigest()[:40]
 
 
-def message(row: Outbox, domain: str) -> EmailMessage:
-    cfg = load()
-    msg = EmailMessage(policy=POLICY)
-    msg["From"] = Address(cfg.from_name, "play", domain)
-    msg["To"] = row.to_addr
-    msg["Subject"] = row.subject
-    msg["Date"] = format_datetime(utcnow())  # "+0000": the zone is known (RFC 5322)
-    msg["Message-ID"] = f"<{key_name(row.dedupe_key)}@{domain}>"
+def headers(row: Outbox, domain: str, cfg=None) -> list[tuple[str, str]]:
+    """The row's headers in order: ours, then the row's own (each replacing ours)."""
+    cfg = cfg or load()
+    out = {"from": ("From", str(Address(cfg.from_name, "play", domain))),
+           "to": ("To", row.to_addr), "subject": ("Subject", row.subject),
+           # "+0000": the zone is known (RFC 5322)
+           "date": ("Date", format_datetime(utcnow())),
+           "message-id": ("Message-ID", f"<{key_name(row.dedupe_key)}@{domain}>")}
     own = unsubscribe.headers(cfg, domain, row.to_addr, row.dedupe_key)
-    for name, value in {**own, **(row.headers or {})}.items():
-        del msg[name]
-        msg[name] = value
-    msg.set_content(wrap(row.body_text))  # lines of 78 columns, whoever wrote the text
-    if row.body_html:
-        msg.add_alternative(row.body_html, subtype="html")
-    return msg
+    for name, value in [*own.items(), *(row.headers or {}).items()]:
+        out.pop(name.lower(), None)  # a replaced header goes last, as the row wrote it
+        out[name.lower()] = (name, value)
+    return list(out.values())
 
 
 def wire(row: Outbox, domain: str, linesep: str = "\r\n") -> bytes:
-    """The message as it leaves us, DKIM-signed when a key is set (pbem.store.dkim_sign)."""
+    """The message as it leaves us, DKIM-signed when a key is set (pbem.store.dkim_sign);
+    the text's lines are 78 columns at most, whoever wrote it."""
     cfg = load()
-    msg = message(row, domain)
-    # fold headers only past 998 octets (RFC 5322's limit): a long link in List-Unsubscribe
-    # must stay one word, not become an encoded-word no client opens
-    data = msg.as_bytes(policy=msg.policy.clone(linesep=linesep, max_line_length=998))
+    data = mime.write(headers(row, domain, cfg), wrap(row.body_text), row.body_html or None,
+                      linesep)
     return dkim_sign.sign(data, domain, cfg.dkim_key, cfg.dkim_selector, linesep)
 
 
-def maildir_delivery(path=None, domain: str | None = None):
-    """A deliver(row) that writes the message into the Maildir at `path`, at most once."""
+def maildir_delivery(path=None, domain: str | None = None) -> MaildirDelivery:
+    """A deliver(row) that writes the message into the Maildir at `path`, at most once
+    (pbem.store.maildir)."""
     cfg = load()
-    root, domain = Path(path or cfg.maildir), domain or cfg.mail_domain
-    keys = secret_keys(cfg)
-    for sub in ("tmp", "new", "cur"):
-        (root / sub).mkdir(parents=True, exist_ok=True)
-
-    def deliver(row: Outbox) -> None:
-        name = key_name(row.dedupe_key)
-        if (root / "new" / name).exists() or any((root / "cur").glob(name + ":*")):
-            return  # delivered before (a redo after a crash, or a second drainer)
-        tmp = root / "tmp" / f"{name}.{os.getpid()}.{secrets.token_hex(4)}"
-        with open(tmp, "wb") as f:
-            if row.id is not None:  # where its bounces go, as a delivering MTA writes it
-                f.write(f"Return-Path: <{return_path(keys, row, domain)}>\n".encode())
-            f.write(wire(row, domain, linesep="\n"))  # a Maildir file's lines end in LF
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            os.link(tmp, root / "new" / name)  # atomic; fails if the name is taken
-        except FileExistsError:
-            pass
-        finally:
-            tmp.unlink()
-
-    deliver.workers = MAILDIR_WORKERS  # the fsyncs of several files overlap
-    return deliver
+    return MaildirDelivery(Path(path or cfg.maildir), domain or cfg.mail_domain,
+                           secret_keys(cfg), wire)
 
 
 def backoff(attempts: int) -> timedelta:
@@ -162,6 +114,14 @@ def drain(store, deliver=None, now=None, limit: int = BATCH, lease: timedelta = 
         finally:
             if hasattr(deliver, "close"):
                 deliver.close()  # a relay's connections: one set a drain
+
+
+def any_due(store, now=None) -> bool:
+    """Is a mail due? One indexed read, never the write lock: the sender's idle look."""
+    with store.reader() as s:
+        return s.exec(select(Outbox.id).where(
+            Outbox.sent_at.is_(None), Outbox.next_attempt <= (now or utcnow())).limit(1)
+        ).first() is not None
 
 
 def _due(store, now, limit: int, daily_cap: int):
@@ -206,13 +166,16 @@ def _plan(rows, today, pacer, now, daily_cap: int):
 def _deliver_all(store, deliver, claim, sends, now) -> int:
     """Deliver the claimed rows, `workers` at a time; the marks go in small commits."""
     workers = min(max(int(getattr(deliver, "workers", 1)), 1), MAX_WORKERS)
-    marks = Marks(store, claim, now)
+    sync = getattr(deliver, "sync", None)
+    if sync is not None:  # a batch's mails staged, made durable at once before the marks
+        deliver = deliver.stage
+    marks = Marks(store, claim, now, sync)
     jobs = (_job(store, claim, row, merge, now) for row, merge in sends)
     if workers == 1:
         for job in jobs:
             t0 = monotonic()
             marks.add(_run(deliver, claim, job))
-            marks.flush_due(slow=monotonic() - t0 >= FLUSH_EVERY)  # the next is slow too
+            marks.flush_due(slow=monotonic() - t0 >= marks.every)  # the next is slow too
         return marks.flush()
     with ThreadPoolExecutor(workers, thread_name_prefix="outbox") as pool:
         out = set()
@@ -267,21 +230,31 @@ LOST = object()
 
 class Marks:
     """Rows' outcomes, written in one transaction every FLUSH_EVERY seconds (or FLUSH_ROWS
-    rows): a crash resends only the mails of the last few milliseconds."""
+    rows): a crash resends only the mails of the last few milliseconds. A delivery with a
+    `sync` (the Maildir's) has its staged mails made durable first; a mail it could not
+    put in place fails there, and is retried as any failed delivery."""
 
-    def __init__(self, store, claim, now):
-        self.store, self.claim, self.now = store, claim, now
-        self.todo, self.ids, self.first, self.sent = [], [], None, 0
+    def __init__(self, store, claim, now, sync=None):
+        self.store, self.claim, self.now, self.sync = store, claim, now, sync
+        self.every, self.rows = (FLUSH_EVERY, FLUSH_ROWS) if sync is None else (
+            SYNC_EVERY, SYNC_ROWS)
+        self.results, self.todo, self.ids, self.first, self.sent = [], [], [], None, 0
+        self.failed = {}  # the sync's failures by file name, until their result comes
 
     def add(self, result) -> None:
-        job, error = result
-        row, mail, taken, settled, shown = job
-        self.todo += settled
-        self.ids += [row.id, *(r.id for r in taken)]
+        job = result[0]
+        self.results.append(result)
+        self.ids += [job[0].id, *(r.id for r in job[2])]
         if self.first is None:
             self.first = monotonic()
+
+    def _outcome(self, job, error) -> None:
+        row, mail, taken, settled, shown = job
+        self.todo += settled
         if error is LOST:
             return
+        if error is None and self.failed:
+            error = self.failed.pop(key_name(mail.dedupe_key), None)
         if error is not None:
             retry = self.now + backoff(row.attempts + 1)
             self.todo.append((row.id, dict(last_error=error, next_attempt=retry)))
@@ -298,24 +271,47 @@ class Marks:
         self.todo.append((own.id, dict(sent_at=self.now, last_error=None)))
 
     def flush_due(self, slow: bool = False) -> None:
-        if self.first is not None and (slow or len(self.ids) >= FLUSH_ROWS
-                                       or monotonic() - self.first >= FLUSH_EVERY):
+        if self.first is not None and (slow or len(self.ids) >= self.rows
+                                       or monotonic() - self.first >= self.every):
             self.flush()
 
     def flush(self) -> int:
+        if self.sync is not None and self.results:
+            self.failed.update(self.sync())  # the mails on disk before their rows say sent
+        for job, error in self.results:
+            self._outcome(job, error)
         with self.claim.lock:  # no renewal between the commit and the release
             if self.todo:
                 with self.store.engine.begin() as c:
-                    for row_id, values in self.todo:
-                        c.execute(_update(row_id).values(**values))
+                    for ids, values in _grouped(self.todo):
+                        for part in chunks(ids):
+                            c.execute(_update(part).values(**values))
             self.claim.held -= set(self.ids)
-        self.todo, self.ids, self.first = [], [], None
+        self.results, self.todo, self.ids, self.first = [], [], [], None
         return self.sent
 
 
-def _update(row_id: int, due=None):
-    """An update of the row if it is still unsent (and, given `due`, due by then)."""
-    where = [Outbox.id == row_id, Outbox.sent_at.is_(None)]
+def _grouped(todo):
+    """[(ids, values)]: the rows given the same values (most often: sent, no error) in one
+    statement. A row's updates in order come to the same as one statement each did: each
+    applies while the row is unsent (an update setting sent_at ends them)."""
+    rows = {}
+    for row_id, values in todo:
+        got = rows.setdefault(row_id, {})
+        if "sent_at" not in got:
+            got.update(values)
+    groups = {}
+    for row_id, values in rows.items():
+        key = tuple(sorted(values.items()))
+        groups.setdefault(key, (values, []))[1].append(row_id)
+    return [(ids, values) for values, ids in groups.values()]
+
+
+def _update(row_id, due=None):
+    """An update of the row (or rows, given a list of ids) if still unsent (and, given
+    `due`, due by then)."""
+    match = Outbox.id.in_(row_id) if isinstance(row_id, list) else Outbox.id == row_id
+    where = [match, Outbox.sent_at.is_(None)]
     if due is not None:
         where.append(Outbox.next_attempt <= due)
     return update(Outbox).where(*where)

@@ -73,13 +73,12 @@ _HEAD = (select(Game.public,
 def head(game_id: int) -> tuple[bool, int, list[str]]:
     """Whether the game is public, its last seq and its seats' names (as seat_names gives
     them), without its state: what a cached page of it depends on."""
-    with store().read_connection() as c:
-        rows = c.execute(_HEAD, {"g": game_id}).all()
+    rows = store().quick_rows(_HEAD, g=game_id)
     if not rows:
         abort(404)
     names = [name if player is not None and name is not None else f"robot {seat}"
              for _, _, seat, player, name in rows if seat is not None]
-    return rows[0][0], rows[0][1] or 0, names
+    return bool(rows[0][0]), rows[0][1] or 0, names
 
 
 def seat_for(token: str) -> Seat:

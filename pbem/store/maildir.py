@@ -1,0 +1,117 @@
+"""Outbound mail into a Maildir, each mail at most once, made durable a batch at a time.
+
+    deliver = MaildirDelivery(path, domain, keys, wire)
+    deliver(row)     # the mail durably in new/ when it returns
+    deliver.stage(row)  # the drain's way: the mail written under tmp/ (from any of
+    deliver.sync()      # `deliver.workers` threads); every mail staged so far on disk, then
+                        # in new/: before their rows are marked sent (the outbox's Marks)
+
+An fsync a mail was most of a drain's time (each forces a journal commit); one syncfs (or,
+where there is none, an fsync a file) before the batch's files move into new/ costs about
+what one fsync did. A mail reaches new/ only once its bytes are on disk, so a crash never
+leaves an empty file there that a redo would take for the mail; the file's name comes from
+the row's dedupe key, so a redo after a crash finds it and writes nothing.
+"""
+
+import ctypes
+import ctypes.util
+import os
+import secrets
+import threading
+from pathlib import Path
+
+from .bounces import return_path
+
+WORKERS = 2  # one writes a file while the other builds the next mail
+
+
+def _libc_syncfs():
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True).syncfs
+    except (OSError, AttributeError):  # not Linux: an fsync a file instead
+        return None
+
+
+_SYNCFS = _libc_syncfs()
+
+
+class MaildirDelivery:
+    def __init__(self, root: Path, domain: str, keys: list[str], wire):
+        self.root, self.domain, self.keys, self.wire = Path(root), domain, keys, wire
+        for sub in ("tmp", "new", "cur"):
+            (self.root / sub).mkdir(parents=True, exist_ok=True)
+        self.workers = WORKERS
+        self._pending: list[tuple[Path, str]] = []  # (tmp file, name in new/)
+        self._lock = threading.Lock()
+        self._sync_lock = threading.Lock()
+
+    def delivered(self, name: str) -> bool:
+        """Is the mail in new/ or, read by now, in cur/ (as NAME:2,FLAGS)?"""
+        if (self.root / "new" / name).exists():
+            return True
+        with os.scandir(self.root / "cur") as it:
+            return any(e.name.startswith(name + ":") for e in it)
+
+    def __call__(self, row) -> None:
+        from .outbox import key_name  # outbox imports this module
+
+        self.stage(row)
+        error = self.sync().get(key_name(row.dedupe_key))
+        if error:
+            raise OSError(error)
+
+    def stage(self, row) -> None:
+        from .outbox import key_name  # outbox imports this module
+
+        name = key_name(row.dedupe_key)
+        if self.delivered(name):
+            return  # delivered before (a redo after a crash, or a second drainer)
+        tmp = self.root / "tmp" / f"{name}.{os.getpid()}.{secrets.token_hex(4)}"
+        with open(tmp, "wb") as f:
+            if row.id is not None:  # where its bounces go, as a delivering MTA writes it
+                f.write(f"Return-Path: <{return_path(self.keys, row, self.domain)}>\n"
+                        .encode())
+            f.write(self.wire(row, self.domain, linesep="\n"))  # a Maildir's lines end in LF
+        with self._lock:
+            self._pending.append((tmp, name))
+
+    def sync(self) -> dict[str, str]:
+        """Every mail staged so far durably in new/; {file name: error} of those that could
+        not be put there (their rows go back to be tried again)."""
+        with self._sync_lock:
+            with self._lock:
+                pending, self._pending = self._pending, []
+            failed = {}
+            if not pending:
+                return failed
+            try:
+                self._flush([tmp for tmp, _ in pending])
+            except OSError as e:
+                failed = {name: f"{type(e).__name__}: {e}" for _, name in pending}
+            for tmp, name in pending:
+                try:
+                    if name not in failed:
+                        os.rename(tmp, self.root / "new" / name)  # atomic
+                except OSError as e:  # the Maildir is broken: retried later, never lost
+                    failed[name] = f"{type(e).__name__}: {e}"[:1000]
+                if name in failed:
+                    tmp.unlink(missing_ok=True)
+            if len(failed) < len(pending):  # the names too, before any row says sent
+                self._flush([self.root / "new"])
+            return failed
+
+    def _flush(self, paths: list[Path]) -> None:
+        """The files (or a directory's entries) on disk: one syncfs for all, else each."""
+        if _SYNCFS is not None:
+            fd = os.open(self.root, os.O_RDONLY)
+            try:
+                if _SYNCFS(fd) == 0:
+                    return
+            finally:
+                os.close(fd)
+        for path in paths:
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)

@@ -1,0 +1,124 @@
+"""pbem.store.mime writes what the email package would have: the same headers and parts,
+each part decoding to the same text, for plain mails and for every awkward case."""
+
+import email
+import email.policy
+from email.message import EmailMessage
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pbem.store import mime
+
+HEADERS = [("From", "Spades by email <play@pbem.localhost>"), ("To", "ann@example.org"),
+           ("Subject", "Spades game 3"), ("Date", "Mon, 23 Nov 2026 23:35:37 +0000"),
+           ("Message-ID", "<turn.1.0.4.41d64abe@pbem.localhost>"),
+           ("List-Unsubscribe", "<https://example.org/u/" + "x" * 300 + ">, "
+                                "<mailto:pbem@pbem.localhost?subject=turns%20daily>"),
+           ("Reply-To", "play+m2zpzjesj5uwvtpx@pbem.localhost")]
+TEXT = "Game 3: you played 10♥\n\nYour hand:\n  S  Q♠ 5♠ 2♠\n"
+HTML = "<!doctype html><html><body><p>" + "Q♠ <b>x</b> " * 40 + "</p></body></html>\n"
+
+
+def oracle(headers, text, html, linesep="\r\n"):
+    """The message as the email package makes it (the outbox before issue 15)."""
+    msg = EmailMessage(policy=mime.POLICY)
+    for name, value in headers:
+        msg[name] = value
+    msg.set_content(text)
+    if html:
+        msg.add_alternative(html, subtype="html")
+    return msg.as_bytes(policy=mime.POLICY.clone(linesep=linesep))
+
+
+MIME_HEADERS = {"mime-version", "content-transfer-encoding"}
+
+
+def lf(text: str) -> str:  # the parser keeps a CRLF file's CR in some parts, not others
+    return text.replace("\r\n", "\n")
+
+
+def parsed(data: bytes):
+    return email.message_from_bytes(data, policy=email.policy.default)
+
+
+def same(new: bytes, old: bytes):
+    a, b = parsed(new), parsed(old)
+    def head(m, mime_part):  # our headers in order; the MIME ones in any order
+        got = [(k, str(v)) for k, v in m.items() if k.lower() != "content-type"
+               and (k.lower() in MIME_HEADERS) == mime_part]
+        return sorted(got) if mime_part else got
+    assert head(a, False) == head(b, False) and head(a, True) == head(b, True)
+    assert a.get_content_type() == b.get_content_type()
+    pa, pb = list(a.walk()), list(b.walk())
+    assert [p.get_content_type() for p in pa] == [p.get_content_type() for p in pb]
+    for x, y in zip(pa, pb, strict=True):
+        if not x.is_multipart():
+            assert lf(x.get_content()) == lf(y.get_content())
+            assert x.get_content_charset() == "utf-8"
+
+
+@pytest.mark.parametrize("html", [HTML, None])
+def test_a_turn_mail_is_what_the_email_package_wrote(html):
+    new = mime.write(HEADERS, TEXT, html)
+    same(new, oracle(HEADERS, TEXT, html))
+    assert b"\r\n" in new and b"\n" not in new.replace(b"\r\n", b"")  # CRLF only
+    assert max(len(line) for line in new.split(b"\r\n")) <= 998
+    head = new.split(b"\r\n\r\n", 1)[0].decode()
+    assert "List-Unsubscribe: <https://example.org/u/" + "x" * 300 in head  # never folded
+    assert "Content-Transfer-Encoding: 8bit" in new.decode()  # short lines, as they are
+
+
+def test_a_maildir_copy_has_lf_lines():
+    data = mime.write(HEADERS, TEXT, HTML, linesep="\n")
+    assert b"\r" not in data
+    same(data, oracle(HEADERS, TEXT, HTML, "\n"))
+
+
+def test_awkward_headers_are_folded_by_the_email_package():
+    headers = [("From", "Åsa Öberg <play@pbem.localhost>"), ("To", '"Ann, B." <ann@example.org>'),
+               ("Subject", "Game 3: you played 10♥ " + "long " * 250),
+               ("X-Odd", "=?utf-8?q?not_an_encoded_word?="), ("X-Space", "two  spaces")]
+    new = mime.write(headers, TEXT, None)
+    same(new, oracle(headers, TEXT, None))
+    assert new.split(b"\r\n\r\n", 1)[0].isascii()  # every header in ASCII on the wire
+
+
+@pytest.mark.parametrize("value", ["x\r\nBcc: eve@example.org", "x\nBcc: eve@example.org",
+                                   "x\rBcc: eve@example.org"])
+def test_no_header_is_injected(value):
+    with pytest.raises(ValueError):
+        mime.write([("Subject", value)], TEXT)
+    with pytest.raises(ValueError):
+        mime.write([("To", "ann@example.org" + value[1:])], TEXT)
+
+
+def test_control_characters_and_long_lines_are_encoded():
+    text = "a\x00b\x1bc\n" + "é" * 100 + "\nend\r\nlone\rcr\n"
+    data = mime.write(HEADERS, text, HTML)
+    part = list(parsed(data).walk())[1]
+    assert part["Content-Transfer-Encoding"] in ("quoted-printable", "base64")
+    assert lf(part.get_content()) == "a\x00b\x1bc\n" + "é" * 100 + "\nend\nlone\ncr\n"
+    assert b"\x00" not in data and b"\x1b" not in data
+
+
+def test_a_body_holding_a_boundary_like_line_stays_one_part():
+    text = "--=_" + "0" * 32 + "\n--=_" + "0" * 32 + "--\n"
+    msg = parsed(mime.write(HEADERS, text, HTML))
+    assert [p.get_content_type() for p in msg.walk()] == [
+        "multipart/alternative", "text/plain", "text/html"]
+    assert lf(list(msg.walk())[1].get_content()) == text
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=400),
+       html=st.one_of(st.none(), st.text(max_size=300).filter(lambda s: s.strip())))
+def test_any_text_comes_back_as_it_went(text, html):
+    msg = parsed(mime.write(HEADERS, text, html))
+    parts = [p for p in msg.walk() if not p.is_multipart()]
+    want = [text, html] if html else [text]
+    for part, sent in zip(parts, want, strict=True):
+        lines = sent.encode("utf-8", "replace").splitlines()
+        got = lf(part.get_content()).encode("utf-8", "replace")
+        assert got == b"".join(line + b"\n" for line in lines) or (not lines and got == b"\n")
