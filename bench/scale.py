@@ -291,8 +291,8 @@ def watch() -> dict:
 
 
 def explain(url: str, seen: dict) -> None:
-    """The plan of each statement seen that reads a whole table (SQLite's SCAN without an
-    index, PostgreSQL's Seq Scan), so a missing index shows."""
+    """The plan of each statement seen that reads a whole table or index (SQLite's SCAN,
+    PostgreSQL's Seq Scan), so a missing index shows."""
     from pbem.store.db import engine_for
 
     engine = engine_for(url)
@@ -302,7 +302,7 @@ def explain(url: str, seen: dict) -> None:
         for statement, params in list(seen.items()):
             sql = ("EXPLAIN QUERY PLAN " if sqlite else "EXPLAIN ") + statement
             plan = [" ".join(str(x) for x in row[-1:]) for row in c.exec_driver_sql(sql, params)]
-            scans = [x for x in plan if (x.startswith("SCAN ") and " USING " not in x)
+            scans = [x for x in plan if (x.startswith("SCAN ") and "CONSTANT ROW" not in x)
                      or "Seq Scan" in x]
             if scans:
                 print("  " + " ".join(statement.split())[:300])
