@@ -3,7 +3,6 @@ once, and the next round opens after it in a thread of its own, outside the move
 with the clock's tick racing that thread the round opens exactly once; and a draw made in
 a read is written only if the entries it was drawn from are unchanged."""
 
-import sqlite3
 import threading
 
 import pytest
@@ -14,6 +13,7 @@ from pbem.league import rounds, seasons
 from pbem.league.manage import OPERATOR
 from pbem.store.models import Entry, Fixture, Game, Season
 from tests.league_helpers import fixtures, league, play_out, playing_games, season, state
+from tests.test_no_stall import write_lock_free
 
 WAIT = 30  # seconds a test waits for a thread before it fails
 
@@ -26,16 +26,22 @@ def background(monkeypatch):
     assert play.rounds_opened(WAIT)  # no thread outlives its test's database
 
 
+def one_game_left(store) -> tuple[int, int]:
+    """A league of two tables in round one, one played out: (the league, the other game)."""
+    lid = league(store, players=8, rounds=2)
+    seasons.start_season(store, lid, OPERATOR)
+    first, last = playing_games(store, lid)
+    play_out(store, first)
+    return lid, last
+
+
 def round_two(store, lid) -> list[Fixture]:
     return [f for f in fixtures(store, lid) if f.round == 2]
 
 
 def test_the_last_move_returns_first_and_the_round_opens_after_its_commit(store, background,
                                                                           monkeypatch):
-    lid = league(store, players=8, rounds=2)
-    seasons.start_season(store, lid, OPERATOR)
-    first, last = playing_games(store, lid)
-    play_out(store, first)
+    lid, last = one_game_left(store)
     real, release, seen = rounds.open_next, threading.Event(), {}
 
     def held_open_next(store_, season_id, today=None):
@@ -61,28 +67,17 @@ def test_the_last_move_returns_first_and_the_round_opens_after_its_commit(store,
 
 def _write_lock_free(store) -> bool:
     """Can another writer write now? (Nobody holds the move's transaction open.)"""
-    if store.engine.dialect.name != "sqlite":
-        with store.session() as s:  # PostgreSQL: the season row is not locked by the move
-            s.exec(select(Season).with_for_update(nowait=True)).all()
-            s.rollback()
-        return True
-    raw = sqlite3.connect(store.engine.url.database, timeout=0.2, isolation_level=None)
-    try:
-        raw.execute("BEGIN IMMEDIATE")
-        raw.execute("ROLLBACK")
-        return True
-    except sqlite3.OperationalError:
-        return False
-    finally:
-        raw.close()
+    if store.engine.dialect.name == "sqlite":
+        return write_lock_free(store.engine.url.database)
+    with store.session() as s:  # PostgreSQL: the move's write holds no season row
+        s.exec(select(Season).with_for_update(nowait=True)).all()
+        s.rollback()
+    return True
 
 
 def test_the_move_thread_and_the_clock_race_to_open_the_round_it_opens_once(store, background,
                                                                             monkeypatch):
-    lid = league(store, players=8, rounds=2)
-    seasons.start_season(store, lid, OPERATOR)
-    first, last = playing_games(store, lid)
-    play_out(store, first)
+    lid, last = one_game_left(store)
     real, gate = rounds.open_next, threading.Barrier(2, timeout=WAIT)
 
     def together(store_, season_id, today=None):  # both runners draw, then both write
