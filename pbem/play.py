@@ -160,9 +160,11 @@ def _door(store, game_id, first, actor, source, ref) -> Result:
 
 
 def _race(e: IntegrityError) -> bool:
-    """Was it the move log's unique (game, seq) or ref, i.e. another writer got there first?"""
+    """Was it the move log's unique (game, seq) or ref, or a deal's salt (two dealing the same
+    new game, e.g. a round's opener and the clock), i.e. another writer got there first?"""
     text = str(e.orig)
-    return "uq_move_" in text or "move.seq" in text or "move.ref" in text
+    return any(x in text for x in ("uq_move_", "move.seq", "move.ref", "uq_dealsecret_",
+                                   "dealsecret.game_id"))
 
 
 def _once(store, game_id, first, actor, source, ref) -> Result:
