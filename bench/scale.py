@@ -41,7 +41,7 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import event, insert  # noqa: E402
+from sqlalchemy import event, insert, text  # noqa: E402
 from sqlalchemy.engine import Engine  # noqa: E402
 from sqlmodel import func, select  # noqa: E402
 
@@ -209,6 +209,9 @@ def write_games(store, plan) -> None:
             if len(rows["move"]) > 20 * CHUNK:
                 _flush(s, rows)
         _flush(s, rows)
+        if s.get_bind().dialect.name == "postgresql":  # ids given: the sequence moves on too
+            s.execute(text("SELECT setval(pg_get_serial_sequence('game', 'id'), "
+                           "(SELECT max(id) FROM game))"))
         s.commit()
 
 
