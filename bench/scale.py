@@ -141,6 +141,9 @@ def fill(store, games: int, players: int) -> SimpleNamespace:
     with store.session() as s:
         s.execute(insert(Fixture), fixtures)
         s.commit()
+    if store.engine.dialect.name == "postgresql":  # as autovacuum would, after a bulk fill
+        with store.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+            c.execute(text("ANALYZE"))
     return SimpleNamespace(me=me, league=league_games["live"], ended=league_games["ended"],
                            live=[gid for gid, tpl, _ in plan[LEAGUE_GAMES:] if not tpl.over])
 
