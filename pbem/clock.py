@@ -33,11 +33,10 @@ OVERTAKEN = "overtaken"  # a reminder whose timeout came first (the clock was do
 def tick(store, now: datetime | None = None, limit: int = 500) -> int:
     """Handle every deadline due by `now`, oldest first; returns how many were handled."""
     now = now or utcnow()
-    with store.session() as s:
+    with store.session() as s:  # state first: the index (state, due) skips the past rows
         rows = s.exec(select(Deadline).where(
-            Deadline.due <= now,
-            or_(Deadline.state == "pending",
-                (Deadline.state == "firing") & (Deadline.claimed_at < now - LEASE)))
+            Deadline.state.in_(("pending", "firing")), Deadline.due <= now,
+            or_(Deadline.state == "pending", Deadline.claimed_at < now - LEASE))
             .order_by(Deadline.due, Deadline.id).limit(limit)).all()
     handled = 0
     for row in rows:

@@ -220,11 +220,14 @@ def rebuild(store, now: datetime | None = None) -> int:
     only games with no row at their current move are replayed, a batch at a time, the
     replay done outside the write transaction."""
     now = now or utcnow()
+    playing = Game.status == "playing"  # games over keep their history: never read here
     with store.reader() as s:
-        games = s.exec(select(Game).where(Game.status == "playing").order_by(Game.id)).all()
-        last = _last_moves(s)
+        games = s.exec(select(Game).where(playing).order_by(Game.id)).all()
+        last = _last_moves(s, playing=playing)
         have = {(g, q) for g, q in s.exec(select(Deadline.game_id, Deadline.seq)
-                                          .where(Deadline.kind != EXTRA).distinct()).all()}
+                                          .join(Game, Game.id == Deadline.game_id)
+                                          .where(playing, Deadline.kind != EXTRA)
+                                          .distinct()).all()}
     todo = [g for g in games if (g.id, last.get(g.id)) not in have]
     armed = 0
     for i in range(0, len(todo), REBUILD_BATCH):
@@ -232,11 +235,14 @@ def rebuild(store, now: datetime | None = None) -> int:
     return armed
 
 
-def _last_moves(s, ids=None) -> dict[int, int]:
-    """Each game's last move (talk moves none), by game id."""
+def _last_moves(s, ids=None, playing=None) -> dict[int, int]:
+    """Each game's last move (talk moves none), by game id: of the games `ids`, or of the
+    games in play."""
     q = select(Move.game_id, func.max(Move.seq)).where(Move.type.not_in(QUIET))
     if ids is not None:
         q = q.where(Move.game_id.in_(ids))
+    if playing is not None:
+        q = q.join(Game, Game.id == Move.game_id).where(playing)
     return dict(s.exec(q.group_by(Move.game_id)).all())
 
 

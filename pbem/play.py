@@ -11,8 +11,8 @@ reveal of a finished hand's salt, the next deal, cards that play themselves), an
 the reactions, in this order (`_react`): the mails (pbem.notify), the next deadlines
 (pbem.deadlines), the game's status and a league game's result (pbem.league.results). After
 the commit, a league round whose last game this was opens (pbem.league.rounds) and is dealt
-here, and any robot move the write could not foresee is made (`move_robots`). None of
-those modules imports this one.
+by a thread of its own, so the caller does not wait for it; and any robot move the write
+could not foresee is made (`move_robots`). None of those modules imports this one.
 
 (game, seq) and ref are unique in the database, so of two racing writers exactly one wins,
 and the same ref (a Message-ID, a link's token id) applies once.
@@ -28,6 +28,7 @@ Talk and offers (engine.acts.QUIET) write no turn mails and leave the deadlines 
 import logging
 import random
 import secrets
+import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -58,6 +59,9 @@ TALK_PER_HOUR = 10  # `say` events a seat may make in an hour
 _OWN_MOVES = ("mail", "web", "cli", "clock", "organiser")
 _MAX_FOLLOW = 10_000  # robot moves and deals after one human move: a whole robot game at most
 ROBOT_TRIES = 20  # fresh reads for a robot's move before leaving it to the clock
+ROUNDS_IN_BACKGROUND = True  # False: the last move's caller waits while the next round opens
+_openers: list[threading.Thread] = []  # the threads opening rounds (rounds_opened waits)
+_openers_lock = threading.Lock()
 
 
 class Refused(Exception):
@@ -312,9 +316,11 @@ def _write(store, game_id, first, actor, source, ref, plan) -> Result:
 
 
 def _race(e: IntegrityError) -> bool:
-    """Was it the move log's unique (game, seq) or ref, i.e. another writer got there first?"""
+    """Was it the move log's unique (game, seq) or ref, or a deal's salt (two dealing the same
+    new game, e.g. a round's opener and the clock), i.e. another writer got there first?"""
     text = str(e.orig)
-    return "uq_move_" in text or "move.seq" in text or "move.ref" in text
+    return any(x in text for x in ("uq_move_", "move.seq", "move.ref", "uq_dealsecret_",
+                                   "dealsecret.game_id"))
 
 
 def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
@@ -383,14 +389,38 @@ def _react(s, game, seats, players, st, events, before, orders, movers) -> int |
 
 
 def _next_round(store, season_id: int) -> None:
-    """A league game just ended: open the next round if this one is done, and deal it. The
-    move stands whatever happens here; if this fails, the clock's league tick repairs it."""
+    """A league game just ended (and its move is committed): the next round, if this one is
+    done, opens and is dealt in a thread of its own, so the player who made the last move
+    does not wait for up to 50 new tables. A process that dies first leaves it to the
+    clock's league tick; two runners open it once (pbem.league.rounds)."""
+    if not ROUNDS_IN_BACKGROUND:
+        _open_round(store, season_id)
+        return
+    opener = threading.Thread(target=_open_round, args=(store, season_id), daemon=True,
+                              name=f"round-of-season-{season_id}")
+    with _openers_lock:
+        _openers[:] = [x for x in _openers if x.is_alive()] + [opener]
+    opener.start()
+
+
+def _open_round(store, season_id: int) -> None:
+    """The move stands whatever happens here; if this fails, the clock's tick repairs it."""
     try:
         for gid in league_rounds.open_next(store, season_id):
             start(store, gid)
     except Exception:
         log.exception("season %s: the next round did not open; the clock will retry",
                       season_id)
+
+
+def rounds_opened(timeout: float | None = None) -> bool:
+    """Wait for the rounds this process is opening in the background (a command does,
+    before it exits); False if one is still at work after `timeout` seconds."""
+    with _openers_lock:
+        openers = list(_openers)
+    for opener in openers:
+        opener.join(timeout)
+    return not any(x.is_alive() for x in openers)
 
 
 def _clock_movers(events, n, actor, source) -> tuple[int | None, frozenset]:

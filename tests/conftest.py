@@ -17,6 +17,15 @@ def pytest_report_header(config):
     return f"PostgreSQL tests on {PG_URL}"
 
 
+@pytest.fixture(autouse=True)
+def rounds_at_once(monkeypatch):
+    """The move that ends a league round opens the next before it returns, so a test sees
+    it at once (tests/test_league_rounds.py tests the background opening itself)."""
+    from pbem import play
+
+    monkeypatch.setattr(play, "ROUNDS_IN_BACKGROUND", False)
+
+
 @pytest.fixture(params=BACKENDS)
 def db_url(request, tmp_path):
     """A fresh, migrated database: a SQLite file, or a PostgreSQL schema of its own."""

@@ -1,7 +1,7 @@
 """league pause: a paused season, its paused games, and each paused deadline's pause
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 Create Date: 2026-11-23 23:50:00.000000
 """
 from collections.abc import Sequence
@@ -11,7 +11,7 @@ import sqlmodel  # noqa: F401  (autogenerate writes sqlmodel types: alembic #164
 from alembic import op
 
 revision: str = '0009'
-down_revision: str | None = '0007'
+down_revision: str | None = '0008'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -11,12 +11,20 @@
 
 import click
 
+from .. import play
 from . import db, dkim, game, league, mail, rules, serve
 
 
 @click.group()
 def main():
     """pbem: Spades by email."""
+
+
+@main.result_callback()
+def _finish(*_args, **_kwargs):
+    """A move that ended a league round opens the next in the background: the command
+    waits for it before the process exits (else the clock's tick would open it later)."""
+    play.rounds_opened()
 
 
 for _module in (rules, game, db, league, mail, dkim, serve):

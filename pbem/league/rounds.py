@@ -2,8 +2,9 @@
 games written, not yet dealt (`open_next`); after the last round the season is over. No round
 opens after the season's end day. The database decides every step (the season row is locked
 while a round opens, and each table is unique), so `open_next` may run any time, in any
-process, as often as it likes. Dealing the new games is the door's work: pbem.play after the
-move that ends a round, pbem.league.seasons everywhere else."""
+process, as often as it likes; the draw itself is made outside the write. Dealing the new
+games is the door's work: pbem.play after the move that ends a round (after its commit, in
+a thread of its own), pbem.league.seasons everywhere else."""
 
 import random
 from collections import Counter
@@ -19,6 +20,8 @@ from ..store.models import now as utcnow
 from .manage import LeagueError, get_league, require_organiser, table_size
 from .pairing import Round, round_robin, seat_entries, swiss, swiss_rounds
 from .reports import season_standings
+
+ATTEMPTS = 5  # draws made again when the entries changed between the read and the write
 
 
 def _begin(s, league, season) -> None:
@@ -65,25 +68,57 @@ def begin(store, league_id: int, by) -> Season:
 def open_next(store, season_id: int, today: date | None = None) -> list[int]:
     """If the season's round is done, open the next (or end the season); returns the new
     round's game ids, not dealt yet. Does nothing while a game of the round is playing, nor
-    while the season is paused (the league tick opens it once resumed)."""
+    while the season is paused (the league tick opens it once resumed). The draw
+    (standings, pairing: pure work) is made in a read; the write that follows locks the
+    season and writes it only if nothing it was drawn from has changed since (another
+    runner opened the round, an entry withdrew), else draws again."""
     today = today or utcnow().date()
-    with store.session() as s:
-        season = s.exec(select(Season).where(Season.id == season_id).with_for_update()).one()
-        if season.status != "running" or season.paused_at or not _round_done(s, season):
-            return []
-        league = s.get(League, season.league_id)
-        draw = None
-        if season.round < season.rounds and (season.round == 0 or today <= season.ends):
-            draw = _draw(s, league, season, season.round + 1)
-        if draw is None:
-            season.status = "over"
-            s.add(season)
-            _season_over_mails(s, league, season)
+    for _attempt in range(ATTEMPTS):
+        with store.reader() as s:
+            season = s.get(Season, season_id)
+            if season is None or not _may_open(s, season):
+                return []
+            drawn_from = _drawn_from(s, season)
+            draw = _next_draw(s, season, today)
+        with store.session() as s:
+            season = s.exec(select(Season).where(Season.id == season_id)
+                            .with_for_update()).one()
+            if not _may_open(s, season):
+                return []  # another runner opened it (or ended or paused the season) meanwhile
+            if _drawn_from(s, season) != drawn_from:
+                continue
+            league = s.get(League, season.league_id)
+            if draw is None:
+                season.status = "over"
+                s.add(season)
+                _season_over_mails(s, league, season)
+                s.commit()
+                return []
+            games = _open_round(s, league, season, draw)
             s.commit()
-            return []
-        games = _open_round(s, league, season, draw)
-        s.commit()
-    return games
+            return games
+    raise LeagueError(f"season {season_id}: its entries kept changing while its next round "
+                      "was drawn; the clock will try again")
+
+
+def _may_open(s, season) -> bool:
+    return season.status == "running" and not season.paused_at and _round_done(s, season)
+
+
+def _drawn_from(s, season) -> tuple:
+    """What a draw depends on: the round it follows, and each entry's status."""
+    entries = s.exec(select(Entry.id, Entry.status).where(Entry.season_id == season.id)
+                     .order_by(Entry.id)).all()
+    return season.round, tuple(entries)
+
+
+def _next_draw(s, season, today: date) -> Round | None:
+    """The next round's draw, or None if the season is over (its last round played, its
+    end day past, or too few entries left)."""
+    league = s.get(League, season.league_id)
+    if season.round < season.rounds and (season.round == 0 or today <= season.ends):
+        return _draw(s, league, season, season.round + 1)
+    return None
 
 
 def _round_done(s, season) -> bool:

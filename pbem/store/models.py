@@ -2,7 +2,7 @@
 
 from datetime import UTC, date, datetime
 
-from sqlalchemy import JSON, Column, MetaData, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, MetaData, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 # names for constraints, so migrations can find them again (and SQLite batch mode works)
@@ -31,7 +31,7 @@ class Game(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     rules: dict = Field(sa_column=Column(JSON, nullable=False))
     time_control: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
-    status: str = Field(default="open", max_length=20)  # open, playing, over
+    status: str = Field(default="open", max_length=20, index=True)  # open, playing, over
     public: bool = True
     first_dealer: int = 0
     created_by: int | None = Field(default=None, foreign_key="player.id")
@@ -44,7 +44,7 @@ class Seat(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="game.id", index=True)
     seat: int
-    player_id: int | None = Field(default=None, foreign_key="player.id")
+    player_id: int | None = Field(default=None, foreign_key="player.id", index=True)
     robot: bool = False
     token: str = Field(unique=True, max_length=40)  # secret to the seat's player
     accepted: bool = True  # an invited player has said yes (the deal waits for every seat)
@@ -105,7 +105,9 @@ class Deadline(SQLModel, table=True):
     and time control (written by pbem.play with the move), so it can always be rebuilt; the
     clock claims due rows here, so even two clocks fire each once."""
 
-    __table_args__ = (UniqueConstraint("game_id", "seat", "seq", "kind", "hours_before"),)
+    __table_args__ = (UniqueConstraint("game_id", "seat", "seq", "kind", "hours_before"),
+                      # the clock's tick: the rows still pending that are due, not the past
+                      Index("ix_deadline_state_due", "state", "due"))
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="game.id")
     seat: int
@@ -113,7 +115,7 @@ class Deadline(SQLModel, table=True):
     kind: str = Field(max_length=10)  # reminder, timeout, robot (pbem.deadlines.ROBOT)
     hours_before: int = 0  # for a reminder: how long before the timeout
     due: datetime = Field(index=True)
-    state: str = Field(default="pending", max_length=10, index=True)  # pending firing done
+    state: str = Field(default="pending", max_length=10)  # pending firing done
     claimed_at: datetime | None = None  # cancelled
     result: str = Field(default="", max_length=60)
     paused_at: datetime | None = None  # state "paused": due - paused_at is the time it has left
