@@ -58,7 +58,7 @@ def pad_context(t) -> dict:
     p = score_pad(t.state)
     labels = side_labels(t.state, t.names)
     return {"t": t, "pad": p, "rows": pad_rows(p), "labels": labels,
-            "chart": score_svg(p, labels)}
+            "chart": score_svg(p, labels, t.state.rules.target)}
 
 
 @bp.post("/demo")
