@@ -12,7 +12,9 @@ from tests.browser_helpers import launch, serve
 
 SHOTS = Path("/tmp/pbem-shots")
 DEMO = "Play a demo game against three robots"
-MOVES = 'section[aria-label="Your move"] button, section[aria-label="Your hand"] button'
+MOVE, HAND = 'section[aria-label="Your move"]', 'section[aria-label="Your hand"]'
+MOVES = f"{MOVE} button, {HAND} button"  # at one's turn to play, the cards are the buttons
+SEQ = f'{MOVE} input[name="seq"], {HAND} input[name="seq"]'
 PAD_ROWS = 'table[aria-label="Score pad"] tbody tr'
 LINES = 'svg[role="img"] polyline'
 
@@ -85,7 +87,7 @@ def pick_move(page):
     """The button a person would press: bid 3 when bidding, look at the cards when asked,
     else the first move offered (the first legal card when playing)."""
     buttons = page.locator(MOVES)
-    labels = [t.strip() for t in buttons.all_inner_texts()]
+    labels = [" ".join(t.split()) for t in buttons.all_inner_texts()]  # "Play\n7♥": a card
     assert labels, "no move buttons on the table page: " + page.inner_text("main")[:500]
     for wanted in ("Bid 3", "Look"):
         if wanted in labels:
@@ -171,12 +173,13 @@ def test_phone_viewport_and_keyboard(chromium, site, tmp_path):
         assert right <= width, "a move button is off the screen"
 
     # Keyboard only: Tab to the first move button, Enter presses it.
-    first = page.locator(MOVES).first.inner_text().strip()
+    first = " ".join(page.locator(MOVES).first.inner_text().split())
     for _ in range(200):
         page.keyboard.press("Tab")
         focused = page.evaluate("""sel => {
             const e = document.activeElement;
             return e && e.matches(sel) ? e.innerText.trim() : null; }""", MOVES)
+        focused = focused and " ".join(focused.split())
         if focused:
             break
     else:
@@ -184,16 +187,14 @@ def test_phone_viewport_and_keyboard(chromium, site, tmp_path):
     assert focused == first  # the first move in reading order is the first one tabbed to
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline != "none", "the focused button shows no focus ring"
-    seq_before = page.locator('section[aria-label="Your move"] input[name="seq"]').first \
-        .get_attribute("value")
+    seq_before = page.locator(SEQ).first.get_attribute("value")
     with page.expect_navigation():
         page.keyboard.press("Enter")
     notice = page.locator('p.notice[role="status"]').inner_text()
     assert notice.startswith("Done:"), notice
     expected = first.lower().replace("play ", "played ")
     assert notice.lower().rstrip(".") == "done: " + expected, (notice, first)
-    seq_after = page.locator('section[aria-label="Your move"] input[name="seq"]').first \
-        .get_attribute("value")
+    seq_after = page.locator(SEQ).first.get_attribute("value")
     assert int(seq_after) > int(seq_before)
     assert page.evaluate("document.scrollingElement.scrollWidth") <= width
     shot(page, tmp_path, "phone-2-after-enter")

@@ -8,7 +8,7 @@ COLOURS = ["#1f5fa8", "#b3261e", "#2e7d32"]  # blue, red, green: readable on whi
 GRID = "#d9d9d9"  # light: the lines are what matters
 STEPS = (10, 20, 25, 50, 100, 200, 250, 500, 1000)
 WIDTH, PLOT_H = 360, 170
-LEFT, RIGHT, TOP = 44, 12, 10
+LEFT, RIGHT, TOP = 44, 12, 24  # room above the top line for its label
 FONT = 13
 
 
