@@ -11,7 +11,7 @@ import pytest
 from pbem.engine import legal, preset, pretty
 from pbem.signing import Signer
 from tests.browser_helpers import OUTPUT, axe_or_skip, launch, serve
-from tests.test_web_crawl import html_cards, may_see
+from tests.test_web_crawl import _rules, html_cards, may_see
 from tests.web_helpers import drive, game_state, humans_game, tokens
 
 WIDTHS = (360, 390, 1280)
@@ -57,6 +57,11 @@ def world(tmp_path_factory):
         drive(store, spare, mid_trick, seed=1)
         scored = humans_game(store, preset("standard"))
         drive(store, scored, lambda st: len(st.history) >= 1 and st.phase == "play")
+        passing = humans_game(store, _rules("standard", pass_to_partner=2))
+        drive(store, passing, lambda st: st.phase == "pass" and 0 in st.to_act())
+        over = humans_game(store, _rules("standard", max_hands=1))
+        drive(store, over, lambda st: False)
+        deal = game_state(store, over).revealed_deal["seq"]
         st = game_state(store, playing)
         link = Signer(app.config["PBEM_KEYS"]).dumps(
             {"g": playing, "s": 0, "a": legal(st, 0)[0], "q": st.seq})
@@ -69,7 +74,10 @@ def world(tmp_path_factory):
             "index": "/", "table": f"/t/{tokens(store, playing)[0]}", "confirm": f"/m/{link}",
             "pad": f"/g/{scored}", "table-scored": f"/t/{tokens(store, scored)[0]}",
             "organiser": f"/o/{admin}", "leagues": "/l", "league": f"/l/{lid}",
-            "new-game": "/new", "new-league": "/l/new", "sign-in": "/signin"})
+            "new-game": "/new", "new-league": "/l/new", "sign-in": "/signin",
+            "table-passing": f"/t/{tokens(store, passing)[0]}",
+            "table-over": f"/t/{tokens(store, over)[0]}",
+            "deal": f"/t/{tokens(store, over)[0]}/deal/{deal}"})
 
 
 def shot(page, name: str) -> None:

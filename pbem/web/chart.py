@@ -6,15 +6,20 @@ from markupsafe import Markup, escape
 
 COLOURS = ["#1f5fa8", "#b3261e", "#2e7d32"]  # blue, red, green: readable on white
 GRID = "#d9d9d9"  # light: the lines are what matters
-STEPS = (10, 20, 25, 50, 100, 200, 250, 500, 1000)
 WIDTH, PLOT_H = 360, 170
 LEFT, RIGHT, TOP = 44, 12, 24  # room above the top line for its label
 FONT = 13
 
 
 def step_for(span: int) -> int:
-    """The grid's step: the smallest round one that draws at most six lines."""
-    return next((s for s in STEPS if span / s <= 6), STEPS[-1])
+    """The grid's step: the smallest round one (1, 2, 2.5 or 5 times a power of ten, from
+    10) that draws at most six lines, however wide the scores range."""
+    base = 10
+    while True:
+        for m in (1, 2, 2.5, 5):
+            if span <= 6 * base * m:
+                return int(base * m)
+        base *= 10
 
 
 def score_svg(pad: dict, labels: list[str], target: int | None = None) -> Markup:
