@@ -94,6 +94,13 @@ def open_at(chromium, width: int):
     return page
 
 
+def look(chromium, world, width: int, name: str, game: int):
+    """The game's state now, and its page `name` open at `width`."""
+    page = open_at(chromium, width)
+    page.goto(world.url + world.pages[name])
+    return game_state(world.store, game), page
+
+
 def faults(page, axe: str, width: int) -> list[str]:
     """What is wrong with the page as shown: sideways scrolling, small controls on a phone,
     and axe-core's serious and critical findings."""
@@ -147,9 +154,7 @@ def test_the_checks_can_fail(chromium, axe, world):
 
 @pytest.mark.parametrize("width", (390, 1280))
 def test_the_table_reads_at_a_glance(chromium, world, width):
-    st = game_state(world.store, world.playing)
-    page = open_at(chromium, width)
-    page.goto(world.url + world.pages["table"])
+    st, page = look(chromium, world, width, "table", world.playing)
     seats = page.locator(".felt li.seat")
     assert seats.count() == 4
     box = {p: page.locator(f".felt li.at-{p}").bounding_box() for p in "bltr"}
@@ -219,9 +224,7 @@ def test_a_card_is_played_with_the_keyboard(chromium, world):
 
 @pytest.mark.parametrize("width", (390, 1280))
 def test_the_confirm_page_shows_the_hand_and_the_table(chromium, world, width):
-    st = game_state(world.store, world.playing)
-    page = open_at(chromium, width)
-    page.goto(world.url + world.pages["confirm"])
+    st, page = look(chromium, world, width, "confirm", world.playing)
     button = page.get_by_role("button")
     assert button.count() == 1 and button.inner_text().startswith("Confirm: Play ")
     assert page.locator(f"{HAND} .card").count() == len(st.hands[0])
@@ -237,9 +240,7 @@ def test_the_confirm_page_shows_the_hand_and_the_table(chromium, world, width):
 
 @pytest.mark.parametrize("width", (360, 390, 1280))
 def test_the_score_pad_and_its_chart(chromium, world, width):
-    st = game_state(world.store, world.scored)
-    page = open_at(chromium, width)
-    page.goto(world.url + world.pages["pad"])
+    st, page = look(chromium, world, width, "pad", world.scored)
     shown = page.locator("table:visible")
     if width <= PHONE:  # one table a side, stacked, each whole on the screen
         assert shown.count() == 2 and page.locator("table.pad-side:visible").count() == 2
