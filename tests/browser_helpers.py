@@ -3,6 +3,7 @@ screenshots, and axe-core (the accessibility checker, from the npm registry)."""
 
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -56,6 +57,21 @@ def serve(var_dir: Path):
     finally:
         server.shutdown()
         thread.join(5)
+
+
+def mailed_link(store, to: str, kind: str) -> str:
+    """The path of the last `kind` link mailed to `to` (the site's own mails, from its
+    outbox: a person would open it in their mail client)."""
+    from sqlmodel import select
+
+    from pbem.store.models import Outbox
+
+    with store.session() as s:
+        bodies = s.exec(select(Outbox.body_text).where(Outbox.to_addr == to)
+                        .order_by(Outbox.id)).all()
+    found = [m for b in bodies for m in re.findall(re.escape(kind) + r"[A-Za-z0-9_.\-]+", b)]
+    assert found, bodies
+    return found[-1]
 
 
 def axe_script() -> str:

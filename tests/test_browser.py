@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_helpers import launch, serve
+from tests.browser_helpers import launch, mailed_link, serve
 
 SHOTS = Path("/tmp/pbem-shots")
 DEMO = "Play a demo game against three robots"
@@ -58,21 +58,6 @@ def shot(page, tmp_path, name: str) -> None:
     page.screenshot(path=str(path), full_page=True)
     SHOTS.mkdir(exist_ok=True)
     shutil.copy(path, SHOTS / path.name)
-
-
-def mailed_link(store, to: str, kind: str) -> str:
-    """The path of the last `kind` link mailed to `to` (the site's own mails, from its
-    outbox: a person would open it in their mail client)."""
-    from sqlmodel import select
-
-    from pbem.store.models import Outbox
-
-    with store.session() as s:
-        bodies = s.exec(select(Outbox.body_text).where(Outbox.to_addr == to)
-                        .order_by(Outbox.id)).all()
-    found = [m for b in bodies for m in re.findall(re.escape(kind) + r"[A-Za-z0-9_.\-]+", b)]
-    assert found, bodies
-    return found[-1]
 
 
 def open_demo(page, site) -> None:

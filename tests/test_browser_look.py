@@ -10,7 +10,8 @@ import pytest
 
 from pbem.engine import legal, preset, pretty
 from pbem.signing import Signer
-from tests.browser_helpers import OUTPUT, axe_or_skip, launch, serve
+from pbem.store.games import create_game
+from tests.browser_helpers import OUTPUT, axe_or_skip, launch, mailed_link, serve
 from tests.test_web_crawl import _rules, html_cards, may_see
 from tests.web_helpers import drive, game_state, humans_game, tokens
 
@@ -39,9 +40,10 @@ def axe():
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """One site with a game in mid trick, a game with a hand scored, a running league; the
-    paths of every page the tests look at."""
+def world(tmp_path_factory, chromium):
+    """One site with a game in mid trick, a game with a hand scored, a running league, a
+    game waiting for its invitations; the paths of every page the tests look at; and a
+    browser's sign-in as p0 (its cookies), for the pages of a signed-in player."""
     from pbem.league import seasons
     from pbem.league.manage import OPERATOR
     from pbem.store.models import League
@@ -69,15 +71,35 @@ def world(tmp_path_factory):
         seasons.start_season(store, lid, OPERATOR)
         with store.session() as s:
             admin = s.get(League, lid).admin_token
+        invited = tokens(store, create_game(store, preset("standard"), [
+            "ann@x.test", "bob@x.test", "robot", "robot"]))[1]
         yield SimpleNamespace(url=url, app=app, store=store, playing=playing, spare=spare,
-                              scored=scored, pages={
+                              scored=scored, signed_in=sign_in(chromium, url, store), pages={
             "index": "/", "table": f"/t/{tokens(store, playing)[0]}", "confirm": f"/m/{link}",
             "pad": f"/g/{scored}", "table-scored": f"/t/{tokens(store, scored)[0]}",
             "organiser": f"/o/{admin}", "leagues": "/l", "league": f"/l/{lid}",
             "new-game": "/new", "new-league": "/l/new", "sign-in": "/signin",
             "table-passing": f"/t/{tokens(store, passing)[0]}",
             "table-over": f"/t/{tokens(store, over)[0]}",
-            "deal": f"/t/{tokens(store, over)[0]}/deal/{deal}"})
+            "deal": f"/t/{tokens(store, over)[0]}/deal/{deal}", "home": "/home",
+            "invitation": f"/i/{invited}"})
+
+
+def sign_in(chromium, url: str, store) -> dict:
+    """p0 signs in as a person does (the form, the mailed link's button): the cookies."""
+    context = chromium.new_context()
+    page = context.new_page()
+    page.goto(url + "/signin")
+    page.fill('input[name="email"]', "p0@x.test")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Mail me a sign-in link").click()
+    page.goto(url + mailed_link(store, "p0@x.test", "/signin/"))
+    with page.expect_navigation():
+        page.get_by_role("button", name="Sign in").click()
+    assert page.url.endswith("/home")
+    state = context.storage_state()
+    context.close()
+    return state
 
 
 def shot(page, name: str) -> None:
@@ -85,10 +107,10 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(OUTPUT / f"{name}.png"), full_page=True)
 
 
-def open_at(chromium, width: int):
+def open_at(chromium, width: int, cookies: dict | None = None):
     phone = width <= PHONE
     context = chromium.new_context(viewport={"width": width, "height": 800 if phone else 900},
-                                   is_mobile=phone, has_touch=phone)
+                                   is_mobile=phone, has_touch=phone, storage_state=cookies)
     page = context.new_page()
     page.set_default_timeout(15_000)
     return page
@@ -124,12 +146,14 @@ def faults(page, axe: str, width: int) -> list[str]:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_every_page_fits_and_passes_the_accessibility_check(chromium, axe, world, width):
-    page = open_at(chromium, width)
+    page = open_at(chromium, width, world.signed_in)  # signed in: the header says so
     problems = {}
     for name, path in world.pages.items():
         r = page.goto(world.url + path)
-        assert r.status == 200, (name, r.status)
+        assert r.status == 200 and page.url == world.url + path, (name, r.status, page.url)
         problems[name] = faults(page, axe, width)
+        if "<" in page.title() or not page.title().endswith("Spades by email"):
+            problems[name].append(f"the tab's title is {page.title()!r}")
     page.context.close()
     assert not any(problems.values()), {k: v for k, v in problems.items() if v}
 
