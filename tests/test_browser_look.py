@@ -57,6 +57,8 @@ def world(tmp_path_factory, chromium):
         drive(store, playing, mid_trick)
         spare = humans_game(store, preset("standard"))  # the keyboard test plays on it
         drive(store, spare, mid_trick, seed=1)
+        six = humans_game(store, preset("six-handed"))  # the most seats around the felt
+        drive(store, six, mid_trick)
         scored = humans_game(store, preset("standard"))
         drive(store, scored, lambda st: len(st.history) >= 1 and st.phase == "play")
         passing = humans_game(store, _rules("standard", pass_to_partner=2))
@@ -81,6 +83,7 @@ def world(tmp_path_factory, chromium):
             "new-game": "/new", "new-league": "/l/new", "sign-in": "/signin",
             "table-passing": f"/t/{tokens(store, passing)[0]}",
             "table-over": f"/t/{tokens(store, over)[0]}",
+            "table-six": f"/t/{tokens(store, six)[0]}",
             "deal": f"/t/{tokens(store, over)[0]}/deal/{deal}", "home": "/home",
             "invitation": f"/i/{invited}"})
 
@@ -251,6 +254,9 @@ def test_the_confirm_page_shows_the_hand_and_the_table(chromium, world, width):
     st, page = look(chromium, world, width, "confirm", world.playing)
     button = page.get_by_role("button")
     assert button.count() == 1 and button.inner_text().startswith("Confirm: Play ")
+    chosen = page.locator(f"{HAND} .card.chosen")  # the card it plays stands out
+    assert chosen.count() == 1 and button.inner_text().endswith(
+        " ".join(chosen.inner_text().split()[-1:]))
     assert page.locator(f"{HAND} .card").count() == len(st.hands[0])
     assert page.locator(".felt li.seat").count() == 4
     b, hand = button.bounding_box(), page.locator(HAND).bounding_box()

@@ -53,7 +53,7 @@ def confirm(token):
                             "was sent: here is the table as it is now.")
     return render_template("web/move.html", token=token, label=action_label(d["a"]),
                            stale=False, seat=seat, t=t,
-                           v=seat_view(t, seat.seat))  # the hand and table beside it
+                           v=seat_view(t, seat.seat), chosen=d["a"].get("card"))  # beside it
 
 
 @bp.post("/m/<token>")
