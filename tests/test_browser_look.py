@@ -157,6 +157,8 @@ def test_every_page_fits_and_passes_the_accessibility_check(chromium, axe, world
         problems[name] = faults(page, axe, width)
         if "<" in page.title() or not page.title().endswith("Spades by email"):
             problems[name].append(f"the tab's title is {page.title()!r}")
+        if width == 390:
+            shot(page, f"page-{name}-390")  # every page as a phone shows it
     page.context.close()
     assert not any(problems.values()), {k: v for k, v in problems.items() if v}
 
