@@ -57,6 +57,8 @@ def world(tmp_path_factory, chromium):
         drive(store, playing, mid_trick)
         spare = humans_game(store, preset("standard"))  # the keyboard test plays on it
         drive(store, spare, mid_trick, seed=1)
+        plain = humans_game(store, preset("standard"))  # played with script turned off
+        drive(store, plain, mid_trick, seed=2)
         six = humans_game(store, preset("six-handed"))  # the most seats around the felt
         drive(store, six, mid_trick)
         scored = humans_game(store, preset("standard"))
@@ -76,7 +78,8 @@ def world(tmp_path_factory, chromium):
         invited = tokens(store, create_game(store, preset("standard"), [
             "ann@x.test", "bob@x.test", "robot", "robot"]))[1]
         yield SimpleNamespace(url=url, app=app, store=store, playing=playing, spare=spare,
-                              scored=scored, signed_in=sign_in(chromium, url, store), pages={
+                              scored=scored, plain=plain,
+                              signed_in=sign_in(chromium, url, store), pages={
             "index": "/", "table": f"/t/{tokens(store, playing)[0]}", "confirm": f"/m/{link}",
             "pad": f"/g/{scored}", "table-scored": f"/t/{tokens(store, scored)[0]}",
             "organiser": f"/o/{admin}", "leagues": "/l", "league": f"/l/{lid}",
@@ -205,6 +208,13 @@ def test_the_table_reads_at_a_glance(chromium, world, width):
             card)
     assert page.locator(".felt .card").count() == len(st.trick)
 
+    heard = page.locator('section[aria-label="The table"]').aria_snapshot()  # as a screen
+    seats_heard = [" ".join(x.split()).replace(" ,", ",")  # reader has it: the seats in
+                   for x in heard.split("- listitem:")[1:]]  # play order
+    assert [x.split("strong: ")[1].split()[0] for x in seats_heard] == ["p0", "p1", "p2", "p3"]
+    assert "(you), bid" in seats_heard[0] and ", to play" in seats_heard[0], heard
+    assert f", played {pretty(st.trick[0][1])}" in seats_heard[leader], heard
+
     plays = [a["card"] for a in legal(st, 0) if a["type"] == "play"]
     buttons = page.locator(f"{HAND} button.card")
     labels = sorted(" ".join(t.split()) for t in buttons.all_inner_texts())
@@ -249,6 +259,21 @@ def test_a_card_is_played_with_the_keyboard(chromium, world):
     after = game_state(world.store, world.spare)
     assert after.seq > st.seq and len(after.hands[0]) == len(st.hands[0]) - 1
     page.context.close()
+
+
+def test_a_card_is_played_without_javascript(chromium, world):
+    st = game_state(world.store, world.plain)
+    context = chromium.new_context(viewport={"width": 360, "height": 800},
+                                   java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{world.url}/t/{tokens(world.store, world.plain)[0]}")
+    card = page.locator(f"{HAND} button.card").last
+    text = " ".join(card.inner_text().split())
+    with page.expect_navigation():
+        card.click()
+    assert page.locator(".notice").inner_text() == f"Done: {text.replace('Play', 'played')}."
+    assert game_state(world.store, world.plain).seq > st.seq
+    context.close()
 
 
 @pytest.mark.parametrize("width", (390, 1280))
