@@ -20,10 +20,10 @@ from datetime import UTC, datetime, timedelta
 from email import policy
 from email.parser import BytesParser
 from email.utils import make_msgid
-from pathlib import Path
 
 import pytest
 import time_machine
+from browser_helpers import launch
 from click.testing import CliRunner
 from league_helpers import league
 from mail_helpers import ANN, running, state
@@ -44,7 +44,6 @@ from pbem.store.outbox import drain, key_name, maildir_delivery
 from pbem.store.wrap import WIDTH, wrap
 from pbem.web.app import create_app
 
-CHROMIUM = Path("/usr/bin/chromium")
 T0 = datetime(2026, 11, 23, 12, tzinfo=UTC)  # the league helpers' today, noon
 H = timedelta(hours=1)
 BOB, CY = "bob@example.org", "cy@example.org"
@@ -309,16 +308,8 @@ def test_game_mails_and_answers_to_a_seats_mail_have_both_parts(sent):
 @pytest.fixture(scope="module")
 def phone():
     """Debian's headless Chromium as a 360 px wide phone (never `playwright install`)."""
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed: apt-get install chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                    args=["--no-sandbox", "--disable-background-networking"])
-        page = browser.new_page(viewport={"width": 360, "height": 740})
-        yield page
-        browser.close()
+    with launch() as browser:
+        yield browser.new_page(viewport={"width": 360, "height": 740})
 
 
 def test_html_mails_fit_a_phone_and_show_red_suits_red(sent, phone):

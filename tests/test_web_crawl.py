@@ -15,7 +15,7 @@ from html.parser import HTMLParser
 import pytest
 from sqlmodel import select
 
-from pbem.engine import Rules, pretty
+from pbem.engine import Rules, legal, pretty
 from pbem.signing import Signer
 from pbem.store.models import Move, Seat
 from tests.test_web_bounds import check_headers
@@ -239,6 +239,11 @@ def test_no_card_shows_that_the_visitor_may_not_see(name, store, tmp_path, monke
         assert shown[f"/t/{tok}"].isdisjoint(others)
         if st.phase == "over":
             assert may_see(st, None) <= shown[f"/api/t/{tok}"]  # the whole deal, revealed
+        for action in legal(st, seat)[:1]:  # a move link's confirm page: hand and table
+            link = Signer(app.config["PBEM_KEYS"]).dumps(
+                {"g": gid, "s": seat, "a": action, "q": st.seq})
+            seen = crawler.crawl([f"/m/{link}"], (gid, seat))[f"/m/{link}"]
+            assert set(st.hands[seat]) <= seen and seen.isdisjoint(others)
     public = may_see(st, None)
     if name.startswith("cutthroat"):
         out = set(st.last_deal["out"] if st.phase == "over" else st.out)

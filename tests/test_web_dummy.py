@@ -32,6 +32,6 @@ def test_the_dummy_is_shown_once_led_and_its_declarer_plays_it_from_the_page(sto
             assert not move_forms(client.get(f"/t/{tok}").text)
     form = next(f for f in forms if f["data"].get("type") == "play")
     r = client.post(form["action"], data=form["data"])
-    assert r.status_code == 200
+    assert r.status_code == 303
     after = game_state(store, gid)
     assert form["data"]["card"] not in after.dummy_hand and after.seq == st.seq + 1

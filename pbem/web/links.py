@@ -10,7 +10,7 @@ from ..signing import Signer
 from ..store.models import Seat
 from . import data
 from .tables import back
-from .view import action_label
+from .view import action_label, seat_view
 
 bp = Blueprint("links", __name__)
 
@@ -52,7 +52,8 @@ def confirm(token):
         return back(seat.token, error="The game has moved on since this mail was sent: here "
                     "is the table as it is now.")
     return render_template("web/move.html", token=token, label=action_label(d["a"]),
-                           stale=False, seat=seat, t=t)
+                           stale=False, seat=seat, t=t,
+                           v=seat_view(t, seat.seat), chosen=d["a"].get("card"))  # beside it
 
 
 @bp.post("/m/<token>")

@@ -59,8 +59,8 @@ def pad_context(t) -> dict:
     p = score_pad(t.state)
     labels = side_labels(t.state, t.names)
     return {"t": t, "pad": p, "rows": pad_rows(p), "labels": labels,
-            "chart": score_svg(p, labels),  # the ruling in force: pbem.league.verdicts
-            "rulings": [describe(r) for r in t.state.rulings[-1:]]}
+            "chart": score_svg(p, labels, t.state.rules.target),
+            "rulings": [describe(r) for r in t.state.rulings[-1:]]}  # pbem.league.verdicts
 
 
 @bp.post("/demo")

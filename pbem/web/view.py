@@ -45,6 +45,8 @@ def seat_view(t, seat: int | None) -> dict:
             s in st.offers for s in st.sides[st.side_of[seat]])
     if v.get("undo"):
         v["undo_label"] = undo_label(v["undo"])
+    if seat is not None:
+        v["around"] = around(v, st, t.names, seat)
     return v
 
 
@@ -54,6 +56,31 @@ def answers(t) -> list[dict] | None:
         return None
     return [{"seat": x.seat, "name": t.names[x.seat], "robot": x.robot,
              "accepted": x.accepted} for x in t.seats]
+
+
+# Where each seat sits on the drawn table, in play order from the viewer at the bottom
+# (play goes to the left): cells of a 3 by 3 grid whose middle is the felt.
+PLACES = {2: ["b", "t"], 3: ["b", "l", "r"], 4: ["b", "l", "t", "r"],
+          5: ["b", "l", "tl", "tr", "r"], 6: ["b", "bl", "tl", "t", "tr", "br"]}
+
+
+def around(v: dict, st, names, seat: int) -> list[dict]:
+    """The seats around the table from `seat`'s chair: each with its name, bid, tricks, the
+    card it put on this trick, and whether it is to act, leads or dealt. Public facts only."""
+    table = table_for(st.rules)
+    played = {x["seat"]: card(x["card"], table) for x in v["trick"]
+              if not x.get("dummy")}  # T4: the dummy's card shows beside its hand
+    leader = v["trick"][0]["seat"] if v["trick"] else (
+        v["to_act"][0] if st.phase == "play" and len(v["to_act"]) == 1 else None)
+    partners = set(st.sides[st.side_of[seat]]) - {seat}
+    out = []
+    for i, place in enumerate(PLACES[st.n]):
+        s = (seat + i) % st.n
+        out.append({"seat": s, "name": names[s], "place": place, "you": s == seat,
+                    "partner": s in partners, "bid": v["bids"][s], "blind": v["blind"][s],
+                    "won": v["won"][s], "card": played.get(s), "turn": s in v["to_act"],
+                    "leads": s == leader, "dealer": s == v["dealer"]})
+    return out
 
 
 def undo_label(u: dict) -> str:
