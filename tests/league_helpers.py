@@ -96,3 +96,22 @@ def snapshot(store) -> dict:
                                    for e in s.exec(select(Entry)).all())
         counts["seasons"] = sorted((x.id, x.status, x.round) for x in s.exec(select(Season)))
     return counts
+
+
+MOVES = ("bid", "play", "claim")
+
+
+def rated(events, timeouts, n) -> bool:
+    """Rated when each seat's first player made more than half of its moves: not those
+    after a hand-over, nor those the clock's robot made on a timeout (with `on_timeout:
+    robot` a timeout is one robot move; docs/leagues.md, "Which games are rated"). The
+    tests that use it make no organiser's robot move (a log does not tell it apart).
+    From an exported log's events and its table's `timeouts` (league.json)."""
+    moves, own, handed = [0] * n, [0] * n, [False] * n
+    for ev in events:
+        if ev["type"] == "substitute":
+            handed[ev["seat"]] = True
+        elif ev["type"] in MOVES:
+            moves[ev["seat"]] += 1
+            own[ev["seat"]] += not handed[ev["seat"]]
+    return all(2 * (own[x] - timeouts[x]) > moves[x] for x in range(n))
