@@ -61,13 +61,19 @@ def state(store, gid):
     return st.snapshot()
 
 
-def play_out(store, gid: int, seed: int = 0, limit: int = 5000) -> None:
-    """Every seat moves as the robot would choose, through play.submit, to the end."""
+def play_out(store, gid: int, seed: int = 0, limit: int = 5000,
+             until: int | None = None) -> None:
+    """Every seat moves as the robot would choose, through play.submit, to the end (or
+    until it is seat `until`'s turn)."""
     for _ in range(limit):
         st = state(store, gid)
         if st.phase == "over":
+            if until is not None:
+                raise AssertionError(f"game {gid} ended before seat {until} was to act")
             return
         seat = st.to_act()[0]
+        if seat == until:
+            return
         submit(store, gid, seat, choose(view(st, seat), seed=seed, rules=st.rules),
                expect_seq=st.seq, source="web")
     raise AssertionError(f"game {gid} did not end")

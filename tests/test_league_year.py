@@ -29,7 +29,7 @@ from pbem.league.adjudicate import adjudicate, parse
 from pbem.league.manage import OPERATOR, add_season, withdraw
 from pbem.league.pause import pause, resume
 from pbem.league.seasons import start_season, substitute
-from pbem.play import submit
+from pbem.store.models import Entry
 from tests.league_helpers import fixtures, league, play_out, rated, state
 
 ROUNDS = int(os.environ.get("PBEM_YEAR_ROUNDS", "3"))
@@ -153,8 +153,6 @@ def fixture(store, lid, gid, number=1):
 
 
 def entry_name(store, lid, gid, seat) -> str:
-    from pbem.store.models import Entry
-
     with store.session() as s:
         return s.get(Entry, fixture(store, lid, gid).seats[seat]).name
 
@@ -177,25 +175,11 @@ def play_rounds(store, lid, number, tm) -> None:
 def time_out_twice(store, gid, seat, tm) -> None:
     """`seat` lets its deadline pass twice: the clock's robot moves for it each time."""
     for _ in range(2):
-        move_until(store, gid, seat)
+        play_out(store, gid, seed=gid, until=seat)  # the others move
         seq = state(store, gid).seq
         tm.shift(timedelta(hours=TIME["move_hours"], minutes=1))
         assert clock.tick(store) >= 1
         assert state(store, gid).seq > seq
-
-
-def move_until(store, gid, seat) -> None:
-    """Everyone else moves as the robot would, until it is `seat`'s turn."""
-    from pbem.engine import choose, view
-
-    for _ in range(200):
-        st = state(store, gid)
-        if st.to_act()[0] == seat:
-            return
-        who = st.to_act()[0]
-        submit(store, gid, who, choose(view(st, who), seed=gid, rules=st.rules),
-               expect_seq=st.seq, source="web")
-    raise AssertionError("never the seat's turn")
 
 
 # -- the independent count: league.json and the logs alone -----------------------------------
