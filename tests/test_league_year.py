@@ -106,7 +106,7 @@ def first_season(store, lid, tm) -> tuple[str, str]:
         finish(store, gid, tm)
     time_out_twice(store, late, seat=0, tm=tm)
     given, adjusted = rest[:2]
-    win = 1 - state(store, given).winner  # sides from 1: the losers' number, 0 based + 1
+    win = 1 - state(store, given).winner  # the losers (0 based; the organiser counts from 1)
     adjudicate(store, lid, OPERATOR, given, parse(["win", str(win + 1)], "a revoke seen late"))
     res = adjudicate(store, lid, OPERATOR, adjusted, parse(["adjust", "+30", "-30"], "a slip"))
     adjudicate(store, lid, OPERATOR, adjusted,
