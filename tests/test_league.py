@@ -107,6 +107,22 @@ def test_a_round_robin_of_fixed_partnerships_meets_every_pair_once(store):
     assert len(rated["pairs"]) == 4 and len(rated["players"]) == 8
 
 
+def test_an_odd_round_robin_of_partnerships_meets_every_pair_once_with_a_bye_each(store):
+    lid = league(store, players=10, entry="pair", pairing="round-robin")  # five pairs
+    seasons.start_season(store, lid, OPERATOR)
+    play_season(store, lid)
+    done = fixtures(store, lid)
+    games = [f for f in done if f.status != "bye"]
+    met = Counter(frozenset(set(f.seats)) for f in games)
+    entries = {x for f in done for x in f.seats}
+    assert season(store, lid).rounds == 5 and len(games) == 5 * 2
+    assert set(met) == {frozenset(p) for p in combinations(entries, 2)}
+    assert set(met.values()) == {1}
+    byes = Counter(f.seats[0] for f in done if f.status == "bye")
+    assert set(byes) == entries and set(byes.values()) == {1}
+    assert {f.round for f in done if f.status == "bye"} == {1, 2, 3, 4, 5}
+
+
 def test_an_odd_field_gets_byes_that_count_as_wins(store):
     lid = league(store, players=5, rules=ONE_HAND, pairing="swiss")  # tables of four
     seasons.start_season(store, lid, OPERATOR)

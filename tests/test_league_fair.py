@@ -212,6 +212,20 @@ def test_a_game_a_robot_played_most_of_is_not_rated(store):
     assert sum(r.played for r in table_of(store, lid)) == 4
 
 
+def test_a_game_a_human_substitute_played_most_of_is_not_rated(store):
+    # the hand-over is the server's event (no actor): its seat is in the event itself
+    lid = league(store, players=8, entry="pair", pairing="round-robin")
+    seasons.start_season(store, lid, OPERATOR)
+    handed = fixtures(store, lid)[0].game_id
+    seasons.substitute(store, lid, OPERATOR, handed, 0, "sub@league.test")  # before it moved
+    play_out(store, handed)  # the substitute moves from the web, as the player would have
+    done = next(f for f in fixtures(store, lid) if f.game_id == handed)
+    assert done.result["own"][0] == 0 < done.result["moves"][0]
+    assert done.result["rated"] is False
+    with store.session() as s:
+        assert ratings(s, s.get(League, lid))["players"] == []
+
+
 def test_timeouts_are_counted_and_forfeit_the_game(store):
     lid = league(store, players=8, entry="pair", pairing="round-robin", timeout_forfeit=3,
                  time_control={"move_hours": 1, "on_timeout": "robot"})

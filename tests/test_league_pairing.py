@@ -84,6 +84,19 @@ def test_circle_odd_field_gives_each_entry_one_bye(entries):
     assert Counter(e for rnd in rounds for e in rnd.byes) == Counter(entries)
 
 
+@pytest.mark.parametrize("n", range(2, 21))
+def test_fixed_partnerships_meet_exactly_once_for_every_field_up_to_twenty(n):
+    # pairs at four-player tables are two-entry tables: the circle method, whatever n
+    entries = ids(n, seed=n)
+    rounds = round_robin(entries, 2)
+    assert len(rounds) == (n - 1 if n % 2 == 0 else n)
+    assert set(pair_counts(rounds, entries)) == {1}
+    for rnd in rounds:
+        assert_seats_everyone(rnd, entries, 2)
+        assert len(rnd.byes) == n % 2
+    assert sorted(e for rnd in rounds for e in rnd.byes) == (sorted(entries) if n % 2 else [])
+
+
 @pytest.mark.parametrize("k, n", [(2, 9), (2, 10), (3, 9), (4, 16), (3, 11), (4, 13)])
 def test_round_robin_is_deterministic_and_leaves_its_input_alone(k, n):
     entries = ids(n)

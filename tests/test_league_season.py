@@ -22,7 +22,7 @@ from pbem.league import seasons
 from pbem.league.manage import create_league, withdraw
 from pbem.league.seasons import substitute
 from pbem.store.models import Entry, Fixture, Player, Season, Seat
-from tests.league_helpers import ONE_HAND, ORGANISER
+from tests.league_helpers import ONE_HAND, ORGANISER, rated
 from tests.mail_players import DOMAIN, Table, check_secrecy, choose
 from tests.web_helpers import BASE, csrf, make_app
 
@@ -173,6 +173,9 @@ def recompute(folder):
                     for nil in h["sides"][i].get("nils", []):
                         if nil["seat"] == seat:
                             r["made" if nil["made"] else "failed"] += 1
+        events = [json.loads(x) for x in text.splitlines()[1:]]
+        if not rated(events, t["timeouts"], len(header["seats"])):
+            continue  # the hand-over's game counts in the table, not in the ratings
         games.append((t["finished"], t["game"],
                       [[header["seats"][x] for x in side] for side in sides], scores,
                       pad["winner"]))

@@ -32,7 +32,8 @@ def export_league(store, league_id: int, whole: bool = False) -> dict[str, str]:
         record = {"format": FORMAT,
                   "league": {"id": league.id, "name": league.name, "rules": league.rules,
                              "time_control": league.time_control, "entry": league.entry,
-                             "pairing": league.pairing, "organiser": emails[league.organiser_id]},
+                             "pairing": league.pairing, "organiser": emails[league.organiser_id],
+                             "timeout_forfeit": league.timeout_forfeit},
                   "seasons": [_season(s, season, emails) for season in seasons(s, league.id)],
                   "ratings": ratings(s, league),
                   "rating_order": rated_fixtures(s, league)}
@@ -47,15 +48,26 @@ def _season(s, season, emails) -> dict:
     return {"number": season.number, "starts": season.starts.isoformat(),
             "ends": season.ends.isoformat(), "status": season.status, "rounds": season.rounds,
             "entries": [{"id": e.id, "name": e.name, "status": e.status,
+                         "games": e.games if e.status == "withdrawn" else None,
                          "players": [emails[x] for x in (e.player_id, e.partner_id) if x]}
                         for e in entries_of(s, season)],
             "tables": [{"round": f.round, "table": f.board, "game": f.game_id,
                         "log": log_name(f.game_id), "seats": f.seats, "status": f.status,
-                        "finished": f.finished.isoformat() if f.finished else None}
+                        "finished": f.finished.isoformat() if f.finished else None,
+                        "timeouts": _timeouts(f)}
                        for f in fixtures if f.status != "bye"],
             "byes": [{"round": f.round, "entry": f.seats[0]}
                      for f in fixtures if f.status == "bye"],
             "standings": [asdict(row) for row in season_standings(s, season)]}
+
+
+def _timeouts(fixture) -> list[int] | None:
+    """Each seat's timeouts in a finished game: the clock's deadlines are not log events,
+    and a timeout forfeit needs them (a move the clock's robot made is, in the log, a
+    move like any other)."""
+    if fixture.result is None:
+        return None
+    return fixture.result.get("timeouts", [0] * len(fixture.seats))
 
 
 def write_folder(files: dict[str, str], folder: Path) -> None:

@@ -41,11 +41,13 @@ def seat_record(s, game_id: int, n: int) -> dict:
     rest were the clock's robot on a timeout, a robot's, or a substitute's); `timeouts` and
     `vacations` (a timeout that spent a vacation day). A game is `rated` only if every
     seat's first player made more than half of that seat's moves (docs/leagues.md)."""
-    rows = s.exec(select(Move.seq, Move.type, Move.actor, Move.source).where(
+    rows = s.exec(select(Move.type, Move.actor, Move.source, Move.payload).where(
         Move.game_id == game_id, Move.type.in_((*MOVES, "substitute")))
         .order_by(Move.seq)).all()
     own, moves, handed = [0] * n, [0] * n, [False] * n
-    for _seq, kind, actor, source in rows:
+    for kind, actor, source, payload in rows:
+        if kind == "substitute":  # the server's event (no actor): its payload names the seat
+            actor = payload.get("seat")
         if actor is None or not 0 <= actor < n:
             continue
         if kind == "substitute":
