@@ -4,7 +4,6 @@ Every event type has a check (raises IllegalAction, changes nothing) and a step 
 the state). `advance` does both: replaying a log is advancing through its events.
 """
 
-import copy
 from collections import Counter
 
 from .aces import aces_problem, with_aces
@@ -21,6 +20,7 @@ from .acts import (
 )
 from .cards import FACES
 from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
+from .clone import clone
 from .commitment import deal_digest
 from .errors import IllegalAction
 from .forced import forced_fits
@@ -105,7 +105,9 @@ class State:
     def snapshot(self) -> "State":
         """An independent copy (the rules and card table are shared: they never change)."""
         memo = {id(self.rules): self.rules, id(self.table): self.table}
-        return copy.deepcopy(self, memo)
+        twin = State.__new__(State)
+        twin.__dict__ = {k: clone(v, memo) for k, v in self.__dict__.items()}
+        return twin
 
     # -- questions ------------------------------------------------------------
     def partner(self, seat: int) -> int | None:
@@ -300,8 +302,9 @@ def check_deal(st: State, ev):
             _need(len(h) == r.hand_size, f"seat {seat}'s hand has {len(h)} cards, not "
                   f"{r.hand_size}")
     every = [c for h in hands for c in h] + stock + out
-    _need(all(isinstance(c, str) for c in every), "a deal lists cards as strings (e.g. \"QH\")")
-    _need(sorted(every) == st.table.sorted_deck, _deck_mismatch(every, st.table.sorted_deck))
+    _need(set(map(type, every)) <= {str}, "a deal lists cards as strings (e.g. \"QH\")")
+    if sorted(every) != st.table.sorted_deck:  # the message only when it is needed
+        raise IllegalAction(_deck_mismatch(every, st.table.sorted_deck))
 
 
 def _deck_mismatch(cards, deck) -> str:
@@ -644,16 +647,17 @@ def _play_reason(st: State, seat) -> str:
 def step_play(st: State, ev):
     seat, card = ev["seat"], ev["card"]
     st.hands[seat].remove(card)
-    st.trick.append((seat, card))
+    trick = st.trick
+    trick.append((seat, card))
     st.must_lead = None
-    if breaks_spades(st.table, st.trick):
+    if not st.broken and breaks_spades(st.table, trick):
         st.broken = True
-    if len(st.trick) < st.n:
+    if len(trick) < st.n:
         st.turn = (seat + 1) % st.n
         return
-    winner = st.trick[st.table.winning(st.trick)][0]
+    winner = trick[st.table.winning(trick)][0]
     st.won[winner] += 1
-    st.tricks.append((st.trick, winner))
+    st.tricks.append((trick, winner))
     st.trick = []
     st.turn = winner
     if len(st.tricks) == st.rules.hand_size:

@@ -25,6 +25,10 @@ class CardTable:
         self.cancel = rules.identical == "cancel"
         self.deck = tuple(rules.deck())
         self.sorted_deck = sorted(self.deck)
+        # following suit is all there is to a card on a trick: no Y5 rake, no must-beat
+        # and one pack (no identical cards to list once)
+        self.follow_only = not (rules.rake or rules.must_beat) and rules.decks == 1
+        self.first_trick_spades = rules.first_trick_spades
 
     def winning(self, trick) -> int:
         """Index into `trick` (a list of (seat, card)) of the card winning it so far.
@@ -72,6 +76,12 @@ def table_for(rules: Rules) -> CardTable:
 def playable_cards(r, table, hand, trick, broken, done, must_lead) -> list[str]:
     """The cards of `hand` that may go on `trick` (Y2, Y3, T2a, Y5)."""
     suit = table.suit
+    if trick and table.follow_only:  # the common case, in as few steps as it takes
+        led = suit[trick[0][1]]
+        cands = [c for c in hand if suit[c] == led]
+        if cands or table.first_trick_spades or done:
+            return cands or list(hand)
+        return [c for c in hand if suit[c] != "S"] or list(hand)
     if not trick:
         if must_lead:
             return [must_lead]
