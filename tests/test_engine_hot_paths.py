@@ -7,33 +7,19 @@ import copy
 import random
 
 import pytest
+from helpers import random_step
 
 from pbem.engine import (
     PRESETS,
     IllegalAction,
     advance,
     apply,
-    legal,
     make_deal,
     new_game,
     preset,
 )
 
 PLAY_FIELDS = ("hands", "trick", "tricks", "won", "broken", "must_lead", "turn", "phase")
-
-
-def random_step(st, rng):
-    """One random legal move (or the deal); the seat that moved, or None for a deal."""
-    if st.phase == "deal":
-        advance(st, make_deal(st, rng))
-        return None
-    seat = st.to_act()[0]
-    act = rng.choice(legal(st, seat))
-    if act["type"] == "pass":
-        act = {"type": "pass", "cards": rng.sample(st.hands[seat], act["count"])}
-    for ev in apply(st, seat, act):
-        advance(st, ev)
-    return seat
 
 
 def deep(st):

@@ -618,17 +618,13 @@ def _may_play(st: State, seat: int, card: str) -> bool:
     r = st.rules
     if r.must_beat or st.must_lead or not r.first_trick_spades or r.rake:
         return card in st.playable(seat)
-    suit = st.table.suit
+    table = st.table
+    suit = table.suit
     if st.trick:
         led = suit[st.trick[0][1]]
-        if suit[card] == led:
-            return True
-        for c in st.hands[seat]:
-            if suit[c] == led:
-                return False
-        return True
+        return suit[card] == led or table.following[led].isdisjoint(st.hands[seat])
     if suit[card] == "S" and spades_closed(r, st.broken, len(st.tricks)):
-        return all(suit[c] == "S" for c in st.hands[seat])
+        return table.following["S"].issuperset(st.hands[seat])
     return True
 
 
