@@ -1,8 +1,13 @@
 """Engine speed, per preset, on one core.
 
     .venv/bin/python bench/engine.py [--seconds S] [--preset NAME ...] [--profile]
+    .venv/bin/python bench/engine.py --instructions [--preset NAME ...]
 
-- random: whole hands a second (deal, bids, every play) choosing at random among legal()
+- random: whole hands a second of CPU time (deal, bids, every play) choosing at random
+  among legal()
+- instructions: CPU instructions a random hand, counted by valgrind's callgrind (two runs of
+  different lengths, so that starting Python is not counted); OpenSpiel's C++ Spades driven
+  from Python beside it when `pyspiel` imports (pip install -e '.[bench]')
 - robots: the same with the robot choosing from each seat's view
 - replay: milliseconds (median) to replay the log of a whole robot game played to its end
 
@@ -13,7 +18,9 @@ import argparse
 import cProfile
 import pstats
 import random
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -63,15 +70,23 @@ def play_hand(st, rng, pick, log=None):
 
 
 def hands_per_second(rules, pick, seconds, seed=1) -> float:
+    """Hands a second of this process's CPU time (other work on the machine does not count)."""
     rng = random.Random(seed)
     st, hands = new_game(rules, 0), 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        st = play_hands(rules, st, rng, pick, 10)
+        hands += 10
+    return hands / (time.process_time() - start)
+
+
+def play_hands(rules, st, rng, pick, count):
+    """Play `count` hands on from `st`, a new game after each game over; the last state."""
+    for _ in range(count):
         if st.phase == "over":
             st = new_game(rules, rng.randrange(rules.players))
         play_hand(st, rng, pick)
-        hands += 1
-    return hands / (time.perf_counter() - start)
+    return st
 
 
 def robot_game(rules, seed=1):
@@ -130,12 +145,87 @@ def profile(seconds):
     pstats.Stats(prof).sort_stats("tottime").print_stats(20)
 
 
+# -- instructions a hand, under callgrind ---------------------------------------------------
+
+CALLGRIND_HANDS = (20, 120)  # the difference of two runs is what the hands cost
+
+
+def run_hands(driver, name, count):
+    """Play `count` random hands and nothing else (the process callgrind counts)."""
+    rng = random.Random(1)
+    if driver == "openspiel":
+        openspiel_hands(rng, count)
+    else:
+        rules = preset(name)
+        play_hands(rules, new_game(rules, 0), rng, random_action, count)
+
+
+def openspiel_hands(rng, count):
+    """OpenSpiel's Spades (C++), one hand a game, random legal actions chosen in Python."""
+    import pyspiel
+
+    game = pyspiel.load_game("spades")
+    for _ in range(count):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions, _ = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choice(actions))
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+
+
+def counted(driver, name, count) -> int:
+    """Instructions callgrind counts for a whole `run_hands` process."""
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+           sys.executable, __file__, "--run", driver, str(count), "--preset", name]
+    err = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+    return next(int(line.split(":")[1].replace(",", "")) for line in err.splitlines()
+                if "Collected :" in line)
+
+
+def instructions(name, driver="pbem") -> float:
+    few, many = CALLGRIND_HANDS
+    return (counted(driver, name, many) - counted(driver, name, few)) / (many - few)
+
+
+def has_openspiel() -> bool:
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def instruction_table(names) -> str:
+    if not shutil.which("valgrind"):
+        return "valgrind is not installed: no instruction counts"
+    lines = [f"{'engine':<24}{'instructions a random hand':>28}"]
+    for name in names:
+        lines.append(f"{'pbem ' + name:<24}{instructions(name):>28,.0f}")
+    if has_openspiel():
+        count = instructions("standard", "openspiel")
+        lines.append(f"{'OpenSpiel spades (C++)':<24}{count:>28,.0f}")
+    else:
+        lines.append("OpenSpiel: pyspiel does not import (pip install -e '.[bench]')")
+    return "\n".join(lines)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     ap.add_argument("--preset", nargs="*", default=list(PRESETS), choices=list(PRESETS))
     ap.add_argument("--profile", action="store_true", help="profile standard random play")
+    ap.add_argument("--instructions", action="store_true",
+                    help="instructions a random hand under callgrind (slow: ~1 min a preset)")
+    ap.add_argument("--run", nargs=2, metavar=("DRIVER", "HANDS"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.run:
+        run_hands(args.run[0], args.preset[0], int(args.run[1]))
+        return
+    if args.instructions:
+        print(instruction_table(args.preset))
+        return
     if args.profile:
         profile(args.seconds)
         return

@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from pbem.engine import advance, apply, choose, view
+from pbem.engine import advance, apply, choose, legal, make_deal, view
 
 
 def fixed_hands(rules, spec: dict | None = None) -> list[list[str]]:
@@ -109,3 +109,17 @@ def bid_round(state, bids: dict | None = None) -> list[dict]:
                 if isinstance(a["bid"], int) and not a.get("blind")]
         events += bid(state, seat, min(opts))
     return events
+
+
+def random_step(st, rng):
+    """One random legal move (or the deal, by `rng`); the seat that moved, None for a deal."""
+    if st.phase == "deal":
+        advance(st, make_deal(st, rng))
+        return None
+    seat = st.to_act()[0]
+    act = rng.choice(legal(st, seat))
+    if act["type"] == "pass":
+        act = {"type": "pass", "cards": rng.sample(st.hands[seat], act["count"])}
+    for ev in apply(st, seat, act):
+        advance(st, ev)
+    return seat

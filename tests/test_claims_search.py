@@ -6,7 +6,7 @@ import random
 from functools import cache
 
 import pytest
-from helpers import deal, do
+from helpers import deal, do, random_step
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 from test_properties import VARIANTS
@@ -15,12 +15,9 @@ from pbem.engine import (
     PRESETS,
     IllegalAction,
     ReplayError,
-    advance,
     apply,
     can_claim,
     claims,
-    legal,
-    make_deal,
     new_game,
     preset,
     replay,
@@ -76,17 +73,9 @@ def endgame(name, seed, tricks_left, extra):
     rules, rng = RULESETS[name], random.Random(seed)
     st = new_game(rules, rng.randrange(rules.players))
     while st.phase != "play" or st.trick or rules.hand_size - len(st.tricks) > tricks_left:
-        if st.phase == "deal":
-            advance(st, make_deal(st, rng))
-            continue
         if st.phase == "over" or st.hand_no > 0:
             return None
-        seat = st.to_act()[0]
-        act = rng.choice(legal(st, seat))
-        if act["type"] == "pass":
-            act = {"type": "pass", "cards": rng.sample(st.hands[seat], act["count"])}
-        for ev in apply(st, seat, act):
-            advance(st, ev)
+        random_step(st, rng)
     for _ in range(extra % st.n):
         do(st, st.turn, rng.choice(st.playable(st.turn)))
     return st

@@ -15,9 +15,9 @@ TALK_KEEP = 30  # the latest talk the state keeps for pages and mails (the log k
 UNDOABLE = ("bid", "play")
 _BID_FIELDS = ("bids", "blind", "looked", "comeout_side", "bid_index", "pass_steps", "phase",
                "after_pass", "must_lead", "turn", "declarer", "playing_hand")
-# T4: a card from the dummy comes back to it
-_PLAY_FIELDS = ("trick", "won", "broken", "must_lead", "turn", "dummy_hand", "trick_hands",
-                "playing_hand")
+# T4: a card from the dummy comes back to it (the tuple of `_unplay` knows no dummy)
+_DUMMY_PLAY_FIELDS = ("trick", "won", "broken", "must_lead", "turn", "dummy_hand",
+                      "trick_hands", "playing_hand")
 # C0 and C1 controls, DEL, and line/paragraph separators: talk is one line of plain text
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -103,12 +103,21 @@ def remember(st, ev):
     st.undo_point = None
     if kind not in UNDOABLE or ev.get("auto"):
         return  # a card the server played for the seat would only play itself again
-    fields = _PLAY_FIELDS if kind == "play" else _BID_FIELDS
-    saved = {f: _copy(getattr(st, f)) for f in fields}
-    if kind == "play":
-        saved["hand"] = list(st.hands[ev["seat"]])
-        saved["tricks"] = len(st.tricks)
-    st.undo_point = (ev["seat"], ev["seq"], saved, {k: ev[k] for k in ("type", "card", "bid",
+    if kind == "play" and st.declarer is not None:
+        saved = {f: _copy(getattr(st, f)) for f in _DUMMY_PLAY_FIELDS}
+        saved["hand"], saved["tricks"] = list(st.hands[ev["seat"]]), len(st.tricks)
+        st.undo_point = (ev["seat"], ev["seq"], saved, {"type": "play", "card": ev["card"]})
+        return
+    if kind == "play":  # every card: keep only what `_unplay` cannot work out (a tuple)
+        seat = ev["seat"]
+        saved = (list(st.hands[seat]), st.broken, st.must_lead, st.turn, len(st.tricks))
+        st.undo_point = (seat, ev["seq"], saved, {"type": "play", "card": ev["card"]})
+        return
+    saved = {}
+    for f in _BID_FIELDS:
+        v = getattr(st, f)
+        saved[f] = v[:] if v.__class__ is list else v
+    st.undo_point = (ev["seat"], ev["seq"], saved, {k: ev[k] for k in ("type", "bid",
                                                                           "blind") if k in ev})
 
 
@@ -143,10 +152,25 @@ def check_undo(st, ev):
 
 
 def step_undo(st, ev):
-    saved = dict(st.undo_point[2])
-    if "hand" in saved:
+    saved = st.undo_point[2]
+    if saved.__class__ is tuple:
+        _unplay(st, ev["seat"], saved)
+        st.undo_point = None
+        return
+    saved = dict(saved)
+    if "hand" in saved:  # T4's card
         st.hands[ev["seat"]] = saved.pop("hand")
         del st.tricks[saved.pop("tricks"):]
     for name, value in saved.items():
         setattr(st, name, _copy(value))
     st.undo_point = None  # one step back only
+
+
+def _unplay(st, seat, saved):
+    """Take back the card `seat` played last, nobody having acted since."""
+    st.hands[seat], st.broken, st.must_lead, st.turn, done = list(saved[0]), *saved[1:]
+    if len(st.tricks) > done:  # the card ended its trick: the trick is back on the table
+        trick, winner = st.tricks.pop()
+        st.won[winner] -= 1
+        st.trick = trick
+    st.trick = st.trick[:-1]

@@ -22,6 +22,8 @@ def mo_calls(st, seat) -> list[str]:
 def with_mo(st, seat, options: list[dict]) -> list[dict]:
     """`options` and, after them, each plain number bid with each call open."""
     calls = mo_calls(st, seat)
+    if not calls:
+        return options
     plain = [o for o in options if o["bid"].__class__ is int and not o.get("blind")]
     return options + [dict(o, mo=c) for o in plain for c in calls]
 

@@ -10,7 +10,7 @@ import random
 from functools import lru_cache
 
 from .rules import MOONS, NILS, Rules
-from .sampler import best_bid, best_card
+from .sampler import best_bid, best_card, models
 from .tricks import table_for
 
 _SHARE = {2: 0.9, 3: 1.3, 4: 1.0, 5: 1.0, 6: 0.7}  # sure-trick estimate scaled by table size
@@ -24,8 +24,9 @@ def choose(view: dict, seed: int = 0, rules=None) -> dict:
     rules = rules or _rules(json.dumps(view["rules"], sort_keys=True))
     bot = _Robot(view, rules, random.Random(f"{seed}:{view['seq']}:{view['seat']}"))
     kinds = {a["type"] for a in legal}
+    sampling = rules.robot == "sampler" and models(rules)
     if "play" in kinds:
-        if rules.robot == "sampler":  # looks ahead over sampled deals (sampler.py)
+        if sampling:  # looks ahead over sampled deals (sampler.py)
             return {"type": "play", "card": best_card(view, rules, bot.rng)}
         return {"type": "play", "card": bot.play([a["card"] for a in legal])}
     if "look" in kinds:
@@ -34,7 +35,7 @@ def choose(view: dict, seed: int = 0, rules=None) -> dict:
         return {"type": "misdeal"}
     if "bid" in kinds:
         guess = bot.bid([a for a in legal if a["type"] == "bid"])
-        return best_bid(view, rules, bot.rng, guess) if rules.robot == "sampler" else guess
+        return best_bid(view, rules, bot.rng, guess) if sampling else guess
     if "pass" in kinds:
         return {"type": "pass", "cards": bot.pass_cards(legal[0]["count"])}
     if "draw" in kinds:

@@ -18,6 +18,13 @@ BID_SAMPLES = 24  # deals played out to choose a bid
 TRIES = 20  # random deals tried before the void inferences are dropped for that sample
 
 
+def models(rules) -> bool:
+    """Does the sampler's model of the unseen hands hold? Not where leftover cards are taken
+    up after the bidding (D6: hands of uneven sizes and unseen discards during the play) nor
+    with T4's dummy; the fast robot plays those."""
+    return not (rules.leftover_after_bid or rules.leftover == "high_side" or rules.dummy)
+
+
 def best_card(view: dict, rules, rng) -> str:
     """The legal card with the best mean playout score for the seat's side."""
     legal = list(dict.fromkeys(a["card"] for a in view["legal"] if a["type"] == "play"))

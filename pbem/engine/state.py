@@ -4,7 +4,6 @@ Every event type has a check (raises IllegalAction, changes nothing) and a step 
 the state). `advance` does both: replaying a log is advancing through its events.
 """
 
-import copy
 from collections import Counter
 
 from .aces import aces_problem, with_aces
@@ -21,6 +20,7 @@ from .acts import (
 )
 from .cards import FACES
 from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
+from .clone import clone
 from .commitment import deal_digest
 from .dummy import choose_declarer, hand_in_play, next_hand, play_order, set_hand
 from .errors import IllegalAction
@@ -113,7 +113,9 @@ class State:
     def snapshot(self) -> "State":
         """An independent copy (the rules and card table are shared: they never change)."""
         memo = {id(self.rules): self.rules, id(self.table): self.table}
-        return copy.deepcopy(self, memo)
+        twin = State.__new__(State)
+        twin.__dict__ = {k: clone(v, memo) for k, v in self.__dict__.items()}
+        return twin
 
     # -- questions ------------------------------------------------------------
     def partner(self, seat: int) -> int | None:
@@ -315,8 +317,9 @@ def check_deal(st: State, ev):
             _need(len(h) == r.hand_size, f"seat {seat}'s hand has {len(h)} cards, not "
                   f"{r.hand_size}")
     every = [c for h in hands for c in h] + stock + out + dummy
-    _need(all(isinstance(c, str) for c in every), "a deal lists cards as strings (e.g. \"QH\")")
-    _need(sorted(every) == st.table.sorted_deck, _deck_mismatch(every, st.table.sorted_deck))
+    _need(set(map(type, every)) <= {str}, "a deal lists cards as strings (e.g. \"QH\")")
+    if sorted(every) != st.table.sorted_deck:  # the message only when it is needed
+        raise IllegalAction(_deck_mismatch(every, st.table.sorted_deck))
 
 
 def _deck_mismatch(cards, deck) -> str:
@@ -641,17 +644,13 @@ def _may_play(st: State, seat: int, card: str) -> bool:
     r = st.rules
     if r.must_beat or st.must_lead or not r.first_trick_spades or r.rake or r.dummy:
         return card in st.playable(seat)
-    suit = st.table.suit
+    table = st.table
+    suit = table.suit
     if st.trick:
         led = suit[st.trick[0][1]]
-        if suit[card] == led:
-            return True
-        for c in st.hands[seat]:
-            if suit[c] == led:
-                return False
-        return True
+        return suit[card] == led or table.following[led].isdisjoint(st.hands[seat])
     if suit[card] == "S" and spades_closed(r, st.broken, len(st.tricks)):
-        return all(suit[c] == "S" for c in st.hands[seat])
+        return table.following["S"].issuperset(st.hands[seat])
     return True
 
 
@@ -670,17 +669,18 @@ def _play_reason(st: State, seat) -> str:
 def step_play(st: State, ev):
     seat, card = ev["seat"], ev["card"]
     st.hand_of(seat).remove(card)
-    st.trick.append((seat, card))
+    trick = st.trick
+    trick.append((seat, card))
     st.must_lead = None
-    if breaks_spades(st.table, st.trick):
+    if not st.broken and breaks_spades(st.table, trick):
         st.broken = True
     if st.declarer is not None:  # T4: four hands, one of them the dummy
         _step_dummy_play(st)
         return
-    if len(st.trick) < st.n:
+    if len(trick) < st.n:
         st.turn = (seat + 1) % st.n
         return
-    winner = st.trick[st.table.winning(st.trick)][0]
+    winner = trick[st.table.winning(trick)][0]
     _trick_done(st, winner)
     st.turn = winner
     if len(st.tricks) == st.rules.hand_size:

@@ -1,6 +1,7 @@
 """How cards rank under a ruleset, and who wins a trick."""
 
 from functools import lru_cache
+from itertools import filterfalse
 
 from .cards import RANKS
 from .rules import Rules
@@ -25,6 +26,14 @@ class CardTable:
         self.cancel = rules.identical == "cancel"
         self.deck = tuple(rules.deck())
         self.sorted_deck = sorted(self.deck)
+        # following suit is all there is to a card on a trick: no Y5 rake, no must-beat
+        # and one pack (no identical cards to list once)
+        self.follow_only = not (rules.rake or rules.must_beat) and rules.decks == 1
+        self.first_trick_spades = rules.first_trick_spades
+        # each suit's cards as a set: a hand is filtered by a set's __contains__, in C
+        self.following = {s: frozenset(c for c in self.deck if self.suit[c] == s)
+                          for s in "SHDC"}
+        self.play_actions = {c: {"type": "play", "card": c} for c in self.deck}
 
     def winning(self, trick) -> int:
         """Index into `trick` (a list of (seat, card)) of the card winning it so far.
@@ -72,6 +81,11 @@ def table_for(rules: Rules) -> CardTable:
 def playable_cards(r, table, hand, trick, broken, done, must_lead) -> list[str]:
     """The cards of `hand` that may go on `trick` (Y2, Y3, T2a, Y5)."""
     suit = table.suit
+    if trick and table.follow_only:  # the common case, in as few steps as it takes
+        cands = list(filter(table.following[suit[trick[0][1]]].__contains__, hand))
+        if cands or table.first_trick_spades or done:
+            return cands or list(hand)
+        return list(filterfalse(table.following["S"].__contains__, hand)) or list(hand)
     if not trick:
         if must_lead:
             return [must_lead]
