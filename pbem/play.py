@@ -345,7 +345,8 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
         game = s.get(Game, game_id)
         if game is None:
             raise Refused(f"there is no game {game_id}")
-        if ref is not None and s.exec(select(Move.id).where(Move.ref == ref)).first():
+        if ref is not None and s.connection().execute(
+                select(Move.id).where(Move.ref == ref)).first():
             st = store.state(s, game)
             store.keep(game_id, st)
             return Result(game_id, st.snapshot(), duplicate=True)
