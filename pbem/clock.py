@@ -20,6 +20,7 @@ from .engine import choose, view
 from .league import seasons
 from .notify import seat_names
 from .signing import CARE, Signer, secret_keys
+from .store.bulk import insert_all
 from .store.games import mailable, players_of
 from .store.models import Deadline, Fixture, Game, League, Move, Outbox, Player, Season, Seat
 from .store.models import now as utcnow
@@ -39,8 +40,9 @@ def tick(store, now: datetime | None = None, limit: int = 500) -> int:
             or_(Deadline.state == "pending", Deadline.claimed_at < now - LEASE))
             .order_by(Deadline.due, Deadline.id).limit(limit)).all()
     handled = 0
+    read = _timeouts_read(store, rows)
     for row in rows:
-        done = _timeout_at_once(store, row, now) if row.state == "pending" else None
+        done = _timeout_at_once(store, row, now, read) if row.state == "pending" else None
         if done is not None:
             handled += done
         elif _claim(store, row, now):
@@ -50,38 +52,91 @@ def tick(store, now: datetime | None = None, limit: int = 500) -> int:
     return handled
 
 
-def _timeout_at_once(store, row, now) -> int | None:
-    """A pending timeout that moves for the seat (robot or forfeit), in one transaction:
-    the move, the row marked done (only if still pending: of two clocks one wins) and the
-    mails. Returns 1 if handled, 0 if another clock had it, None where this does not
-    apply (a reminder, a vacation day, a game that waits, a move already made)."""
-    if row.kind != "timeout":
-        return None
+class _Seen:
+    """What a timeout's move needs from a read: the game, its state (a private copy, till
+    play.submit keeps it), seats and players."""
+
+    def __init__(self, game, st, seats, players):
+        self.game, self.st, self.seats, self.players = game, st, seats, players
+
+
+def _timeouts_read(store, rows) -> dict[int, _Seen | None]:
+    """One read for the pending timeouts due: row id -> what it needs, or None where the
+    at-once path does not apply (see `_applies`). A game's first such row only: a second
+    one is read after the first moved (`_timeout_read`)."""
+    first: dict[int, Deadline] = {}
+    for row in rows:
+        if row.kind == "timeout" and row.state == "pending":
+            first.setdefault(row.game_id, row)
+    if not first:
+        return {}
+    with store.reader() as s:
+        games = s.exec(select(Game).where(Game.id.in_(list(first)))).all()
+        refs = [_ref(row) for row in first.values()]
+        applied = set(s.exec(select(Move.ref).where(Move.ref.in_(refs))).all())
+        games = {g.id: g for g in games if _applies(g, _ref(first[g.id]) in applied)}
+        states = store.states(s, list(games))
+        seats = s.exec(select(Seat).where(Seat.game_id.in_(list(games)))
+                       .order_by(Seat.game_id, Seat.seat)).all()
+        players = players_of(s, seats)
+    by_game: dict[int, list] = {g: [] for g in games}
+    for x in seats:
+        by_game[x.game_id].append(x)
+    return {row.id: _Seen(games[g], states[g], by_game[g], players) if g in games else None
+            for g, row in first.items()}
+
+
+def _timeout_read(store, row) -> _Seen | None:
+    """`_timeouts_read` for one row."""
     with store.reader() as s:
         game = s.get(Game, row.game_id)
-        tc = time_control(game)
-        if tc["auto_vacation"] or tc["on_timeout"] == "wait" or s.exec(select(Move.id).where(
-                Move.ref == f"timeout:{row.id}")).first() is not None:
+        applied = s.exec(select(Move.id).where(Move.ref == _ref(row))).first() is not None
+        if not _applies(game, applied):
             return None
         st = store.state(s, game)
-        store.keep(game.id, st)
         seats = s.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat)).all()
-        players = players_of(s, seats)
+        return _Seen(game, st, seats, players_of(s, seats))
+
+
+def _applies(game, applied: bool) -> bool:
+    """Does a timeout move for the seat at once? Not on a vacation day, in a game that
+    waits, or once its move was made (a clock that died: `_fire` sends what is left)."""
+    tc = time_control(game)
+    return not (tc["auto_vacation"] or tc["on_timeout"] == "wait" or applied)
+
+
+def _ref(row) -> str:
+    return f"timeout:{row.id}"
+
+
+def _timeout_at_once(store, row, now, read) -> int | None:
+    """A pending timeout that moves for the seat (robot or forfeit), in one transaction:
+    the move, the row marked done (only if still pending: of two clocks one wins) and the
+    mails. `read`: what `_timeouts_read` read for the tick's rows. Returns 1 if handled, 0
+    if another clock had it, None where this does not apply (a reminder, a vacation day, a
+    game that waits, a move already made)."""
+    if row.kind != "timeout":
+        return None
+    seen = read[row.id] if row.id in read else _timeout_read(store, row)
+    if seen is None:
+        return None
+    game, st, seats, players = seen.game, seen.st, seen.seats, seen.players
     if st.move_seq != row.seq or st.phase == "over":
+        store.keep(game.id, st)
         return _done(store, row, now, "moved on")
-    how = tc["on_timeout"]
+    how = time_control(game)["on_timeout"]
     action, text = _timeout_move(game, st, row, how, seat_names(seats, players)[row.seat])
     mails = _timeout_mails(game, seats, players, row, text)
 
     def also(s):
         if not _done_in(s, row, now, f"timeout: {how}"):
             raise play.Refused("another clock has this timeout")
-        for mail in mails:
-            s.add(Outbox(**mail))
+        insert_all(s, Outbox, mails)
 
     try:
         result = play.submit(store, game.id, row.seat, action, expect_seq=row.seq,
-                             source="clock", ref=f"timeout:{row.id}", also=also)
+                             source="clock", ref=_ref(row), also=also,
+                             seen=(st, {x.seat for x in seats if x.robot}))
     except play.Stale:
         return _done(store, row, now, "moved on")
     except play.Refused:

@@ -5,6 +5,7 @@ names the game, seat and move number, so a reply to it (In-Reply-To) tells which
 its player saw.
 """
 
+import json
 import re
 import secrets
 from functools import lru_cache
@@ -103,7 +104,14 @@ def context(v: dict, game_id: int, names: list[str]) -> dict:
 
 
 def table_for_view(v: dict):
-    return table_for(Rules.from_dict(v["rules"]))
+    return _table(json.dumps(v["rules"], sort_keys=True))
+
+
+@lru_cache(maxsize=64)
+def _table(rules: str):
+    """A ruleset's card table, by its JSON: checking the rules costs more than a mail's
+    table, and a turn mail needs it twice."""
+    return table_for(Rules.from_dict(json.loads(rules)))
 
 
 def moves(v: dict, address: str, link=None) -> list[dict]:

@@ -109,9 +109,9 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
     in one statement (`cancelled`), reads their bank rows at once (`clock_rows`) and writes
     all their new rows in one statement (`out`: a list they are added to)."""
     if not cancelled:
-        s.exec(update(Deadline).where(Deadline.game_id == game.id,
-                                      Deadline.state.in_(("pending", PAUSED)),
-                                      Deadline.seq < st.move_seq).values(state="cancelled"))
+        s.connection().execute(update(Deadline).where(  # Core: the ORM's update costs more
+            Deadline.game_id == game.id, Deadline.state.in_(("pending", PAUSED)),
+            Deadline.seq < st.move_seq).values(state="cancelled"))
     if st.phase == "over":
         return
     tc = time_control(game)

@@ -46,6 +46,7 @@ from .engine.game import SERVER_EVENTS
 from .gamelog import LogError, read_log, replay_log
 from .league import results as league_results
 from .league import rounds as league_rounds
+from .store.bulk import insert_all
 from .store.games import ROBOT, last_holders, new_token, player_for, players_of
 from .store.models import Deadline, DealSecret, Game, Move, Outbox, Player, Seat
 from .store.models import now as utcnow
@@ -86,15 +87,16 @@ class Result:
 
 
 def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
-           source: str = "cli", ref: str | None = None, also=None) -> Result:
+           source: str = "cli", ref: str | None = None, also=None, seen=None) -> Result:
     """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not.
     `also(s)`, if given, writes what belongs with the move in its transaction (the clock's
-    timeout marks its deadline done and queues its mails); it may refuse the move too."""
+    timeout marks its deadline done and queues its mails); it may refuse the move too.
+    `seen`: (state, robot seats) the caller read just now and hands over (see `_foresee`)."""
     if isinstance(action, dict):  # only the server marks a play as made for the seat
         action = {k: v for k, v in action.items() if k != "auto"}
     checked = _check_claim(store, game_id, seat, action)
 
-    plan = _foresee(store, game_id, seat, action) if checked is None else None
+    plan = _foresee(store, game_id, seat, action, seen) if checked is None else None
 
     def first(s, st, game, seats):
         if checked is not None and checked != st.seq:  # never search inside the write
@@ -223,9 +225,23 @@ def move_robots(store: Store, game_id: int) -> Result | None:
     return Result(game_id, state, events) if state is not None else None
 
 
-def _foresee(store, game_id, seat=None, action=None) -> Plan:
+def _foresee(store, game_id, seat=None, action=None, seen=None) -> Plan:
     """The robots' next moves, from a read (after `seat`'s `action`, if given: the replies
-    to a player's move, so they go in its write): while it is a robot's turn."""
+    to a player's move, so they go in its write): while it is a robot's turn. `seen`: the
+    (state, robot seats) its caller just read, so there is no second read; the state is
+    the caller's private copy, kept in the cache here."""
+    seen = seen or _robots_read(store, game_id)
+    if isinstance(seen, Plan):
+        return seen
+    st, robots = seen
+    try:
+        return _robots_plan(game_id, st, robots, seat, action)
+    finally:
+        store.keep(game_id, st)  # after its copy is made: the cache's state is everyone's
+
+
+def _robots_read(store, game_id) -> tuple[State, set[int]] | Plan:
+    """The game's state and its robots' seats, or the empty Plan when there is none."""
     with store.reader() as s:
         game = s.get(Game, game_id)
         if game is None:
@@ -234,10 +250,15 @@ def _foresee(store, game_id, seat=None, action=None) -> Plan:
         if not robots:
             return Plan(-1, [])  # a table of players: nothing to foresee
         try:
-            st = store.state(s, game)
+            return store.state(s, game), robots
         except CorruptGame:
             return Plan(-1, [])  # the door says so
-    store.keep(game_id, st)
+
+
+def _robots_plan(game_id, st, robots, seat, action) -> Plan:
+    """The robots' moves from `st` (left unchanged: they are worked out on a copy)."""
+    if not robots:
+        return Plan(-1, [])
     seq, foreseen = st.seq, []
     if action is not None:
         kind = action.get("type") if isinstance(action, dict) else None
@@ -330,7 +351,8 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
         game = s.get(Game, game_id)
         if game is None:
             raise Refused(f"there is no game {game_id}")
-        if ref is not None and s.exec(select(Move.id).where(Move.ref == ref)).first():
+        if ref is not None and s.connection().execute(
+                select(Move.id).where(Move.ref == ref)).first():
             st = store.state(s, game)
             store.keep(game_id, st)
             return Result(game_id, st.snapshot(), duplicate=True)
@@ -351,8 +373,7 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
         events += _follow_up(s, st, game, seats, players, orders, plan)
         rows = [_row(game_id, ev, actor if i < n else _actor(ev), source, ref, i, n)
                 for i, ev in enumerate(events)]
-        s.add_all(rows)
-        s.flush()
+        insert_all(s, Move, rows)
         season = _react(s, game, seats, players, st, events, before, orders.texts(),
                         _clock_movers(events, n, actor, source))
         wait = any(x.robot and x.seat in st.to_act() for x in seats)  # not foreseen
@@ -374,8 +395,7 @@ def _react(s, game, seats, players, st, events, before, orders, movers) -> int |
     now = utcnow()
     clocks = deadlines.settle_clocks(s, game, st, seats, players, now, *movers) \
         if events else None
-    for mail in notify.mails(game, seats, players, st, events, before, orders, clocks):
-        s.add(Outbox(**mail))
+    insert_all(s, Outbox, notify.mails(game, seats, players, st, events, before, orders, clocks))
     if any(ev["type"] not in QUIET for ev in events):
         deadlines.arm(s, game, st, seats, players, now, clocks, _kept_dues(s, game, events))
     if st.phase == "over" and game.status != "over":
@@ -572,9 +592,10 @@ def _actor(ev) -> int | None:
     return seat
 
 
-def _row(game_id, ev, actor, source, ref, i, first) -> Move:
+def _row(game_id, ev, actor, source, ref, i, first) -> dict:
+    """The event's Move row (a dict: the write inserts them all in one statement)."""
     human = i < first
-    return Move(game_id=game_id, seq=ev["seq"], type=ev["type"], payload=ev, actor=actor,
+    return dict(game_id=game_id, seq=ev["seq"], type=ev["type"], payload=ev, actor=actor,
                 source=source if human else _auto_source(ev, actor),
                 ref=ref if human and i == 0 else None)
 

@@ -555,6 +555,24 @@ def test_a_timeout_for_a_game_that_moved_on_does_nothing(store):
                    ref=f"timeout:{old.id}")
 
 
+
+def test_a_player_who_moves_after_the_ticks_read_keeps_the_move(store):
+    """A tick reads all its due timeouts first; a move made between that read and the
+    timeout's write stands, and the timeout writes nothing (no move, no mail)."""
+    with time_machine.travel(T0, tick=False) as t:
+        gid = new_game(store, dict(FAST, remind_hours=[]))
+        t.shift(6 * H)
+        [row] = rows(store, gid, state="pending")
+        read = clock._timeouts_read(store, [row])
+        assert read[row.id].st.seq == 1
+        move(store, gid)  # bob, just before the clock's write
+        seq = state(store, gid).seq
+        assert clock._timeout_at_once(store, row, clock.utcnow(), read) == 0
+        assert rows(store, id=row.id)[0].state == "cancelled"
+        assert timeout_moves(store) == [] and mails(store, "timeout:") == []
+        assert state(store, gid).seq == seq and len(pending(store, gid)) == 1
+
+
 # -- (11) the scheduler ----------------------------------------------------------------------
 
 

@@ -73,11 +73,13 @@ class Store:
         inside this transaction; the cache keeps it only once the transaction commits)."""
         with self._lock:
             st = self._states.pop(game.id, None)
-        last = s.exec(select(func.max(Move.seq)).where(Move.game_id == game.id)).one() or 0
+        c = s.connection()  # Core: a move's write asks this, and the ORM's query costs more
+        last = c.execute(select(func.max(Move.seq)).where(Move.game_id == game.id)).scalar()
+        last = last or 0
         if st is None or st.seq > last:
             st = fresh(game)
         if st.seq < last:
-            catch_up(st, game.id, s.exec(select(Move.seq, Move.payload).where(
+            catch_up(st, game.id, c.execute(select(Move.seq, Move.payload).where(
                 Move.game_id == game.id, Move.seq > st.seq).order_by(Move.seq)).all())
         return st
 
