@@ -3,6 +3,8 @@ reminder, a message to every player; by the services, the command line and mail.
 refused, with nothing written, for someone not the organiser, a bad number, or a game not
 of the league."""
 
+import email
+import email.policy
 from datetime import timedelta
 
 import pytest
@@ -12,7 +14,7 @@ from pbem.league import care
 from pbem.league.manage import OPERATOR, LeagueError, create_league
 from pbem.league.seasons import start_season
 from pbem.store.models import Deadline, Move, Outbox, Player
-from pbem.store.outbox import message as rendered
+from pbem.store.outbox import wire
 from tests.league_helpers import ONE_HAND, TODAY, fixtures, league, play_out, snapshot, state
 
 
@@ -97,7 +99,7 @@ def test_a_message_reaches_every_player_with_unsubscribe_headers_at_most_3_a_day
         rows = s.exec(select(Outbox).where(Outbox.dedupe_key.like(f"message:{lid}:%"))).all()
     assert sorted(r.to_addr for r in rows) == sorted(
         [f"p{i}@league.test" for i in range(8) if i != 3] + ["boss@league.test"])
-    mail = rendered(rows[0], "league.test")
+    mail = email.message_from_bytes(wire(rows[0], "league.test"), policy=email.policy.default)
     assert "Christmas" in mail.get_content() and mail["List-Unsubscribe"]
     care.message(store, lid, OPERATOR, "Two", "again")
     care.message(store, lid, OPERATOR, "Three", "again", season_number=1)
