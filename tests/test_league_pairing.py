@@ -1,19 +1,24 @@
 """League pairing (pbem.league.pairing): round robins, Swiss rounds and seat draws, checked
 by their properties (everyone seated once, who meets whom, who sits out) over many fields."""
 
+import json
 import random
 import time
 from collections import Counter
 from itertools import combinations
 from math import ceil
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from pbem.league.pairing import (
+    MAX_STARTS,
+    START_WORK,
     Round,
     greedy_cap,
+    greedy_starts,
     meetings,
     round_robin,
     seat_entries,
@@ -180,6 +185,67 @@ def test_greedy_coverage_for_small_fields(k, n):
     least = max(ceil((n - 1) / (k - 1)), ceil(len(counts) / (tables * k * (k - 1) // 2)))
     assert least <= len(rounds) <= greedy_cap(n, k)
     assert counts.count(0) == 0
+
+
+# --- round robin: schedule versions ------------------------------------------------------
+
+# Schedule 1's output before schedule 2 existed (written by the old round_robin for
+# entries 100, 101, ...): running seasons keep it, so it must never change.
+SCHEDULE_V1 = json.loads((Path(__file__).parent / "data" / "schedule_v1.json").read_text())
+
+
+@pytest.mark.parametrize("key", sorted(SCHEDULE_V1))
+def test_schedule_1_is_the_old_schedule_exactly(key):
+    k, n = map(int, key.split(":"))
+    rounds = round_robin(list(range(100, 100 + n)), k, schedule=1)
+    assert [[r.tables, r.byes] for r in rounds] == SCHEDULE_V1[key]
+    assert round_robin(list(range(100, 100 + n)), k) == rounds  # 1 is the default
+
+
+def schedule_figures(rounds: list[Round], entries: list[int]) -> tuple[int, int, int]:
+    counts = pair_counts(rounds, entries)
+    return counts.count(0), len(rounds), sum(c > 1 for c in counts)
+
+
+@pytest.mark.parametrize("k", [3, 4])
+@pytest.mark.parametrize("n", range(5, 25))
+def test_schedule_2_is_never_worse_than_schedule_1(k, n):
+    """Every pair meets; no more rounds; no more pairs meeting twice or more at as many
+    rounds; byes as fair as ever."""
+    if not greedy_size(k, n):
+        return
+    entries = ids(n, seed=n)
+    old = schedule_figures(round_robin(entries, k, schedule=1), entries)
+    rounds = round_robin(entries, k, schedule=2)
+    new = schedule_figures(rounds, entries)
+    assert new[0] == 0 and new <= old
+    byes: Counter = Counter({e: 0 for e in entries})
+    for rnd in rounds:
+        assert_seats_everyone(rnd, entries, k)
+        byes.update(rnd.byes)
+        assert max(byes.values()) - min(byes.values()) <= 1
+    assert round_robin(list(entries), k, schedule=2) == rounds  # deterministic
+
+
+def test_schedule_2_does_better_than_schedule_1_for_15_singles():
+    """The issue's field: 15 singles at tables of four took 10 rounds, 64 pairs repeated."""
+    entries = ids(15)
+    assert schedule_figures(round_robin(entries, 4, schedule=1), entries) == (0, 10, 64)
+    new = schedule_figures(round_robin(entries, 4, schedule=2), entries)
+    assert new[1] <= 9 and new[2] < 64
+
+
+def test_schedule_2_bounds_its_work():
+    assert greedy_starts(5) == MAX_STARTS
+    assert greedy_starts(200) == 1  # one run, schedule 1's own cost
+    for n in range(5, 201):
+        assert 1 <= greedy_starts(n) <= MAX_STARTS
+        assert greedy_starts(n) == 1 or greedy_starts(n) * n**3 <= START_WORK
+
+
+def test_round_robin_refuses_an_unknown_schedule():
+    with pytest.raises(ValueError, match="no schedule version 3"):
+        round_robin(list(range(10)), 4, schedule=3)
 
 
 # --- round robin: bad fields -------------------------------------------------------------

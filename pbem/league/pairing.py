@@ -47,6 +47,12 @@ _GF4_MUL = (
 )
 _AFFINE_ORDERS = (3, 4, 5)
 
+# Versions of the round robin's greedy schedule (`round_robin`); new seasons take the last.
+SCHEDULES = (1, 2)
+# Schedule 2's greedy runs: at most MAX_STARTS, and about START_WORK steps in all.
+MAX_STARTS = 64
+START_WORK = 1_000_000
+
 # Nodes the Swiss pairing search may visit before it settles for the greedy pairing.
 SEARCH_BUDGET = 5_000
 # Swaps between bigger tables a Swiss round may try to take out rematches.
@@ -71,16 +77,22 @@ def meetings(rounds: Iterable[Round]) -> Counter:
 # --- round robin -------------------------------------------------------------------------
 
 
-def round_robin(entries: list[int], k: int) -> list[Round]:
+def round_robin(entries: list[int], k: int, schedule: int = 1) -> list[Round]:
     """Every round of a round robin for `entries` (already shuffled by the caller), k a
-    table. Deterministic: the same entries in the same order give the same schedule."""
+    table. Deterministic: the same entries in the same order give the same schedule.
+    `schedule` is the version of the greedy schedule (a season keeps the one it started
+    with, so its remaining rounds never change): 1 one greedy run, 2 the best of several."""
     _check_field(entries, k)
+    if schedule not in SCHEDULES:
+        raise ValueError(f"no schedule version {schedule}; there are {SCHEDULES}")
     n = len(entries)
     if k == 2:
         return _circle(entries)
     if k in _AFFINE_ORDERS and n == k * k:
         return _affine_plane(entries, k)
-    return _greedy_schedule(entries, k)
+    if schedule == 1:
+        return _greedy_schedule(entries, k, greedy_cap(n, k))
+    return _best_greedy(entries, k)
 
 
 def _check_field(entries: Sequence[int], k: int) -> None:
@@ -164,36 +176,73 @@ class _Meetings:
         return sum(self.count[i][t] for t in table)
 
 
-def _greedy_schedule(entries: list[int], k: int) -> list[Round]:
-    """Rounds until every pair has met (or the cap), each seated to avoid rematches."""
+def greedy_starts(n: int) -> int:
+    """How many greedy runs schedule 2 makes for n entries: a run costs about n**3 steps,
+    so the starts share START_WORK (at least one, at most MAX_STARTS)."""
+    return max(1, min(MAX_STARTS, START_WORK // n**3))
+
+
+def _schedule_key(rounds: list[Round], entries: list[int]) -> tuple[int, int, int]:
+    """What schedule 2 minimises: pairs that never meet, then rounds, then pairs that
+    meet more than once."""
+    met = meetings(rounds)
+    pairs = len(entries) * (len(entries) - 1) // 2
+    return pairs - len(met), len(rounds), sum(c > 1 for c in met.values())
+
+
+def _best_greedy(entries: list[int], k: int) -> list[Round]:
+    """The best of `greedy_starts(n)` greedy runs: the first is schedule 1's (so never
+    worse), each other breaks the greedy's ties in orders drawn afresh each round from n, k
+    and the start's number (the entries' own order follows the season's seed). A run stops
+    once it has as many rounds as a best that met every pair."""
+    n = len(entries)
+    best = _greedy_schedule(entries, k, greedy_cap(n, k))
+    best_key = _schedule_key(best, entries)
+    for start in range(1, greedy_starts(n)):
+        cap = best_key[1] if best_key[0] == 0 else greedy_cap(n, k)
+        rng = random.Random(f"schedule:{n}:{k}:{start}")
+        run = _greedy_schedule(entries, k, cap, rng)
+        key = _schedule_key(run, entries)
+        if key < best_key:
+            best, best_key = run, key
+    return best
+
+
+def _greedy_schedule(entries: list[int], k: int, cap: int,
+                     rng: random.Random | None = None) -> list[Round]:
+    """Rounds until every pair has met (or `cap` rounds), each seated to avoid rematches.
+    Ties go to the earlier in the input, or with `rng` to an order it draws each round."""
     n = len(entries)
     seen = _Meetings(n)
     byes = [0] * n
+    rank = list(range(n))
     rounds = []
-    while seen.missing and len(rounds) < greedy_cap(n, k):
+    while seen.missing and len(rounds) < cap:
+        if rng is not None:
+            rng.shuffle(rank)
         # Fewest byes first; of those, whoever has fewest opponents left to meet (the others
         # need the round more); then the later in the input, so byes rotate.
-        out = sorted(range(n), key=lambda i: (byes[i], seen.unmet[i], -i))[: n % k]
+        out = sorted(range(n), key=lambda i: (byes[i], seen.unmet[i], -rank[i]))[: n % k]
         for i in out:
             byes[i] += 1
         free = [i for i in range(n) if i not in out]
         tables = []
         while free:
-            table = _greedy_table(free, k, seen)
+            table = _greedy_table(free, k, seen, rank)
             seen.record(table)
             tables.append([entries[i] for i in table])
         rounds.append(Round(tables, [entries[i] for i in sorted(out)]))
     return rounds
 
 
-def _greedy_table(free: list[int], k: int, seen: _Meetings) -> list[int]:
+def _greedy_table(free: list[int], k: int, seen: _Meetings, rank: list[int]) -> list[int]:
     """One table from `free` (input positions, removed as they are seated): the entry with
     most opponents still to meet, then whoever has met those seated least."""
-    first = min(free, key=lambda i: (-seen.unmet[i], i))
+    first = min(free, key=lambda i: (-seen.unmet[i], rank[i]))
     table = [first]
     free.remove(first)
     while len(table) < k:
-        nxt = min(free, key=lambda i: (seen.with_table(i, table), -seen.unmet[i], i))
+        nxt = min(free, key=lambda i: (seen.with_table(i, table), -seen.unmet[i], rank[i]))
         table.append(nxt)
         free.remove(nxt)
     return table

@@ -35,17 +35,18 @@ def _begin(s, league, season) -> None:
     for e in entries:
         if e.status != "active":
             s.delete(e)
-    season.rounds = rounds_for(league, len(active))
+    season.rounds = rounds_for(league, len(active), season.schedule)
     season.status = "running"
     s.add(season)
 
 
-def rounds_for(league: League, n: int) -> int:
-    """A round robin's own length (cut short by the league's `rounds`, if set); Swiss: the
-    league's `rounds`, or the default for the field's size."""
+def rounds_for(league: League, n: int, schedule: int) -> int:
+    """A round robin's own length with the season's `schedule` version (cut short by the
+    league's `rounds`, if set); Swiss: the league's `rounds`, or the default for the
+    field's size."""
     k = table_size(Rules.from_dict(league.rules), league.entry)
     if league.pairing == "round-robin":
-        full = len(round_robin(list(range(n)), k))
+        full = len(round_robin(list(range(n)), k, schedule))
         return min(full, league.rounds or full)
     return league.rounds or swiss_rounds(n, k)
 
@@ -137,7 +138,7 @@ def _draw(s, league, season, r: int) -> Round | None:
     order = [e.id for e in entries]
     random.Random(f"{league.seed}:{season.number}").shuffle(order)
     if league.pairing == "round-robin":  # the whole schedule is fixed by the start's field
-        return round_robin(order, k)[r - 1]
+        return round_robin(order, k, season.schedule)[r - 1]
     playing = {e.id for e in entries if e.status == "active"}
     if len(playing) < k:
         return None

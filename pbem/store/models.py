@@ -189,6 +189,8 @@ class Season(SQLModel, table=True):
     paused_at: datetime | None = None  # paused by its organiser since then (league.pause)
     version: int = 0  # bumped by every change to how its results count: the cached
     # standings' key (pbem.league.reports)
+    schedule: int = 2  # its round robin's schedule version (pbem.league.pairing.SCHEDULES),
+    # kept for its life so its remaining rounds never change; seasons before 0011 have 1
 
 
 class Entry(SQLModel, table=True):
