@@ -15,7 +15,10 @@ league table and ratings of a big league.
   median of 5 views (from the cache); then the season's page (GET /l/ID/s/1 through the
   Flask app): the first view, the median of 5 views (wall and CPU time), and a view after
   a result is written (which recomputes). Issue 15's target for the page: < 50 ms.
-- --only reads skips the draws and the season.
+- schedules: singles round robins at tables of 4 for n = 5..24, schedule 1 (one greedy
+  run) against 2 (the best of seeded starts): rounds, pairs meeting more than once, pairs
+  never meeting, and the time to draw each; then schedule 2's time for 50 to 200 entries.
+- --only reads skips the draws, the schedules and the season; --only schedules runs only them.
 
 SQLite (a file under /tmp) by default; --pg URL runs on a fresh schema of that PostgreSQL
 server instead (dropped afterwards).
@@ -78,6 +81,27 @@ def bench_draws() -> None:
         rr = pairing.round_robin(list(range(n)), k)
         print(f"draw: a round robin of {n} entries at tables of {k}: {len(rr)} rounds, "
               f"{ms:.1f} ms")
+
+
+def bench_schedules() -> None:
+    print("schedules: n | v1 rounds, repeated pairs, unmet, ms | v2 rounds, repeated, unmet, ms")
+    for n in range(5, 25):
+        row = []
+        for version in (1, 2):
+            t = time.perf_counter()
+            rr = pairing.round_robin(list(range(n)), 4, version)
+            ms = (time.perf_counter() - t) * 1000
+            met = pairing.meetings(rr)
+            unmet = n * (n - 1) // 2 - len(met)
+            repeated = sum(c > 1 for c in met.values())
+            row.append(f"{len(rr):3} {repeated:4} {unmet:2} {ms:6.1f}")
+        print(f"schedules: {n:3} | {row[0]} | {row[1]}")
+    for n in (50, 100, 150, 200):
+        t = time.perf_counter()
+        rr = pairing.round_robin(list(range(n)), 4, 2)
+        ms = (time.perf_counter() - t) * 1000
+        print(f"schedules: v2 for {n} singles: {pairing.greedy_starts(n)} starts, "
+              f"{len(rr)} rounds, {ms:.0f} ms")
 
 
 def bench_season(store, players: int, n_rounds: int) -> None:
@@ -232,10 +256,14 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--results", type=int, default=5000)
     ap.add_argument("--pg", metavar="URL", help="PostgreSQL server (a scratch schema)")
-    ap.add_argument("--only", choices=["reads"], help="only the reads")
+    ap.add_argument("--only", choices=["reads", "schedules"], help="only these")
     args = ap.parse_args()
     if not args.only:
         bench_draws()
+    if args.only in (None, "schedules"):
+        bench_schedules()
+    if args.only == "schedules":
+        return
     with ScratchDatabase(args.pg) as db:
         print(f"database: {db.kind}")
         store = Store(db.url)

@@ -2,6 +2,7 @@
 and end by themselves; the organiser's actions; and bad input that is refused with a clear
 reason and changes nothing. SQLite, and PostgreSQL when it is configured."""
 
+import random
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from itertools import combinations
@@ -20,9 +21,10 @@ from pbem.league.manage import (
     join,
     withdraw,
 )
+from pbem.league.pairing import round_robin
 from pbem.league.reports import ratings, season_standings
 from pbem.league.seasons import substitute
-from pbem.store.models import Entry, League, Outbox, Player, Seat
+from pbem.store.models import Entry, League, Outbox, Player, Season, Seat
 from tests.league_helpers import (
     ONE_HAND,
     ORGANISER,
@@ -370,3 +372,28 @@ def test_two_processes_opening_the_next_round_open_it_once(store, monkeypatch):
     got = race(seasons.advance, (store, sid), (store, sid), (store, sid))
     assert sorted(len(g) for g in got) == [0, 0, 1]
     assert [f.round for f in fixtures(store, lid)] == [1, 2] and season(store, lid).round == 2
+
+
+def _round_one_tables(store, lid) -> set[frozenset]:
+    return {frozenset(f.seats) for f in fixtures(store, lid) if f.round == 1 and f.game_id}
+
+
+@pytest.mark.parametrize("schedule, n_rounds", [(1, 6), (2, 5)])
+def test_a_season_keeps_the_round_robin_schedule_it_has(store, schedule, n_rounds):
+    """Nine singles at tables of four: schedule 1 (seasons from before it had a version)
+    takes 6 rounds, schedule 2 (new seasons) 5; the draw follows the season's own."""
+    lid = league(store, players=9, pairing="round-robin")
+    with store.session() as s:
+        sn = s.get(Season, season(store, lid).id)
+        assert sn.schedule == 2  # what a new season takes
+        sn.schedule = schedule
+        s.add(sn)
+        s.commit()
+        seed = s.get(League, lid).seed
+    seasons.start_season(store, lid, OPERATOR)
+    assert season(store, lid).rounds == n_rounds
+    with store.reader() as s:
+        order = sorted(s.exec(select(Entry.id).where(Entry.season_id == sn.id)).all())
+    random.Random(f"{seed}:1").shuffle(order)
+    first = round_robin(order, 4, schedule)[0]
+    assert _round_one_tables(store, lid) == {frozenset(t) for t in first.tables}

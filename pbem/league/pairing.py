@@ -19,8 +19,9 @@ Round robins take one of three shapes:
   exactly once.
 - otherwise a greedy "social golfer" schedule that avoids repeat meetings table by table. It
   may need more rounds than the minimum, and it stops at 2 * ceil((n - 1) / (k - 1)) + 1
-  rounds, so a pair may never meet. For 5 <= n <= 14 every pair meets with k = 3; with
-  k = 4 one or two pairs do not when n is 7, 10 or 11 (tests/test_league_pairing.py).
+  rounds, so a pair may never meet (with k = 3 or 4 every pair meets for 5 <= n <= 40:
+  tests/test_league_pairing.py). Schedule 1 is one greedy run; schedule 2 the best of
+  several with ties broken in seeded orders (fewer rounds and repeats, never more).
 
 A Swiss round seats the field from the top of the standings. With k == 2 a bounded search
 finds the pairing with fewest rematches (none if that is possible) closest to 1v2, 3v4 ...;
