@@ -60,7 +60,7 @@ def test_the_organisers_page_says_whose_mail_bounces(store, client):
     assert NOTE not in client.get(f"/o/{admin}").text
     stop(store, "p2@league.test")
     page = client.get(f"/o/{admin}").text
-    assert f"p2@league.test <strong class=\"bounces\">({NOTE})</strong>" in page  # entries
+    assert f"p2@league.test</span> <strong class=\"bounces\">({NOTE})</strong>" in page  # entries
     assert f"p2@league.test&gt; ({NOTE})" in page  # the seat at its table
     assert page.count(NOTE) == 2
 

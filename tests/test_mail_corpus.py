@@ -70,8 +70,10 @@ def bad(env, gid, msg, code=250, replies=1, **send) -> list:
 
 
 def answer(mails):
-    """Our answer to the player's mail, among the mails that followed it."""
-    return next(m for m in mails if "your turn" not in headline(m))
+    """Our answer to the player's mail, among the mails that followed it (turn mails and the
+    news of a scored hand too, in no set order)."""
+    return next(m for m in mails if not any(x in headline(m) for x in ("your turn",
+                                                                     "was scored")))
 
 
 def refusal(mail, line: str, why: str, legal: str | None = None) -> str:

@@ -15,6 +15,7 @@ the row's dedupe key, so a redo after a crash finds it and writes nothing.
 
 import ctypes
 import ctypes.util
+import hashlib
 import os
 import secrets
 import threading
@@ -23,6 +24,11 @@ from pathlib import Path
 from .bounces import return_path
 
 WORKERS = 2  # one writes a file while the other builds the next mail
+
+
+def key_name(dedupe_key: str) -> str:
+    """The Maildir file name (and Message-ID local part) of the row with this key."""
+    return "pbem-" + hashlib.sha256(dedupe_key.encode()).hexdigest()[:40]
 
 
 def _libc_syncfs():
@@ -53,16 +59,12 @@ class MaildirDelivery:
             return any(e.name.startswith(name + ":") for e in it)
 
     def __call__(self, row) -> None:
-        from .outbox import key_name  # outbox imports this module
-
         self.stage(row)
         error = self.sync().get(key_name(row.dedupe_key))
         if error:
             raise OSError(error)
 
     def stage(self, row) -> None:
-        from .outbox import key_name  # outbox imports this module
-
         name = key_name(row.dedupe_key)
         if self.delivered(name):
             return  # delivered before (a redo after a crash, or a second drainer)

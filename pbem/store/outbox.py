@@ -11,7 +11,6 @@ mails of those last milliseconds; into the Maildir not even those, as that deliv
 idempotent: the file's name comes from the row's dedupe key.
 """
 
-import hashlib
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from datetime import timedelta
@@ -27,7 +26,7 @@ from ..config import load
 from ..signing import secret_keys
 from . import dkim_sign, merged, mime, pacing, unsubscribe
 from .lease import BEAT, LEASE, Lease, chunks
-from .maildir import MaildirDelivery
+from .maildir import MaildirDelivery, key_name
 from .models import Outbox
 from .models import now as utcnow
 from .wrap import wrap
@@ -43,11 +42,6 @@ SYNC_EVERY, SYNC_ROWS = 0.25, 200
 CLAIM_TRIES = 3
 MAX_BACKOFF = timedelta(hours=1)
 DAILY_CAP = 500  # mails to one address in a day (UTC): far above any real player's
-
-
-def key_name(dedupe_key: str) -> str:
-    """The Maildir file name (and Message-ID local part) of the row with this key."""
-    return "pbem-" + hashlib.sha256(dedupe_key.encode()).hexdigest()[:40]
 
 
 def headers(row: Outbox, domain: str, cfg=None) -> list[tuple[str, str]]:
