@@ -36,3 +36,19 @@ def test_the_declarer_plays_the_dummy_by_mail(env):
     assert f"play {card}: done" in text(reply)
     after = state(env.store, gid)
     assert card not in after.dummy_hand and after.seq > st.seq
+
+
+def test_the_dummys_card_is_refused_when_it_is_not_the_dummys_turn(env):
+    """An attack by mail: at her own hand's turn the declarer names a dummy card."""
+    gid, _ = crafted(env.store, seats=[ANN, "robot", "robot"], rules=preset("dummy-3"),
+                     first_dealer=2)
+    submit(env.store, gid, 0, {"type": "bid", "bid": 13})
+    st = state(env.store, gid)
+    assert st.turn == 0 and st.playing_hand == 0
+    card = sorted(st.dummy_hand)[0]
+    env.replies()
+    assert env.send(env.mail(env.address(gid), f"play {card}\n"))[0] == 250
+    reply = next(m for m in env.replies() if m["Auto-Submitted"] == "auto-replied")
+    assert "not done" in headline(reply)
+    after = state(env.store, gid)
+    assert after.seq == st.seq and card in after.dummy_hand
