@@ -302,6 +302,7 @@ class _Pad:
 
     def __init__(self, rules, view, won):
         self.rules, self.won, self.bids = rules, won, view["bids"]
+        self.sides = rules.sides  # the aces bonus asks whose the calls are (none here)
         self.blind = view["blind"]
         self.unbid = all(b is None for b in view["bids"])
         self.came_out = [False] * len(rules.sides)  # the view does not say; scores alike
