@@ -14,6 +14,10 @@
 Answers to the player's own mail (`reply:`) and the links they asked for (`pbem.*`
 confirmations, `signin:`) are never held: the player is awake, they just wrote.
 
+Any other row is settled unsent when the player stopped that mail after it was written
+(an unsubscribe, `mail off`, `notify digest`, `turns daily`) or their address bounces: what
+a player asked us to stop, stops at once, not after the mails already queued.
+
 A held row's next_attempt moves to when it may go, so the drain does not meet it again
 before then and nobody else's mail waits behind it. A player without these settings gets
 every mail at once, one by one, as before.
@@ -28,6 +32,7 @@ from sqlmodel import select
 
 from ..engine.acts import QUIET
 from . import prefs
+from .games import mailable
 from .models import Fixture, Move, Outbox, Player
 
 # answers to the player's mail, and links the player asked for (confirmations, sign-in)
@@ -127,9 +132,14 @@ class Pacer:
 
     def decide(self, row: Outbox):
         player = self.players.get(row.to_addr)
-        if row.dedupe_key.startswith(ANSWERS) or not self.paced(player, row):
+        if row.dedupe_key.startswith(ANSWERS):
             return Send()
         k = kind(row)
+        why = unwanted(player, k)
+        if why:
+            return Skip(why)
+        if not self.paced(player, row):
+            return Send()
         if k == "turn" and stale(row, self.seqs):
             return Skip("the game moved on before it went out")
         ready = aware(row.created) + timedelta(minutes=self.merge_minutes(player, row))
@@ -149,6 +159,19 @@ class Pacer:
         """Count a paced mail that went out (the cap counts mails, not merged rows)."""
         if kind(row) in PACED:
             self.today[row.to_addr] += 1
+
+
+def unwanted(player: Player | None, k: str) -> str | None:
+    """Why the player no longer wants a mail of kind `k` (None: they still do)."""
+    if player is None:
+        return None  # not a player (yet): an invitation, an organiser's address
+    if not mailable(player):
+        return "the player stopped all mail, or their address bounces"
+    if k == "news" and prefs.notify(player) == "digest":
+        return "the player takes a daily digest instead"
+    if k == "turn" and (player.prefs or {}).get("turns") == "daily":
+        return "the player takes a daily list of moves instead"
+    return None
 
 
 def day_start(player: Player, now: datetime, days: int = 0) -> datetime:
