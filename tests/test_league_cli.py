@@ -2,6 +2,8 @@
 changed and exported from the command line; refusals exit 1 with the reason."""
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -62,6 +64,20 @@ def test_a_league_from_the_command_line(pbem, db_url, tmp_path):
     logs = sorted(p.name for p in (tmp_path / "out" / "games").iterdir())
     assert len(logs) == 6 == len(record["seasons"][0]["tables"])
     fails(pbem("league", "show", 7), "there is no league 7")
+    assert [x["schedule"] for x in record["seasons"]] == [2, 2]  # a new season's version
+    documented = docs_league_json()
+    assert set(documented) == set(record) and set(documented["league"]) == set(record["league"])
+    assert set(documented["seasons"][0]) == set(record["seasons"][0])
+    assert set(documented["seasons"][0]["tables"][0]) == set(record["seasons"][0]["tables"][0])
+    assert set(documented["seasons"][0]["entries"][0]) == set(
+        record["seasons"][0]["entries"][0])
+
+
+def docs_league_json() -> dict:
+    """docs/leagues.md's example of league.json."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "leagues.md").read_text()
+    part = doc.split("`league.json`:", 1)[1]
+    return json.loads(re.search(r"```json\n(.*?)```", part, re.S).group(1))
 
 
 def test_the_organisers_actions_from_the_command_line(pbem, db_url):

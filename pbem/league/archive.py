@@ -47,6 +47,7 @@ def _season(s, season, emails) -> dict:
     fixtures = fixtures_of(s, season)
     return {"number": season.number, "starts": season.starts.isoformat(),
             "ends": season.ends.isoformat(), "status": season.status, "rounds": season.rounds,
+            "schedule": season.schedule,
             "entries": [{"id": e.id, "name": e.name, "status": e.status,
                          "games": e.games if e.status == "withdrawn" else None,
                          "players": [emails[x] for x in (e.player_id, e.partner_id) if x]}
