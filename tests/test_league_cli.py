@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sqlmodel import select
 
 from pbem.cli import main
+from pbem.store.models import Fixture
 from pbem.store.states import store_for
 from tests.league_helpers import play_season
 from tests.test_store_cli import fails, ok
@@ -80,7 +82,7 @@ def docs_league_json() -> dict:
     return json.loads(re.search(r"```json\n(.*?)```", part, re.S).group(1))
 
 
-def test_the_organisers_actions_from_the_command_line(pbem, db_url):
+def test_the_organisers_actions_from_the_command_line(pbem, db_url, tmp_path):
     ok(pbem("league", "new", "--name", "Care", "--organiser", "boss@x.test", "-o",
             "max_hands=1", "--starts", "2027-01-04", "--ends", "2027-04-30"))
     for i in range(8):
@@ -105,6 +107,14 @@ def test_the_organisers_actions_from_the_command_line(pbem, db_url):
           "side 7 is not a side of this game: sides 1 to 2")
     fails(pbem("league", "more-hours", 1, second, 0), "from 1 to")
     fails(pbem("league", "remind", 1, 999), "is not a game of")
+
+    play_out(store, second)  # the export tells the organiser's robot move from the player's
+    ok(pbem("league", "export", 1, tmp_path / "out"))
+    record = json.loads((tmp_path / "out" / "league.json").read_text())
+    [table] = [t for t in record["seasons"][0]["tables"] if t["game"] == second]
+    with store.reader() as s:
+        result = s.exec(select(Fixture).where(Fixture.game_id == second)).one().result
+    assert table["own"] == result["own"] and sum(result["moves"]) - sum(table["own"]) == 1
 
 
 def test_pause_and_resume_from_the_command_line(pbem):

@@ -55,7 +55,7 @@ def _season(s, season, emails) -> dict:
             "tables": [{"round": f.round, "table": f.board, "game": f.game_id,
                         "log": log_name(f.game_id), "seats": f.seats, "status": f.status,
                         "finished": f.finished.isoformat() if f.finished else None,
-                        "timeouts": _timeouts(f)}
+                        "timeouts": _timeouts(f), "own": _own(f)}
                        for f in fixtures if f.status != "bye"],
             "byes": [{"round": f.round, "entry": f.seats[0]}
                      for f in fixtures if f.status == "bye"],
@@ -69,6 +69,14 @@ def _timeouts(fixture) -> list[int] | None:
     if fixture.result is None:
         return None
     return fixture.result.get("timeouts", [0] * len(fixture.seats))
+
+
+def _own(fixture) -> list[int] | None:
+    """Each seat's moves its own player made in a finished game (not a timeout's robot, the
+    organiser's robot move, a robot's or a substitute's): what decides whether it is rated."""
+    if fixture.result is None:
+        return None
+    return fixture.result.get("own")
 
 
 def write_folder(files: dict[str, str], folder: Path) -> None:
