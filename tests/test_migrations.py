@@ -119,18 +119,22 @@ def test_database_url_from_the_environment(monkeypatch):
 
 def test_seasons_from_before_0011_keep_schedule_1_and_new_ones_take_2(db_url):
     """A running season's round robin must not change under it: 0011 gives the seasons it
-    finds the schedule they were drawn with (1); a season made afterwards takes 2. (No
-    entries yet: SQLite's downgrade rebuilds the season table, which rows pointing at it
-    forbid.)"""
-    from pbem.store.models import Season
+    finds the schedule they were drawn with (1); a season made afterwards takes 2. The
+    league has entries: SQLite's downgrade copies the season table they point at, and
+    every reference must still hold afterwards."""
+    from pbem.store.models import Entry, Season
     from pbem.store.states import Store
     from tests.league_helpers import league
 
     store = Store(db_url)
-    old = league(store, players=0, pairing="round-robin")
+    old = league(store, players=4, pairing="round-robin")
     command.downgrade(alembic_config(db_url), "0010")
     upgrade(db_url)
     new = league(store, players=0, pairing="round-robin")
     with store.reader() as s:
         got = dict(s.exec(select(Season.league_id, Season.schedule)).all())
     assert got == {old: 1, new: 2}
+    with store.reader() as s:
+        seasons = set(s.exec(select(Season.id)).all())
+        assert {e.season_id for e in s.exec(select(Entry)).all()} <= seasons
+        assert len(s.exec(select(Entry)).all()) == 4
