@@ -2,7 +2,10 @@
 `mail off`, switch to a digest or a daily list, or when their address starts to bounce, is
 settled unsent; answers to their own mail still go."""
 
+from datetime import timedelta
+
 import pytest
+from sqlalchemy import update
 from sqlmodel import select
 
 from pbem.store import prefs, unsubscribe
@@ -70,3 +73,21 @@ def test_a_player_who_still_wants_mail_gets_it(env):
     assert mail["To"] == ANN and f"game {gid}" in str(mail["Subject"]).lower()
     with env.store.session() as s:
         assert s.exec(select(Outbox).where(Outbox.sent_at.is_(None))).all() == []
+
+
+def test_a_merged_mail_takes_in_no_turn_mail_the_player_now_takes_daily(env):
+    gid = waiting(env)
+    queue(env, ANN, f"news:{gid}:x", game_id=gid)
+    prefs.update(env.store, ann_id(env), turns="daily", merge=30)  # news would take turns in
+    turn = row(env, f"turn:{gid}:0:")
+    with env.store.session() as s:  # the turn mail waits (held): only the news is due
+        s.exec(update(Outbox).where(Outbox.id == turn.id).values(
+            next_attempt=utcnow() + timedelta(days=1)))
+        s.commit()
+    [mail] = delivered(env, utcnow())
+    body = mail.get_body(("plain",)).get_content()
+    assert f"news:{gid}:x" in body and "Reply to this mail with one of" not in body
+    assert row(env, f"turn:{gid}:0:").sent_at is None  # left for its own turn, which settles it
+    assert delivered(env, utcnow() + timedelta(days=1, minutes=1)) == []
+    assert row(env, f"turn:{gid}:0:").last_error == (
+        "settled: the player takes a daily list of moves instead")

@@ -209,6 +209,9 @@ def take_waiting(store, row: Outbox, now: datetime, until: datetime) -> tuple[li
             Outbox.attempts == 0, is_paced_key(Outbox.dedupe_key))
             .order_by(Outbox.id).limit(MAX_MERGED)).all()
         seqs = game_seqs(s, {r.game_id for r in waiting})
+        player = s.exec(select(Player).where(Player.email == row.to_addr)).first()
+    # a kind the player no longer wants stays out: its own turn settles it (decide)
+    waiting = [w for w in waiting if unwanted(player, kind(w)) is None]
     taken, gone = [], []
     for w in waiting:
         with store.engine.begin() as c:
