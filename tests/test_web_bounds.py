@@ -566,3 +566,33 @@ def test_gunicorn_with_the_masked_logger_writes_no_key(store, db_url, tmp_path):
     assert '"GET /t/... HTTP/1.1" 200 U=/t/...' in log, log[-1500:]
     assert f"q=token=...&x=1 ref={site}/t/..." in log, log[-1500:]
     assert tok not in log
+
+
+def test_flasks_own_development_server_writes_no_key(store, db_url, tmp_path):
+    """`flask --app wsgi run` (Werkzeug's server, for a developer): its access log too."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.test_serve import free_port, wait_for
+
+    gid = humans_game(store, preset("standard"))
+    tok = tokens(store, gid)[3]
+    port = free_port()
+    env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path), DATABASE_URL=db_url,
+               PBEM_BASE_URL=f"http://127.0.0.1:{port}")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "flask", "--app", "wsgi", "run", "--port", str(port)],
+        cwd=Path(__file__).resolve().parent.parent, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    site = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: answers(site))
+        urllib.request.urlopen(f"{site}/t/{tok}", timeout=10)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        log, _ = server.communicate(timeout=20)
+    assert '"GET /t/... HTTP/1.1" 200' in log, log[-1500:]
+    assert tok not in log

@@ -60,6 +60,7 @@ def install(app, secure_cookie: bool) -> None:
     app.after_request(headers)
     app.register_error_handler(HTTPException, error_page)
     app.register_error_handler(OperationalError, database_away)
+    mask_access_log()  # `flask run` (Werkzeug's server) logs the path as it came
 
 
 def refuse_controls():
