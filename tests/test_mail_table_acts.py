@@ -53,6 +53,21 @@ def test_say_by_mail_is_heard_by_the_others_and_in_the_next_turn_mail(env):
     assert "&lt;b&gt;all&lt;/b&gt;" in turn.body_html and "<b>all</b>" not in turn.body_html
 
 
+def test_a_say_line_the_mail_client_wrapped_is_one_say_and_the_move_after_it_is_made(env):
+    gid = humans_game(env.store, preset("standard"))  # seat 1 bids first
+    env.replies()
+    body = ("say Good luck all, and may the best side win: I have been waiting for\n"
+            "this game since the league opened\n"
+            "bid 3\n")
+    [answer] = _send(env, gid, 1, body)
+    assert "not done" not in headline(answer), text(answer)
+    st = game_state(env.store, gid)
+    assert [t["text"] for t in st.talk] == [
+        "Good luck all, and may the best side win: I have been waiting for this game since "
+        "the league opened"]
+    assert st.bids[1] == 3
+
+
 def test_bad_talk_by_mail_changes_nothing(env):
     gid = humans_game(env.store, preset("standard"))
     env.replies()

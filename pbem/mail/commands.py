@@ -331,7 +331,7 @@ def run(ctx: Context, lines: list[str], commands) -> tuple | None:
     """Do each line in order; stop at the first that fails and return (line, reason)."""
     named = {c.name: c for c in commands if c.name}
     fallback = next((c for c in commands if not c.name), None)
-    for line in lines:
+    for line in unwrap_talk(lines, named):
         word, _, rest = line.partition(" ")
         whole = next((c for c in commands if c.claims(line)), None)
         cmd = named.get(word.lower().rstrip(":"))
@@ -347,6 +347,33 @@ def run(ctx: Context, lines: list[str], commands) -> tuple | None:
         except CommandError as e:
             return line, str(e)
     return None
+
+
+def unwrap_talk(lines: list[str], named) -> list[str]:
+    """A mail client wraps a long `say` line at 72 or 78 characters: a line after it that
+    is no command (named, claimed, nor a move) is more of its words, not a bad command."""
+    if "say" not in named:
+        return lines
+    out = []
+    for line in lines:
+        if out and named["say"].claims(out[-1]) and not _a_command(line, named):
+            out[-1] = f"{out[-1]} {line.strip()}"
+        else:
+            out.append(line)
+    return out
+
+
+def _a_command(line: str, named) -> bool:
+    """Is the line a command's name, an order well written, or a move?"""
+    if line.partition(" ")[0].lower().rstrip(":") in named:
+        return True
+    for read in (orders.read, parse_action):
+        try:
+            if read(" ".join(line.lower().split())) is not None:
+                return True
+        except ValueError:
+            pass
+    return False
 
 
 def help_text(commands) -> str:
