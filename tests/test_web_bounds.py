@@ -534,35 +534,16 @@ def test_pbem_serve_masks_keys_in_its_access_log_and_refuses_a_huge_body(store, 
 
 def test_gunicorn_with_the_masked_logger_writes_no_key(store, db_url, tmp_path):
     """README's larger site: gunicorn on wsgi.py, access log on, with pbem's logger class."""
-    import os
-    import signal
-    import subprocess
     import sys
-    from pathlib import Path
-
-    from tests.test_serve import free_port, wait_for
 
     gid = humans_game(store, preset("standard"))
     tok = tokens(store, gid)[2]
-    port = free_port()
-    env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path), DATABASE_URL=db_url,
-               PBEM_BASE_URL=f"http://127.0.0.1:{port}")
     fmt = '%(h)s "%(r)s" %(s)s U=%(U)s q=%(q)s ref=%(f)s'
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-w", "1", "-b", f"127.0.0.1:{port}",
-         "--logger-class", "pbem.web.gunicorn_log.MaskedLogger", "--access-logfile", "-",
-         "--access-logformat", fmt, "wsgi:app"],
-        cwd=Path(__file__).resolve().parent.parent, env=env, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True)
-    site = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: answers(site))
-        for path in (f"/t/{tok}", f"/g/{gid}/created?token={tok}&x=1"):
-            req = urllib.request.Request(site + path, headers={"Referer": f"{site}/t/{tok}"})
-            urllib.request.urlopen(req, timeout=10)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        log, _ = server.communicate(timeout=20)
+    site, log = _wsgi_log(db_url, tmp_path, lambda port: [
+        sys.executable, "-m", "gunicorn", "-w", "1", "-b", f"127.0.0.1:{port}",
+        "--logger-class", "pbem.web.gunicorn_log.MaskedLogger", "--access-logfile", "-",
+        "--access-logformat", fmt, "wsgi:app"],
+        [f"/t/{tok}", f"/g/{gid}/created?token={tok}&x=1"], referer=f"/t/{tok}")
     assert '"GET /t/... HTTP/1.1" 200 U=/t/...' in log, log[-1500:]
     assert f"q=token=...&x=1 ref={site}/t/..." in log, log[-1500:]
     assert tok not in log
@@ -570,29 +551,39 @@ def test_gunicorn_with_the_masked_logger_writes_no_key(store, db_url, tmp_path):
 
 def test_flasks_own_development_server_writes_no_key(store, db_url, tmp_path):
     """`flask --app wsgi run` (Werkzeug's server, for a developer): its access log too."""
+    import sys
+
+    gid = humans_game(store, preset("standard"))
+    tok = tokens(store, gid)[3]
+    _, log = _wsgi_log(db_url, tmp_path, lambda port: [
+        sys.executable, "-m", "flask", "--app", "wsgi", "run", "--port", str(port)],
+        [f"/t/{tok}"])
+    assert '"GET /t/... HTTP/1.1" 200' in log, log[-1500:]
+    assert tok not in log
+
+
+def _wsgi_log(db_url, tmp_path, command, paths, referer=None) -> tuple[str, str]:
+    """Run wsgi.py's app under `command(port)`, GET each path: (the site, what it logged)."""
     import os
     import signal
     import subprocess
-    import sys
     from pathlib import Path
 
     from tests.test_serve import free_port, wait_for
 
-    gid = humans_game(store, preset("standard"))
-    tok = tokens(store, gid)[3]
     port = free_port()
-    env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path), DATABASE_URL=db_url,
-               PBEM_BASE_URL=f"http://127.0.0.1:{port}")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "flask", "--app", "wsgi", "run", "--port", str(port)],
-        cwd=Path(__file__).resolve().parent.parent, env=env, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True)
     site = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path), DATABASE_URL=db_url, PBEM_BASE_URL=site)
+    server = subprocess.Popen(command(port), cwd=Path(__file__).resolve().parent.parent,
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
     try:
         wait_for(lambda: answers(site))
-        urllib.request.urlopen(f"{site}/t/{tok}", timeout=10)
+        for path in paths:
+            headers = {"Referer": site + referer} if referer else {}
+            urllib.request.urlopen(urllib.request.Request(site + path, headers=headers),
+                                   timeout=10)
     finally:
         server.send_signal(signal.SIGTERM)
         log, _ = server.communicate(timeout=20)
-    assert '"GET /t/... HTTP/1.1" 200' in log, log[-1500:]
-    assert tok not in log
+    return site, log
