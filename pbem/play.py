@@ -36,7 +36,7 @@ from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import select
 
-from . import deadlines, notify
+from . import deadlines, notify, prepared
 from . import orders as seat_orders
 from .engine import IllegalAction, State, advance, apply, choose, make_deal, view
 from .engine.acts import QUIET, clean_talk
@@ -78,6 +78,17 @@ class Stale(Refused):
 
 
 @dataclass
+class Seen:
+    """What `submit`'s caller just read, so there is no second read: the state (a private
+    copy, kept in the cache by submit) and the robots' seats; with `table` (the game, its
+    seats and players, the game having no pending orders) the move's mails are rendered
+    before the write, from the table foreseen (pbem.prepared)."""
+    state: State
+    robots: set[int]
+    table: tuple | None = None
+
+
+@dataclass
 class Result:
     game_id: int
     state: State
@@ -91,12 +102,14 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
     """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not.
     `also(s)`, if given, writes what belongs with the move in its transaction (the clock's
     timeout marks its deadline done and queues its mails); it may refuse the move too.
-    `seen`: (state, robot seats) the caller read just now and hands over (see `_foresee`)."""
+    `seen`: what the caller read just now and hands over (`Seen`; see `_foresee`)."""
     if isinstance(action, dict):  # only the server marks a play as made for the seat
         action = {k: v for k, v in action.items() if k != "auto"}
     checked = _check_claim(store, game_id, seat, action)
 
     plan = _foresee(store, game_id, seat, action, seen) if checked is None else None
+    if plan is not None and plan.ahead is not None and seen is not None and seen.table:
+        plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow())
 
     def first(s, st, game, seats):
         if checked is not None and checked != st.seq:  # never search inside the write
@@ -175,8 +188,10 @@ class Plan:
     take a while): the write makes each only while every event it added so far is the one
     foreseen, so a table that changed in between (an order, an auto-play) stops the plan."""
 
-    def __init__(self, seq: int, foreseen: list[tuple[dict, dict]]):
+    def __init__(self, seq: int, foreseen: list[tuple[dict, dict]], ahead=None):
         self.seq, self.foreseen, self.done = seq, foreseen, 0  # (action, event) pairs
+        self.ahead = ahead  # (the state after them, every event, (hand, trick) before)
+        self.prepared = None  # the mails for `ahead`, rendered before the write
 
     def begin(self, st) -> bool:
         """A write (or its retry) begins: does it start from the table foreseen from?"""
@@ -227,13 +242,13 @@ def move_robots(store: Store, game_id: int) -> Result | None:
 
 def _foresee(store, game_id, seat=None, action=None, seen=None) -> Plan:
     """The robots' next moves, from a read (after `seat`'s `action`, if given: the replies
-    to a player's move, so they go in its write): while it is a robot's turn. `seen`: the
-    (state, robot seats) its caller just read, so there is no second read; the state is
-    the caller's private copy, kept in the cache here."""
+    to a player's move, so they go in its write): while it is a robot's turn. `seen`: what
+    its caller just read (`Seen`), so there is no second read; the state is the caller's
+    private copy, kept in the cache here."""
     seen = seen or _robots_read(store, game_id)
     if isinstance(seen, Plan):
         return seen
-    st, robots = seen
+    st, robots = (seen.state, seen.robots) if isinstance(seen, Seen) else seen
     try:
         return _robots_plan(game_id, st, robots, seat, action)
     finally:
@@ -256,17 +271,18 @@ def _robots_read(store, game_id) -> tuple[State, set[int]] | Plan:
 
 
 def _robots_plan(game_id, st, robots, seat, action) -> Plan:
-    """The robots' moves from `st` (left unchanged: they are worked out on a copy)."""
-    if not robots:
-        return Plan(-1, [])
-    seq, foreseen = st.seq, []
+    """The robots' moves from `st` (left unchanged: they are worked out on a copy), and
+    the table they leave (`Plan.ahead`) after a move."""
+    seq, foreseen, events = st.seq, [], []
+    before = (st.hand_no, len(st.tricks))
     if action is not None:
         kind = action.get("type") if isinstance(action, dict) else None
         if kind in _TIMELESS:
             return Plan(seq, [])
         st = st.snapshot()
         try:
-            for ev in apply(st, seat, action):
+            events = apply(st, seat, action)
+            for ev in events:
                 advance(st, ev)
         except Exception:  # a stranger's action: the door refuses it, with the engine's answer
             return Plan(seq, [])
@@ -283,7 +299,8 @@ def _robots_plan(game_id, st, robots, seat, action) -> Plan:
         ev = apply(st, seat, action)[0]
         advance(st, ev)
         foreseen.append((action, ev))
-    return Plan(seq, foreseen)
+    ahead = (st, events + [ev for _, ev in foreseen], before) if events else None
+    return Plan(seq, foreseen, ahead)
 
 
 def robot_choice(game_id: int, st: State, seat: int) -> dict:
@@ -375,7 +392,7 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
                 for i, ev in enumerate(events)]
         insert_all(s, Move, rows)
         season = _react(s, game, seats, players, st, events, before, orders.texts(),
-                        _clock_movers(events, n, actor, source))
+                        _clock_movers(events, n, actor, source), plan and plan.prepared)
         wait = any(x.robot and x.seat in st.to_act() for x in seats)  # not foreseen
         s.commit()
     store.keep(game_id, st)
@@ -385,17 +402,23 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
     # own changes later
 
 
-def _react(s, game, seats, players, st, events, before, orders, movers) -> int | None:
+def _react(s, game, seats, players, st, events, before, orders, movers,
+           ready=None) -> int | None:
     """What the move writes beside its events, in its transaction and in this order: the
-    mails, the next deadlines, the game's status and, when a league game ends, its result.
-    (A bank clock's banks are paid first, so the mails can say what they hold.) Returns
-    that game's season (its round may be done), else None."""
+    mails (`ready`: rendered before the write, taken if they fit), the next deadlines, the
+    game's status and, when a league game ends, its result. (A bank clock's banks are paid
+    first, so the mails can say what they hold.) Returns that game's season (its round may
+    be done), else None."""
     if events and all(ev["type"] == "adjudicate" for ev in events):
         return None  # a ruling is no move: no turn mails, no deadlines (its mails are its own)
     now = utcnow()
     clocks = deadlines.settle_clocks(s, game, st, seats, players, now, *movers) \
         if events else None
-    insert_all(s, Outbox, notify.mails(game, seats, players, st, events, before, orders, clocks))
+    if prepared.fits(ready, game, seats, players, st, events, before, orders, clocks):
+        now, mails = ready.now, ready.rows  # the deadlines count from the mails' time
+    else:
+        mails = notify.mails(game, seats, players, st, events, before, orders, clocks, now)
+    insert_all(s, Outbox, mails)
     if any(ev["type"] not in QUIET for ev in events):
         deadlines.arm(s, game, st, seats, players, now, clocks, _kept_dues(s, game, events))
     if st.phase == "over" and game.status != "over":
