@@ -9,7 +9,7 @@ dedupe key). APScheduler's own job store decides nothing (PITFALLS.md).
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import or_, update
+from sqlalchemy import bindparam, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
@@ -73,7 +73,9 @@ class _Seen:
         self.orders = orders
 
     def for_door(self) -> play.Seen:
-        table = None if self.orders else (self.game, self.seats, self.players)
+        players = {x.player_id: self.players[x.player_id] for x in self.seats
+                   if x.player_id in self.players}  # this table's: the write may attach them
+        table = None if self.orders else (self.game, self.seats, players)
         return play.Seen(self.st, {x.seat for x in self.seats if x.robot}, table)
 
 
@@ -175,10 +177,13 @@ def _done(store, row, now, result: str) -> int:
     return int(done)
 
 
+# a pending row marked done (built once: building the statement cost more than running it)
+_DONE = update(Deadline).where(Deadline.id == bindparam("row"), Deadline.state == "pending") \
+    .values(state="done", claimed_at=bindparam("at"), result=bindparam("said"))
+
+
 def _done_in(s, row, now, result: str) -> bool:
-    res = s.connection().execute(update(Deadline).where(
-        Deadline.id == row.id, Deadline.state == "pending")
-        .values(state="done", claimed_at=now, result=result))
+    res = s.connection().execute(_DONE, {"row": row.id, "at": now, "said": result})
     return res.rowcount == 1
 
 

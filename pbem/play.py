@@ -365,7 +365,11 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
     """One write: `first` gives the events that start it (a player's move, a hand-over, or
     none to start the game), advanced into the state; then what follows without a human."""
     with store.session() as s:
-        game = s.get(Game, game_id)
+        ready = plan.prepared if plan is not None else None
+        table = prepared.same_table(s, game_id, ready)  # then not loaded again
+        if table is not None:
+            s.add_all([table[0], *table[1], *table[2].values()])
+        game = table[0] if table else s.get(Game, game_id)
         if game is None:
             raise Refused(f"there is no game {game_id}")
         if ref is not None and s.connection().execute(
@@ -375,7 +379,8 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
             return Result(game_id, st.snapshot(), duplicate=True)
         st = store.state(s, game)
         before = (st.hand_no, len(st.tricks))  # so mails can tell that a trick or hand ended
-        seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+        seats = table[1] if table else s.exec(
+            select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
         try:
             events = first(s, st, game, seats)
         except Refused as e:  # refused before anything changed the state
@@ -385,14 +390,14 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
             store.keep(game_id, st)
             raise Refused(str(e), st.snapshot()) from None
         n = len(events)
-        players = players_of(s, seats)
+        players = table[2] if table else players_of(s, seats)
         orders = seat_orders.Pending(s, game, seats, players)
         events += _follow_up(s, st, game, seats, players, orders, plan)
         rows = [_row(game_id, ev, actor if i < n else _actor(ev), source, ref, i, n)
                 for i, ev in enumerate(events)]
         insert_all(s, Move, rows)
         season = _react(s, game, seats, players, st, events, before, orders.texts(),
-                        _clock_movers(events, n, actor, source), plan and plan.prepared)
+                        _clock_movers(events, n, actor, source), ready, table)
         wait = any(x.robot and x.seat in st.to_act() for x in seats)  # not foreseen
         s.commit()
     store.keep(game_id, st)
@@ -402,8 +407,8 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
     # own changes later
 
 
-def _react(s, game, seats, players, st, events, before, orders, movers,
-           ready=None) -> int | None:
+def _react(s, game, seats, players, st, events, before, orders, movers, ready=None,
+           table=None) -> int | None:
     """What the move writes beside its events, in its transaction and in this order: the
     mails (`ready`: rendered before the write, taken if they fit), the next deadlines, the
     game's status and, when a league game ends, its result. (A bank clock's banks are paid
@@ -414,7 +419,7 @@ def _react(s, game, seats, players, st, events, before, orders, movers,
     now = utcnow()
     clocks = deadlines.settle_clocks(s, game, st, seats, players, now, *movers) \
         if events else None
-    if prepared.fits(ready, game, seats, players, st, events, before, orders, clocks):
+    if prepared.fits(ready, table, st, events, before, orders, clocks):
         now, mails = ready.now, ready.rows  # the deadlines count from the mails' time
     else:
         mails = notify.mails(game, seats, players, st, events, before, orders, clocks, now)
