@@ -20,7 +20,6 @@ from .engine import choose, view
 from .league import seasons
 from .notify import seat_names
 from .signing import CARE, Signer, secret_keys
-from .store.bulk import insert_all
 from .store.games import mailable, players_of
 from .store.models import (
     Deadline,
@@ -157,7 +156,7 @@ def _timeout_at_once(store, row, now, read) -> int | None:
     def also(s):
         if not _done_in(s, row, now, f"timeout: {how}"):
             raise play.Refused("another clock has this timeout")
-        insert_all(s, Outbox, mails)
+        return mails  # queued with the move's own
 
     try:
         result = play.submit(store, game.id, row.seat, action, expect_seq=row.seq,

@@ -101,7 +101,8 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
            source: str = "cli", ref: str | None = None, also=None, seen=None) -> Result:
     """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not.
     `also(s)`, if given, writes what belongs with the move in its transaction (the clock's
-    timeout marks its deadline done and queues its mails); it may refuse the move too.
+    timeout marks its deadline done) and returns the mails (Outbox rows, as dicts) to queue
+    with the move's own in one statement; it may refuse the move too.
     `seen`: what the caller read just now and hands over (`Seen`; see `_foresee`)."""
     if isinstance(action, dict):  # only the server marks a play as made for the seat
         action = {k: v for k, v in action.items() if k != "auto"}
@@ -111,17 +112,19 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
     if plan is not None and plan.ahead is not None and seen is not None and seen.table:
         plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow())
 
+    queued = []  # the mails `also` gives
+
     def first(s, st, game, seats):
         if checked is not None and checked != st.seq:  # never search inside the write
             raise Stale("the game moved on while your claim was checked: here is the table "
                         "as it is now", st.snapshot())
         if also is not None:  # first: its refusal must find the state unchanged
-            also(s)
+            queued[:] = also(s) or []
         if plan is not None:
             plan.begin(st)
         return _move(s, st, game_id, seat, action, expect_seq)
 
-    return _door(store, game_id, first, seat, source, ref, plan)
+    return _door(store, game_id, first, seat, source, ref, plan, queued)
 
 
 def _check_claim(store, game_id, seat, action) -> int | None:
@@ -318,11 +321,11 @@ def _robot_concedes(st, robots) -> int | None:
     return None
 
 
-def _door(store, game_id, first, actor, source, ref, plan=None) -> Result:
+def _door(store, game_id, first, actor, source, ref, plan=None, queued=()) -> Result:
     """The write (`_once`), tried again when another writer got there first, with the
     robots' replies `plan` foresaw; then, after its commit, any robot moves left (after a
     deal, say), each decided outside the write (`move_robots`)."""
-    result = _write(store, game_id, first, actor, source, ref, plan)
+    result = _write(store, game_id, first, actor, source, ref, plan, queued)
     if not result.robots_wait:
         return result
     try:
@@ -335,10 +338,10 @@ def _door(store, game_id, first, actor, source, ref, plan=None) -> Result:
     return Result(game_id, more.state, result.events + more.events)
 
 
-def _write(store, game_id, first, actor, source, ref, plan) -> Result:
+def _write(store, game_id, first, actor, source, ref, plan, queued=()) -> Result:
     for _attempt in range(20):
         try:
-            return _once(store, game_id, first, actor, source, ref, plan)
+            return _once(store, game_id, first, actor, source, ref, plan, queued)
         except IntegrityError as e:
             store.forget(game_id)
             if not _race(e):
@@ -361,9 +364,10 @@ def _race(e: IntegrityError) -> bool:
                                    "dealsecret.game_id"))
 
 
-def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
+def _once(store, game_id, first, actor, source, ref, plan=None, queued=()) -> Result:
     """One write: `first` gives the events that start it (a player's move, a hand-over, or
-    none to start the game), advanced into the state; then what follows without a human."""
+    none to start the game), advanced into the state; then what follows without a human.
+    `queued`: mails `first` gave, queued with the move's."""
     with store.session() as s:
         ready = plan.prepared if plan is not None else None
         table = prepared.same_table(s, game_id, ready)  # then not loaded again
@@ -397,7 +401,7 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
                 for i, ev in enumerate(events)]
         insert_all(s, Move, rows)
         season = _react(s, game, seats, players, st, events, before, orders.texts(),
-                        _clock_movers(events, n, actor, source), ready, table)
+                        _clock_movers(events, n, actor, source), ready, table, queued)
         wait = any(x.robot and x.seat in st.to_act() for x in seats)  # not foreseen
         s.commit()
     store.keep(game_id, st)
@@ -408,13 +412,14 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
 
 
 def _react(s, game, seats, players, st, events, before, orders, movers, ready=None,
-           table=None) -> int | None:
+           table=None, queued=()) -> int | None:
     """What the move writes beside its events, in its transaction and in this order: the
     mails (`ready`: rendered before the write, taken if they fit), the next deadlines, the
     game's status and, when a league game ends, its result. (A bank clock's banks are paid
     first, so the mails can say what they hold.) Returns that game's season (its round may
     be done), else None."""
     if events and all(ev["type"] == "adjudicate" for ev in events):
+        insert_all(s, Outbox, list(queued))
         return None  # a ruling is no move: no turn mails, no deadlines (its mails are its own)
     now = utcnow()
     clocks = deadlines.settle_clocks(s, game, st, seats, players, now, *movers) \
@@ -423,7 +428,7 @@ def _react(s, game, seats, players, st, events, before, orders, movers, ready=No
         now, mails = ready.now, ready.rows  # the deadlines count from the mails' time
     else:
         mails = notify.mails(game, seats, players, st, events, before, orders, clocks, now)
-    insert_all(s, Outbox, mails)
+    insert_all(s, Outbox, [*queued, *mails])
     if any(ev["type"] not in QUIET for ev in events):
         deadlines.arm(s, game, st, seats, players, now, clocks, _kept_dues(s, game, events))
     if st.phase == "over" and game.status != "over":
