@@ -37,9 +37,10 @@ class Pending:
     whose moment has come plays or bids (`"auto": "order"`); one that can no longer be
     kept, or that outlived its hand or its bidding, is dropped and its player told."""
 
-    def __init__(self, s, game, seats, players):
+    def __init__(self, s, game, seats, players, maybe=True):
+        """`maybe`: False when the caller knows the game has no pending orders."""
         self.s, self.game, self.seats, self.players = s, game, seats, players
-        if s.connection().execute(_ANY, {"g": game.id}).first() is None:
+        if not maybe or s.connection().execute(_ANY, {"g": game.id}).first() is None:
             self.rows = {x.seat: [] for x in seats}
             return
         rows = s.exec(select(SeatOrder).where(SeatOrder.game_id == game.id,

@@ -370,20 +370,21 @@ def _once(store, game_id, first, actor, source, ref, plan=None, queued=()) -> Re
     `queued`: mails `first` gave, queued with the move's."""
     with store.session() as s:
         ready = plan.prepared if plan is not None else None
-        table = prepared.same_table(s, game_id, ready)  # then not loaded again
+        table = prepared.same_table(s, game_id, ready, ref)  # then not loaded again
         if table is not None:
-            s.add_all([table[0], *table[1], *table[2].values()])
-        game = table[0] if table else s.get(Game, game_id)
+            s.add_all([table.game, *table.seats, *table.players.values()])
+        game = table.game if table else s.get(Game, game_id)
         if game is None:
             raise Refused(f"there is no game {game_id}")
-        if ref is not None and s.connection().execute(
-                select(Move.id).where(Move.ref == ref)).first():
-            st = store.state(s, game)
+        last = table.last if table else None
+        if ref is not None and (table.applied if table else s.connection().execute(
+                select(Move.id).where(Move.ref == ref)).first()):
+            st = store.state(s, game, last)
             store.keep(game_id, st)
             return Result(game_id, st.snapshot(), duplicate=True)
-        st = store.state(s, game)
+        st = store.state(s, game, last)
         before = (st.hand_no, len(st.tricks))  # so mails can tell that a trick or hand ended
-        seats = table[1] if table else s.exec(
+        seats = table.seats if table else s.exec(
             select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
         try:
             events = first(s, st, game, seats)
@@ -394,8 +395,8 @@ def _once(store, game_id, first, actor, source, ref, plan=None, queued=()) -> Re
             store.keep(game_id, st)
             raise Refused(str(e), st.snapshot()) from None
         n = len(events)
-        players = table[2] if table else players_of(s, seats)
-        orders = seat_orders.Pending(s, game, seats, players)
+        players = table.players if table else players_of(s, seats)
+        orders = seat_orders.Pending(s, game, seats, players, table is None or table.orders)
         events += _follow_up(s, st, game, seats, players, orders, plan)
         rows = [_row(game_id, ev, actor if i < n else _actor(ev), source, ref, i, n)
                 for i, ev in enumerate(events)]

@@ -8,17 +8,34 @@ renders them itself, as before."""
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, exists, func, select
 
 from . import notify
-from .store.models import Game, Player, Seat
+from .store.models import Game, Move, Player, Seat, SeatOrder
 
 _COLUMNS = [list(model.__table__.columns) for model in (Game, Seat, Player)]
-_TABLE = (select(*[c for cols in _COLUMNS for c in cols]).select_from(Game)
-          .join(Seat, Seat.game_id == Game.id)
+# the rows, and what else the write asks first: the last seq, whether the move's ref was
+# applied before, whether the game has pending orders (one round trip, not four)
+_TABLE = (select(*[c for cols in _COLUMNS for c in cols],
+                 select(func.max(Move.seq)).where(Move.game_id == Game.id).scalar_subquery(),
+                 exists().where(Move.ref == bindparam("ref")),
+                 exists().where(SeatOrder.game_id == Game.id, SeatOrder.state == "pending"))
+          .select_from(Game).join(Seat, Seat.game_id == Game.id)
           .join(Player, Player.id == Seat.player_id, isouter=True)
           .where(Game.id == bindparam("g")).order_by(Seat.seat))
+_WIDTH = sum(len(cols) for cols in _COLUMNS)
+
+
+class Found(NamedTuple):
+    """The prepared-for rows, found unchanged, and what the write asks besides."""
+    game: Game
+    seats: list[Seat]
+    players: dict[int, Player]
+    last: int  # the game's last seq
+    applied: bool  # a move with this ref is in the log already
+    orders: bool  # the game has pending orders
 
 
 @dataclass(frozen=True)
@@ -35,16 +52,20 @@ def prepare(game, seats, players, st, events, before, now) -> Prepared:
                     notify.mails(game, seats, players, st, events, before, now=now))
 
 
-def same_table(s, game_id: int, prepared: Prepared | None) -> tuple | None:
-    """The prepared-for (game, seats, players) if the database holds exactly those rows now
+def same_table(s, game_id: int, prepared: Prepared | None, ref: str | None) -> Found | None:
+    """The prepared-for (game, seats, players), with the game's last seq, whether `ref` was
+    applied and whether it has pending orders, if the database holds exactly those rows now
     (in `s`'s transaction), else None."""
     if prepared is None:
         return None
     game, seats, players = prepared.table
-    rows = s.connection().execute(_TABLE, {"g": game_id}).all()
+    rows = s.connection().execute(_TABLE, {"g": game_id, "ref": ref}).all()
     want = [_values(game, 0) + _values(x, 1) + _values(players.get(x.player_id), 2)
             for x in seats]
-    return prepared.table if game.id == game_id and [tuple(r) for r in rows] == want else None
+    if game.id != game_id or [tuple(r[:_WIDTH]) for r in rows] != want:
+        return None
+    last, applied, orders = rows[0][_WIDTH:]
+    return Found(game, seats, players, last or 0, bool(applied), bool(orders))
 
 
 def _values(row, i: int) -> tuple:
