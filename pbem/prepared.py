@@ -15,7 +15,9 @@ from sqlalchemy import bindparam, exists, func, select
 from . import notify
 from .store.models import Game, Move, Player, Seat, SeatOrder
 
-_COLUMNS = [list(model.__table__.columns) for model in (Game, Seat, Player)]
+# a game's rules never change (old games replay under their own): not read again
+_COLUMNS = [[c for c in model.__table__.columns if c.key != "rules"]
+            for model in (Game, Seat, Player)]
 # the rows, and what else the write asks first: the last seq, whether the move's ref was
 # applied before, whether the game has pending orders (one round trip, not four)
 _TABLE = (select(*[c for cols in _COLUMNS for c in cols],
