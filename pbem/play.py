@@ -9,7 +9,10 @@ with the engine, then in one transaction appends the event, everything that foll
 it without a human (the robots' replies, decided before the write from a read: `Plan`; the
 reveal of a finished hand's salt, the next deal, cards that play themselves), and
 the reactions, in this order (`_react`): the mails (pbem.notify), the next deadlines
-(pbem.deadlines), the game's status and a league game's result (pbem.league.results). After
+(pbem.deadlines), the game's status and a league game's result (pbem.league.results). A
+caller that hands over its read (`Seen`, as the clock's timeouts do) has the mails rendered
+from the table foreseen, before the write, which takes them only if it finds that table
+(pbem.prepared). After
 the commit, a league round whose last game this was opens (pbem.league.rounds) and is dealt
 by a thread of its own, so the caller does not wait for it; and any robot move the write
 could not foresee is made (`move_robots`). None of those modules imports this one.
