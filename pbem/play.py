@@ -12,10 +12,10 @@ the reactions, in this order (`_react`): the mails (pbem.notify), the next deadl
 (pbem.deadlines), the game's status and a league game's result (pbem.league.results). A
 caller that hands over its read (`Seen`, as the clock's timeouts do) has the mails rendered
 from the table foreseen, before the write, which takes them only if it finds that table
-(pbem.prepared). After
-the commit, a league round whose last game this was opens (pbem.league.rounds) and is dealt
-by a thread of its own, so the caller does not wait for it; and any robot move the write
-could not foresee is made (`move_robots`). None of those modules imports this one.
+(pbem.prepared). After the commit, a league round whose last game this was opens
+(pbem.league.rounds) and is dealt by a thread of its own, so the caller does not wait for
+it; and any robot move the write could not foresee is made (`move_robots`). None of those
+modules imports this one.
 
 (game, seq) and ref are unique in the database, so of two racing writers exactly one wins,
 and the same ref (a Message-ID, a link's token id) applies once.
