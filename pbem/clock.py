@@ -9,7 +9,7 @@ dedupe key). APScheduler's own job store decides nothing (PITFALLS.md).
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import or_, update
+from sqlalchemy import bindparam, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
@@ -20,9 +20,19 @@ from .engine import choose, view
 from .league import seasons
 from .notify import seat_names
 from .signing import CARE, Signer, secret_keys
-from .store.bulk import insert_all
 from .store.games import mailable, players_of
-from .store.models import Deadline, Fixture, Game, League, Move, Outbox, Player, Season, Seat
+from .store.models import (
+    Deadline,
+    Fixture,
+    Game,
+    League,
+    Move,
+    Outbox,
+    Player,
+    Season,
+    Seat,
+    SeatOrder,
+)
 from .store.models import now as utcnow
 
 LEASE = timedelta(minutes=5)  # a claimed row whose clock died is claimed again after this
@@ -54,10 +64,24 @@ def tick(store, now: datetime | None = None, limit: int = 500) -> int:
 
 class _Seen:
     """What a timeout's move needs from a read: the game, its state (a private copy, till
-    play.submit keeps it), seats and players."""
+    play.submit keeps it), seats and players, and whether it has pending orders (its mails
+    are then rendered in the write, which plays them)."""
 
-    def __init__(self, game, st, seats, players):
+    def __init__(self, game, st, seats, players, orders):
         self.game, self.st, self.seats, self.players = game, st, seats, players
+        self.orders = orders
+
+    def for_door(self) -> play.Seen:
+        players = {x.player_id: self.players[x.player_id] for x in self.seats
+                   if x.player_id in self.players}  # this table's: the write may attach them
+        table = None if self.orders else (self.game, self.seats, players)
+        return play.Seen(self.st, {x.seat for x in self.seats if x.robot}, table)
+
+
+def _with_orders(s, ids) -> set[int]:
+    """Which of these games have pending orders."""
+    return set(s.exec(select(SeatOrder.game_id).where(
+        SeatOrder.game_id.in_(ids), SeatOrder.state == "pending").distinct()).all())
 
 
 def _timeouts_read(store, rows) -> dict[int, _Seen | None]:
@@ -79,11 +103,12 @@ def _timeouts_read(store, rows) -> dict[int, _Seen | None]:
         seats = s.exec(select(Seat).where(Seat.game_id.in_(list(games)))
                        .order_by(Seat.game_id, Seat.seat)).all()
         players = players_of(s, seats)
+        orders = _with_orders(s, list(games))
     by_game: dict[int, list] = {g: [] for g in games}
     for x in seats:
         by_game[x.game_id].append(x)
-    return {row.id: _Seen(games[g], states[g], by_game[g], players) if g in games else None
-            for g, row in first.items()}
+    return {row.id: _Seen(games[g], states[g], by_game[g], players, g in orders)
+            if g in games else None for g, row in first.items()}
 
 
 def _timeout_read(store, row) -> _Seen | None:
@@ -95,7 +120,7 @@ def _timeout_read(store, row) -> _Seen | None:
             return None
         st = store.state(s, game)
         seats = s.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat)).all()
-        return _Seen(game, st, seats, players_of(s, seats))
+        return _Seen(game, st, seats, players_of(s, seats), bool(_with_orders(s, [game.id])))
 
 
 def _applies(game, applied: bool) -> bool:
@@ -131,12 +156,11 @@ def _timeout_at_once(store, row, now, read) -> int | None:
     def also(s):
         if not _done_in(s, row, now, f"timeout: {how}"):
             raise play.Refused("another clock has this timeout")
-        insert_all(s, Outbox, mails)
+        return mails  # queued with the move's own
 
     try:
         result = play.submit(store, game.id, row.seat, action, expect_seq=row.seq,
-                             source="clock", ref=_ref(row), also=also,
-                             seen=(st, {x.seat for x in seats if x.robot}))
+                             source="clock", ref=_ref(row), also=also, seen=seen.for_door())
     except play.Stale:
         return _done(store, row, now, "moved on")
     except play.Refused:
@@ -152,10 +176,13 @@ def _done(store, row, now, result: str) -> int:
     return int(done)
 
 
+# a pending row marked done (built once: building the statement cost more than running it)
+_DONE = update(Deadline).where(Deadline.id == bindparam("row"), Deadline.state == "pending") \
+    .values(state="done", claimed_at=bindparam("at"), result=bindparam("said"))
+
+
 def _done_in(s, row, now, result: str) -> bool:
-    res = s.connection().execute(update(Deadline).where(
-        Deadline.id == row.id, Deadline.state == "pending")
-        .values(state="done", claimed_at=now, result=result))
+    res = s.connection().execute(_DONE, {"row": row.id, "at": now, "said": result})
     return res.rowcount == 1
 
 

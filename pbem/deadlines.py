@@ -5,7 +5,7 @@ them is pbem.clock; vacations that move them are pbem.vacation."""
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import case, func, insert, update
+from sqlalchemy import bindparam, case, func, insert, update
 from sqlmodel import select
 
 from . import owntime, seatclock
@@ -100,6 +100,11 @@ def settle_clocks(s, game, st, seats, players, now, moved=None, played_for=froze
     return seatclock.sync(s, game, st, seats, players, now, tc, moved, played_for)
 
 
+_CANCEL = update(Deadline).where(  # a game's rows for moves before seq q
+    Deadline.game_id == bindparam("g"), Deadline.state.in_(("pending", PAUSED)),
+    Deadline.seq < bindparam("q")).values(state="cancelled")
+
+
 def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None,
         cancelled=False, clock_rows=None, out=None) -> None:
     """Write the deadlines the game's state calls for now (inside play's transaction), at
@@ -108,10 +113,8 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
     an undo, the one it had for that move). `rebuild` cancels the stale rows of many games
     in one statement (`cancelled`), reads their bank rows at once (`clock_rows`) and writes
     all their new rows in one statement (`out`: a list they are added to)."""
-    if not cancelled:
-        s.connection().execute(update(Deadline).where(  # Core: the ORM's update costs more
-            Deadline.game_id == game.id, Deadline.state.in_(("pending", PAUSED)),
-            Deadline.seq < st.move_seq).values(state="cancelled"))
+    if not cancelled:  # Core, built once: the ORM's update (and building it) cost more
+        s.connection().execute(_CANCEL, {"g": game.id, "q": st.move_seq})
     if st.phase == "over":
         return
     tc = time_control(game)

@@ -13,9 +13,11 @@ from .store.games import mailable
 from .store.models import now as utcnow
 
 
-def mails(game, seats, players, st, events, before=None, orders=None, clocks=None) -> list[dict]:
+def mails(game, seats, players, st, events, before=None, orders=None, clocks=None,
+          now=None) -> list[dict]:
     """`orders`: each seat's pending orders, as written (a turn mail lists its own);
-    `clocks`: a bank clock's seats (pbem.seatclock), each mail tells its own bank."""
+    `clocks`: a bank clock's seats (pbem.seatclock), each mail tells its own bank; `now`:
+    the time the turn mails count their deadlines from (the write's, which arms them)."""
     if not events:
         return []
     cfg = load()
@@ -29,7 +31,7 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
         player = players[humans[seat].player_id]
         if (player.prefs or {}).get("turns") != "daily":  # else: the daily list of moves
             out.append(turn_mail(cfg, game, humans[seat], player, st, names,
-                                 (orders or {}).get(seat), (clocks or {}).get(seat)))
+                                 (orders or {}).get(seat), (clocks or {}).get(seat), now))
     if before is not None and st.phase != "over" and _news(st, before):
         for seat, x in humans.items():
             player = players[x.player_id]
@@ -156,13 +158,13 @@ def seat_names(seats, players) -> list[str]:
             for x in seats]
 
 
-def turn_mail(cfg, game, seat, player, st, names, orders=None, clock=None) -> dict:
+def turn_mail(cfg, game, seat, player, st, names, orders=None, clock=None, now=None) -> dict:
     game_id = game.id
     v = compose.context(view(st, seat.seat), game_id, names)
     address = reply_address(cfg, seat)
     moves = compose.moves(v, address, link_maker(cfg, game_id, seat.seat, st.seq))
     table_url = f"{cfg.base_url}/t/{seat.token}"
-    due, bank = due_words(game, player, utcnow(), clock)
+    due, bank = due_words(game, player, now or utcnow(), clock)
     values = dict(v=v, names=names, moves=moves, table_url=table_url, due=due, orders=orders,
                   bank=bank, talk=talk.since_last_move(st, seat.seat))
     text = compose.render("turn.txt", **values)

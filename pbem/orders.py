@@ -9,6 +9,7 @@ by the door at the seat's turn to bid, as a bid with `"auto": "order"`, or dropp
 mail if it is not allowed then or the bidding ends without it (a misdeal, a partner's bid
 for the side)."""
 
+from sqlalchemy import bindparam
 from sqlmodel import select
 
 from . import notify
@@ -26,14 +27,22 @@ from .engine.orders import (
 from .store.games import mailable
 from .store.models import Outbox, SeatOrder
 
+# whether a game has pending orders, as Core (most have none: the ORM's load cost more)
+_ANY = select(SeatOrder.id).where(SeatOrder.game_id == bindparam("g"),
+                                  SeatOrder.state == "pending").limit(1)
+
 
 class Pending:
     """The seats' pending orders (pbem.engine.orders), in the move's transaction: the one
     whose moment has come plays or bids (`"auto": "order"`); one that can no longer be
     kept, or that outlived its hand or its bidding, is dropped and its player told."""
 
-    def __init__(self, s, game, seats, players):
+    def __init__(self, s, game, seats, players, maybe=True):
+        """`maybe`: False when the caller knows the game has no pending orders."""
         self.s, self.game, self.seats, self.players = s, game, seats, players
+        if not maybe or s.connection().execute(_ANY, {"g": game.id}).first() is None:
+            self.rows = {x.seat: [] for x in seats}
+            return
         rows = s.exec(select(SeatOrder).where(SeatOrder.game_id == game.id,
                                               SeatOrder.state == "pending")
                       .order_by(SeatOrder.id)).all()

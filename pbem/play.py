@@ -9,10 +9,13 @@ with the engine, then in one transaction appends the event, everything that foll
 it without a human (the robots' replies, decided before the write from a read: `Plan`; the
 reveal of a finished hand's salt, the next deal, cards that play themselves), and
 the reactions, in this order (`_react`): the mails (pbem.notify), the next deadlines
-(pbem.deadlines), the game's status and a league game's result (pbem.league.results). After
-the commit, a league round whose last game this was opens (pbem.league.rounds) and is dealt
-by a thread of its own, so the caller does not wait for it; and any robot move the write
-could not foresee is made (`move_robots`). None of those modules imports this one.
+(pbem.deadlines), the game's status and a league game's result (pbem.league.results). A
+caller that hands over its read (`Seen`, as the clock's timeouts do) has the mails rendered
+from the table foreseen, before the write, which takes them only if it finds that table
+(pbem.prepared). After the commit, a league round whose last game this was opens
+(pbem.league.rounds) and is dealt by a thread of its own, so the caller does not wait for
+it; and any robot move the write could not foresee is made (`move_robots`). None of those
+modules imports this one.
 
 (game, seq) and ref are unique in the database, so of two racing writers exactly one wins,
 and the same ref (a Message-ID, a link's token id) applies once.
@@ -36,7 +39,7 @@ from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import select
 
-from . import deadlines, notify
+from . import deadlines, notify, prepared
 from . import orders as seat_orders
 from .engine import IllegalAction, State, advance, apply, choose, make_deal, view
 from .engine.acts import QUIET, clean_talk
@@ -78,6 +81,17 @@ class Stale(Refused):
 
 
 @dataclass
+class Seen:
+    """What `submit`'s caller just read, so there is no second read: the state (a private
+    copy, kept in the cache by submit) and the robots' seats; with `table` (the game, its
+    seats and players, the game having no pending orders) the move's mails are rendered
+    before the write, from the table foreseen (pbem.prepared)."""
+    state: State
+    robots: set[int]
+    table: tuple | None = None
+
+
+@dataclass
 class Result:
     game_id: int
     state: State
@@ -90,25 +104,30 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
            source: str = "cli", ref: str | None = None, also=None, seen=None) -> Result:
     """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not.
     `also(s)`, if given, writes what belongs with the move in its transaction (the clock's
-    timeout marks its deadline done and queues its mails); it may refuse the move too.
-    `seen`: (state, robot seats) the caller read just now and hands over (see `_foresee`)."""
+    timeout marks its deadline done) and returns the mails (Outbox rows, as dicts) to queue
+    with the move's own in one statement; it may refuse the move too.
+    `seen`: what the caller read just now and hands over (`Seen`; see `_foresee`)."""
     if isinstance(action, dict):  # only the server marks a play as made for the seat
         action = {k: v for k, v in action.items() if k != "auto"}
     checked = _check_claim(store, game_id, seat, action)
 
     plan = _foresee(store, game_id, seat, action, seen) if checked is None else None
+    if plan is not None and plan.ahead is not None and seen is not None and seen.table:
+        plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow())
+
+    queued = []  # the mails `also` gives
 
     def first(s, st, game, seats):
         if checked is not None and checked != st.seq:  # never search inside the write
             raise Stale("the game moved on while your claim was checked: here is the table "
                         "as it is now", st.snapshot())
         if also is not None:  # first: its refusal must find the state unchanged
-            also(s)
+            queued[:] = also(s) or []
         if plan is not None:
             plan.begin(st)
         return _move(s, st, game_id, seat, action, expect_seq)
 
-    return _door(store, game_id, first, seat, source, ref, plan)
+    return _door(store, game_id, first, seat, source, ref, plan, queued)
 
 
 def _check_claim(store, game_id, seat, action) -> int | None:
@@ -175,8 +194,10 @@ class Plan:
     take a while): the write makes each only while every event it added so far is the one
     foreseen, so a table that changed in between (an order, an auto-play) stops the plan."""
 
-    def __init__(self, seq: int, foreseen: list[tuple[dict, dict]]):
+    def __init__(self, seq: int, foreseen: list[tuple[dict, dict]], ahead=None):
         self.seq, self.foreseen, self.done = seq, foreseen, 0  # (action, event) pairs
+        self.ahead = ahead  # (the state after them, every event, (hand, trick) before)
+        self.prepared = None  # the mails for `ahead`, rendered before the write
 
     def begin(self, st) -> bool:
         """A write (or its retry) begins: does it start from the table foreseen from?"""
@@ -227,13 +248,13 @@ def move_robots(store: Store, game_id: int) -> Result | None:
 
 def _foresee(store, game_id, seat=None, action=None, seen=None) -> Plan:
     """The robots' next moves, from a read (after `seat`'s `action`, if given: the replies
-    to a player's move, so they go in its write): while it is a robot's turn. `seen`: the
-    (state, robot seats) its caller just read, so there is no second read; the state is
-    the caller's private copy, kept in the cache here."""
+    to a player's move, so they go in its write): while it is a robot's turn. `seen`: what
+    its caller just read (`Seen`), so there is no second read; the state is the caller's
+    private copy, kept in the cache here."""
     seen = seen or _robots_read(store, game_id)
     if isinstance(seen, Plan):
         return seen
-    st, robots = seen
+    st, robots = (seen.state, seen.robots) if isinstance(seen, Seen) else seen
     try:
         return _robots_plan(game_id, st, robots, seat, action)
     finally:
@@ -256,17 +277,18 @@ def _robots_read(store, game_id) -> tuple[State, set[int]] | Plan:
 
 
 def _robots_plan(game_id, st, robots, seat, action) -> Plan:
-    """The robots' moves from `st` (left unchanged: they are worked out on a copy)."""
-    if not robots:
-        return Plan(-1, [])
-    seq, foreseen = st.seq, []
+    """The robots' moves from `st` (left unchanged: they are worked out on a copy), and
+    the table they leave (`Plan.ahead`) after a move."""
+    seq, foreseen, events = st.seq, [], []
+    before = (st.hand_no, len(st.tricks))
     if action is not None:
         kind = action.get("type") if isinstance(action, dict) else None
         if kind in _TIMELESS:
             return Plan(seq, [])
         st = st.snapshot()
         try:
-            for ev in apply(st, seat, action):
+            events = apply(st, seat, action)
+            for ev in events:
                 advance(st, ev)
         except Exception:  # a stranger's action: the door refuses it, with the engine's answer
             return Plan(seq, [])
@@ -283,7 +305,8 @@ def _robots_plan(game_id, st, robots, seat, action) -> Plan:
         ev = apply(st, seat, action)[0]
         advance(st, ev)
         foreseen.append((action, ev))
-    return Plan(seq, foreseen)
+    ahead = (st, events + [ev for _, ev in foreseen], before) if events else None
+    return Plan(seq, foreseen, ahead)
 
 
 def robot_choice(game_id: int, st: State, seat: int) -> dict:
@@ -301,11 +324,11 @@ def _robot_concedes(st, robots) -> int | None:
     return None
 
 
-def _door(store, game_id, first, actor, source, ref, plan=None) -> Result:
+def _door(store, game_id, first, actor, source, ref, plan=None, queued=()) -> Result:
     """The write (`_once`), tried again when another writer got there first, with the
     robots' replies `plan` foresaw; then, after its commit, any robot moves left (after a
     deal, say), each decided outside the write (`move_robots`)."""
-    result = _write(store, game_id, first, actor, source, ref, plan)
+    result = _write(store, game_id, first, actor, source, ref, plan, queued)
     if not result.robots_wait:
         return result
     try:
@@ -318,10 +341,10 @@ def _door(store, game_id, first, actor, source, ref, plan=None) -> Result:
     return Result(game_id, more.state, result.events + more.events)
 
 
-def _write(store, game_id, first, actor, source, ref, plan) -> Result:
+def _write(store, game_id, first, actor, source, ref, plan, queued=()) -> Result:
     for _attempt in range(20):
         try:
-            return _once(store, game_id, first, actor, source, ref, plan)
+            return _once(store, game_id, first, actor, source, ref, plan, queued)
         except IntegrityError as e:
             store.forget(game_id)
             if not _race(e):
@@ -344,21 +367,28 @@ def _race(e: IntegrityError) -> bool:
                                    "dealsecret.game_id"))
 
 
-def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
+def _once(store, game_id, first, actor, source, ref, plan=None, queued=()) -> Result:
     """One write: `first` gives the events that start it (a player's move, a hand-over, or
-    none to start the game), advanced into the state; then what follows without a human."""
+    none to start the game), advanced into the state; then what follows without a human.
+    `queued`: mails `first` gave, queued with the move's."""
     with store.session() as s:
-        game = s.get(Game, game_id)
+        ready = plan.prepared if plan is not None else None
+        table = prepared.same_table(s, game_id, ready, ref)  # then not loaded again
+        if table is not None:
+            s.add_all([table.game, *table.seats, *table.players.values()])
+        game = table.game if table else s.get(Game, game_id)
         if game is None:
             raise Refused(f"there is no game {game_id}")
-        if ref is not None and s.connection().execute(
-                select(Move.id).where(Move.ref == ref)).first():
-            st = store.state(s, game)
+        last = table.last if table else None
+        if ref is not None and (table.applied if table else s.connection().execute(
+                select(Move.id).where(Move.ref == ref)).first()):
+            st = store.state(s, game, last)
             store.keep(game_id, st)
             return Result(game_id, st.snapshot(), duplicate=True)
-        st = store.state(s, game)
+        st = store.state(s, game, last)
         before = (st.hand_no, len(st.tricks))  # so mails can tell that a trick or hand ended
-        seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+        seats = table.seats if table else s.exec(
+            select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
         try:
             events = first(s, st, game, seats)
         except Refused as e:  # refused before anything changed the state
@@ -368,14 +398,14 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
             store.keep(game_id, st)
             raise Refused(str(e), st.snapshot()) from None
         n = len(events)
-        players = players_of(s, seats)
-        orders = seat_orders.Pending(s, game, seats, players)
+        players = table.players if table else players_of(s, seats)
+        orders = seat_orders.Pending(s, game, seats, players, table is None or table.orders)
         events += _follow_up(s, st, game, seats, players, orders, plan)
         rows = [_row(game_id, ev, actor if i < n else _actor(ev), source, ref, i, n)
                 for i, ev in enumerate(events)]
         insert_all(s, Move, rows)
         season = _react(s, game, seats, players, st, events, before, orders.texts(),
-                        _clock_movers(events, n, actor, source))
+                        _clock_movers(events, n, actor, source), ready, table, queued)
         wait = any(x.robot and x.seat in st.to_act() for x in seats)  # not foreseen
         s.commit()
     store.keep(game_id, st)
@@ -385,17 +415,24 @@ def _once(store, game_id, first, actor, source, ref, plan=None) -> Result:
     # own changes later
 
 
-def _react(s, game, seats, players, st, events, before, orders, movers) -> int | None:
+def _react(s, game, seats, players, st, events, before, orders, movers, ready=None,
+           table=None, queued=()) -> int | None:
     """What the move writes beside its events, in its transaction and in this order: the
-    mails, the next deadlines, the game's status and, when a league game ends, its result.
-    (A bank clock's banks are paid first, so the mails can say what they hold.) Returns
-    that game's season (its round may be done), else None."""
+    mails (`ready`: rendered before the write, taken if they fit), the next deadlines, the
+    game's status and, when a league game ends, its result. (A bank clock's banks are paid
+    first, so the mails can say what they hold.) Returns that game's season (its round may
+    be done), else None."""
     if events and all(ev["type"] == "adjudicate" for ev in events):
+        insert_all(s, Outbox, list(queued))
         return None  # a ruling is no move: no turn mails, no deadlines (its mails are its own)
     now = utcnow()
     clocks = deadlines.settle_clocks(s, game, st, seats, players, now, *movers) \
         if events else None
-    insert_all(s, Outbox, notify.mails(game, seats, players, st, events, before, orders, clocks))
+    if prepared.fits(ready, table, st, events, before, orders, clocks):
+        now, mails = ready.now, ready.rows  # the deadlines count from the mails' time
+    else:
+        mails = notify.mails(game, seats, players, st, events, before, orders, clocks, now)
+    insert_all(s, Outbox, [*queued, *mails])
     if any(ev["type"] not in QUIET for ev in events):
         deadlines.arm(s, game, st, seats, players, now, clocks, _kept_dues(s, game, events))
     if st.phase == "over" and game.status != "over":

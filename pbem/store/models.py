@@ -107,7 +107,9 @@ class Deadline(SQLModel, table=True):
 
     __table_args__ = (UniqueConstraint("game_id", "seat", "seq", "kind", "hours_before"),
                       # the clock's tick: the rows still pending that are due, not the past
-                      Index("ix_deadline_state_due", "state", "due"))
+                      Index("ix_deadline_state_due", "state", "due"),
+                      # a game's pending rows (`moves`, pages): not every pending row's
+                      Index("ix_deadline_game_state", "game_id", "state"))
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="game.id")
     seat: int

@@ -68,14 +68,16 @@ class Store:
                                           else None)
         return got
 
-    def state(self, s: Session, game: Game) -> State:
+    def state(self, s: Session, game: Game, last: int | None = None) -> State:
         """The game's state as of the database now (a private copy when it had to catch up
-        inside this transaction; the cache keeps it only once the transaction commits)."""
+        inside this transaction; the cache keeps it only once the transaction commits).
+        `last`: the game's last seq, when the caller read it in this transaction."""
         with self._lock:
             st = self._states.pop(game.id, None)
         c = s.connection()  # Core: a move's write asks this, and the ORM's query costs more
-        last = c.execute(select(func.max(Move.seq)).where(Move.game_id == game.id)).scalar()
-        last = last or 0
+        if last is None:
+            last = c.execute(select(func.max(Move.seq))
+                             .where(Move.game_id == game.id)).scalar() or 0
         if st is None or st.seq > last:
             st = fresh(game)
         if st.seq < last:

@@ -4,19 +4,13 @@ links; then finished games; and their settings. It shows no card and no other se
 orders: only what the player's own table and mails show them already."""
 
 from flask import Blueprint, make_response, redirect, render_template, request, url_for
-from sqlmodel import select
 
-from .. import orders
-from ..deadlines import due_for
 from ..engine.view import plural
 from ..store import prefs
-from ..store.models import Game, Player, Seat
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, start_vacation
-from . import data, flow
+from . import data, flow, my_games
 from .signin import signed_in
-from .tables import time_left
-from .view import side_labels
 
 bp = Blueprint("home", __name__)
 
@@ -45,7 +39,7 @@ def back(notice=None, error=None, **kw):
 
 def page(player, errors=None, form=None):
     now = utcnow()
-    games = [g for g in (_game(seat, player, now) for seat in _seats(player.id)) if g]
+    games = my_games.rows(data.store(), player, now, MAX_GAMES)
     games.sort(key=lambda g: (g["group"], g["due"] or now.max.replace(tzinfo=now.tzinfo),
                               -g["id"]))
     p = dict(player.prefs or {})
@@ -56,39 +50,6 @@ def page(player, errors=None, form=None):
     response = make_response(body)
     response.headers["Cache-Control"] = "no-store"  # a player's own page: never cached
     return response
-
-
-def _seats(player_id: int) -> list[Seat]:
-    with data.store().reader() as s:
-        return list(s.exec(select(Seat).where(Seat.player_id == player_id)
-                           .order_by(Seat.game_id.desc()).limit(MAX_GAMES)).all())
-
-
-def _game(seat: Seat, player: Player, now) -> dict | None:
-    """One game as its row on the home page: 0 waits for the player, 1 goes on, 2 is over."""
-    with data.store().reader() as s:
-        game = s.get(Game, seat.game_id)
-    if game.status == "open":  # not dealt yet: an invitation, or others still to say yes
-        return {"id": game.id, "group": 1, "due": None, "token": seat.token, "open": True,
-                "invited": not seat.accepted, "names": [], "orders": [], "state": None}
-    t = data.load(seat.game_id)
-    st = t.state
-    over = st.phase == "over"
-    mine = not over and seat.seat in st.to_act()
-    due = due_for(data.store(), game.id, st.move_seq).get(seat.seat) if mine else None
-    with data.store().reader() as s:  # this seat's own orders, never another's
-        given = list(dict.fromkeys(r.text for r in orders.pending(s, game.id, seat.seat)))
-    return {"id": game.id, "group": 2 if over else (0 if mine else 1), "due": due,
-            "token": seat.token, "open": False, "invited": False, "names": t.names,
-            "me": seat.seat, "phase": st.phase, "orders": given,
-            "waiting_for": [t.names[x] for x in st.to_act()] if not over else [],
-            "winner": side_labels(st, t.names)[st.winner] if over and st.winner is not None
-            else None,
-            "due_text": _due_text(player, due, now) if due else None}
-
-
-def _due_text(player, due, now) -> str:
-    return f"{prefs.clock_words(player, due)} ({time_left(due - now)} left)"
 
 
 def _form(player) -> dict:

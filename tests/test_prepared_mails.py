@@ -1,0 +1,112 @@
+"""A move's mails rendered before its write (pbem.prepared, issue 15): a due timeout's turn
+mail is rendered from the table the read foresaw, outside the write; a write that finds
+anything the mails are made of changed renders them itself, from what it finds."""
+
+import re
+from datetime import timedelta
+
+from sqlmodel import select
+
+import pbem.play
+from pbem import clock, compose, notify
+from pbem.engine import choose, preset, view
+from pbem.play import Seen, start, submit
+from pbem.store.games import create_game
+from pbem.store.models import Deadline, Game, Outbox, Player, Seat
+
+
+def waiting_on_ann(store) -> int:
+    """A game whose seat 0 (ann, a human) bids first, the robots after her."""
+    gid = create_game(store, preset("standard"), ["ann@example.org", "robot", "robot", "robot"],
+                      first_dealer=3, time_control={"move_hours": 6, "remind_hours": []})
+    start(store, gid)
+    return gid
+
+
+def watch_renders(monkeypatch) -> list[bool]:
+    """For each mail template rendered: was it inside the door's write (`_once`)?"""
+    inside, seen = [False], []
+    once, render = pbem.play._once, compose.render
+
+    def in_write(*args, **kw):
+        inside[0] = True
+        try:
+            return once(*args, **kw)
+        finally:
+            inside[0] = False
+
+    def rendering(*args, **kw):
+        seen.append(inside[0])
+        return render(*args, **kw)
+
+    monkeypatch.setattr(pbem.play, "_once", in_write)
+    monkeypatch.setattr(compose, "render", rendering)
+    return seen
+
+
+def turn_mail(store, gid, seq=5) -> Outbox:
+    """Seat 0's turn mail at `seq` (after its bid and the robots' three)."""
+    with store.reader() as s:
+        return s.exec(select(Outbox).where(Outbox.dedupe_key == f"turn:{gid}:0:{seq}")).one()
+
+
+def test_a_due_timeouts_turn_mail_is_rendered_outside_the_write(store, monkeypatch):
+    gid = waiting_on_ann(store)
+    with store.reader() as s:
+        row = s.exec(select(Deadline).where(Deadline.game_id == gid,
+                                            Deadline.state == "pending")).one()
+    renders = watch_renders(monkeypatch)
+    assert clock.tick(store, row.due + timedelta(minutes=1)) == 1
+    assert renders and not any(renders), "a turn mail was rendered inside the write"
+    mail = turn_mail(store, gid)
+    assert "your turn (move 5)" in mail.body_text  # ann leads, after the robots' bids
+    with store.reader() as s:  # her deadline counts from the time her mail says
+        due = s.exec(select(Deadline.due).where(Deadline.game_id == gid, Deadline.seq == 5,
+                                                Deadline.state == "pending")).one()
+    assert due.strftime("%H:%M UTC") in mail.body_text
+
+
+def test_a_write_that_finds_the_table_changed_renders_the_mails_itself(store, monkeypatch):
+    gid = waiting_on_ann(store)
+    with store.session() as s:
+        ann = s.exec(select(Player).where(Player.email == "ann@example.org")).one()
+        ann.name = "Ann Smith"
+        s.add(ann)
+        s.commit()
+    with store.reader() as s:  # the caller's read, then a rename it did not see
+        game = s.get(Game, gid)
+        seats = list(s.exec(select(Seat).where(Seat.game_id == gid).order_by(Seat.seat)))
+        st = store.state(s, game)
+        ann = s.get(Player, seats[0].player_id)
+    ann.name = "Ann Old"
+    renders = watch_renders(monkeypatch)
+    submit(store, gid, 0, choose(view(st, 0), seed=1, rules=st.rules), expect_seq=st.seq,
+           seen=Seen(st, {1, 2, 3}, (game, seats, {ann.id: ann})))
+    assert any(renders), "the mails were not rendered again in the write"
+    mail = turn_mail(store, gid)
+    assert "Ann Smith" in mail.body_text and "Ann Old" not in mail.body_text
+
+
+def test_the_same_mails_whether_rendered_before_or_in_the_write(store):
+    gid = waiting_on_ann(store)
+    with store.reader() as s:
+        game = s.get(Game, gid)
+        seats = list(s.exec(select(Seat).where(Seat.game_id == gid).order_by(Seat.seat)))
+        players = {p.id: p for p in s.exec(select(Player))}
+        st = store.state(s, game)
+    result = submit(store, gid, 0, choose(view(st, 0), seed=1, rules=st.rules),
+                    expect_seq=st.seq, seen=Seen(st, {1, 2, 3}, (game, seats, players)))
+    mail = turn_mail(store, gid)
+    before = (st.hand_no, len(st.tricks))
+    with store.reader() as s:
+        now = s.exec(select(Deadline.due).where(Deadline.game_id == gid,
+                                                Deadline.state == "pending")).one()
+    [again] = notify.mails(game, seats, players, result.state, result.events, before,
+                           now=now - timedelta(hours=6))
+    assert (mail.subject, unsigned(mail.body_text)) == \
+        (again["subject"], unsigned(again["body_text"]))
+
+
+def unsigned(text: str) -> str:
+    """The mail without its move links (each signed with an id of its own)."""
+    return re.sub(r"/m/\S+", "/m/LINK", text)
