@@ -6,9 +6,10 @@
 
 A connection that failed (dropped, timed out) is closed, and the thread's next mail opens a
 new one; the row that failed goes back with its own backoff (pbem.store.outbox), never sent
-again at once: the relay may have taken it before the line dropped. Several connections
-let a slow relay (0.4 s a mail) take a backlog in parallel; a fast one is kept as busy by
-the same few.
+again at once: the relay may have taken it before the line dropped. Several connections let
+a slow relay (0.4 s a mail) take a backlog in parallel; a fast one is kept as busy by the
+same few. Where the relay offers PIPELINING, a mail's MAIL, RCPT and DATA go in one write
+(pbem.store.pipelining).
 """
 
 import smtplib
@@ -20,6 +21,7 @@ from ..config import load
 from ..signing import secret_keys
 from .bounces import return_path
 from .outbox import wire
+from .pipelining import send
 
 CONNECTIONS = 16  # at once; a relay's limit per client is usually far higher
 MAX_CONNECTIONS = 64
@@ -47,8 +49,10 @@ class Relay:
                                     timeout=TIMEOUT)
         else:
             conn = smtplib.SMTP(self.host, self.port, timeout=TIMEOUT)
+        conn.ehlo_or_helo_if_needed()  # what the relay offers is known after EHLO only
         if u.scheme == "smtp" and conn.has_extn("starttls"):
             conn.starttls(context=ssl.create_default_context())
+            conn.ehlo()  # offers change under TLS (RFC 3207)
         if u.username:
             conn.login(unquote(u.username), unquote(u.password or ""))
         with self._lock:
@@ -74,7 +78,7 @@ class Relay:
         if conn is None or conn not in self._open:
             conn = self._local.conn = self._connect()
         try:
-            conn.sendmail(sender, [row.to_addr], data)
+            send(conn, sender, row.to_addr, data)
         except smtplib.SMTPResponseException as e:
             if e.smtp_code in (421, -1):  # the relay is closing this connection
                 self._drop(conn)
