@@ -4,6 +4,8 @@ and a connection dropped in the middle of a drain's batch each fail their own ro
 (retried with its backoff), the rest go out once, and nothing is lost or sent twice."""
 
 import ssl
+import threading
+import time
 from collections import Counter
 from datetime import timedelta
 
@@ -11,7 +13,7 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from pbem.store.models import now as utcnow
-from pbem.store.outbox import drain
+from pbem.store.outbox import FLUSH_EVERY, drain
 from pbem.store.relay import Relay
 from tests.test_crash import outbox
 from tests.test_outbox_lease import add_rows, with_relay
@@ -156,3 +158,35 @@ def test_a_relay_offering_starttls_gets_the_mail_only_over_tls(store, tmp_path, 
         server.stop()
     assert sent == 3 and relay.got == Counter(f"p{i}@example.org" for i in range(3))
     assert relay.tls == {True}
+
+
+def test_one_connection_sends_on_while_the_marks_wait_for_the_database(store):
+    """A delivery with one worker (a relay's one connection) never waits on a commit: while
+    another writer holds the outbox, the batch's mails go on; they are marked once it ends."""
+    add_rows(store, 10)
+    locked, done, in_time = threading.Event(), threading.Event(), []
+
+    def hold():
+        with store.engine.begin() as c:  # SQLite: BEGIN IMMEDIATE; PostgreSQL: a table lock
+            if c.dialect.name == "postgresql":
+                c.exec_driver_sql("LOCK TABLE outbox IN EXCLUSIVE MODE")
+            locked.set()
+            # the old way (a commit before each next mail) waits here until the timeout
+            in_time.append(done.wait(timeout=20))
+
+    class OneConnection:
+        workers, sent = 1, []
+
+        def __call__(self, row):
+            if not self.sent:
+                threading.Thread(target=hold, daemon=True).start()
+                locked.wait()
+            time.sleep(FLUSH_EVERY * 1.5)  # a relay's answer: long enough for a mark to be due
+            self.sent.append(row.id)
+            if len(self.sent) == 10:
+                done.set()
+
+    deliver = OneConnection()
+    assert drain(store, deliver) == 10
+    assert in_time == [True] and len(deliver.sent) == 10
+    assert all(r.sent_at is not None for r in outbox(store))

@@ -34,7 +34,7 @@ class Relay:
         u = urlparse(url)
         if u.scheme not in ("smtp", "smtps"):
             raise ValueError(f"PBEM_SMTP_URL must start smtp:// or smtps://, not {u.scheme}://")
-        self.url, self.domain, self.keys = u, domain, keys
+        self.url, self.domain, self.keys, self.cfg = u, domain, keys, load()
         self.host = u.hostname or "localhost"
         self.port = u.port or (465 if u.scheme == "smtps" else 587)
         self.workers = min(max(int(connections), 1), MAX_CONNECTIONS)
@@ -71,9 +71,10 @@ class Relay:
         """Hand `row` to the relay; the envelope sender is the row's own bounce address
         (store.bounces), so bounces say which mail failed."""
         sender = f"play@{self.domain}"  # a row never stored (a test's) has no bounce address
+        keys = self.keys or secret_keys(self.cfg)
         if row.id is not None:
-            sender = return_path(self.keys or secret_keys(load()), row, self.domain)
-        data = wire(row, self.domain)
+            sender = return_path(keys, row, self.domain)
+        data = wire(row, self.domain, cfg=self.cfg, keys=keys)
         conn = getattr(self._local, "conn", None)
         if conn is None or conn not in self._open:
             conn = self._local.conn = self._connect()
