@@ -12,7 +12,7 @@
   and DATA in one write (RFC 2920); run beside the one-connection drain, interleaved.
 - lag: N rows written at once while `pbem.serve.send_until` runs as `pbem serve` runs it
   (a look every 0.2 s, a drain at least every 2 s): seconds from the burst's commit
-  until the last is in the Maildir.
+  until the last is in the Maildir, and through the relay over one connection a drain.
 - backlog: --backlog rows into a relay that answers each mail after --delay seconds
   (a slow or distant relay): the seconds the whole backlog took, and the connections.
 
@@ -193,13 +193,11 @@ def relay_case(pg, n: int, delay: float, connections: int | None = None):
         delay, lambda d: drain_all(store, d), connections))
 
 
-def lag_case(pg, n: int) -> float:
+def lag_case(pg, n: int, deliver) -> float:
     """Seconds from the burst's commit until the last mail is out, under send_until."""
-    box = Path(tempfile.mkdtemp(prefix="pbem-bench-mail-"))
     db = ScratchDatabase(pg)
     store, stop = Store(db.url), threading.Event()
-    sender = threading.Thread(target=send_until, args=(
-        stop, store, maildir_delivery(box, DOMAIN), 2.0), daemon=True)
+    sender = threading.Thread(target=send_until, args=(stop, store, deliver, 2.0), daemon=True)
     sender.start()
     try:
         time.sleep(0.5)  # the sender is idle, waiting, as in `pbem serve`
@@ -213,6 +211,13 @@ def lag_case(pg, n: int) -> float:
         sender.join(timeout=60)
         store.engine.dispose()
         db.close()
+
+
+def maildir_lag(pg, n: int) -> float:
+    box = Path(tempfile.mkdtemp(prefix="pbem-bench-mail-"))
+    try:
+        return lag_case(pg, n, maildir_delivery(box, DOMAIN))
+    finally:
         shutil.rmtree(box, ignore_errors=True)
 
 
@@ -245,7 +250,10 @@ def main() -> None:
                       f"mail, the relay's); the drain above did {c / t:.0%} of it")
     if "lag" not in skip:
         print(f"lag:     the last of a burst of {n} in the Maildir after "
-              f"{lag_case(args.pg, n):.2f} s (send_until as in pbem serve)")
+              f"{maildir_lag(args.pg, n):.2f} s (send_until as in pbem serve)")
+        t, _ = with_relay(0.0, lambda d: lag_case(args.pg, n, d), 1)
+        print(f"lag:     the last of a burst of {n} through the relay (one connection a "
+              f"drain) after {t:.2f} s")
     if "backlog" not in skip:
         b = args.backlog
         t, relay = relay_case(args.pg, b, args.delay)
