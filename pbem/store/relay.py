@@ -85,7 +85,9 @@ class Relay:
                 self._drop(conn)
             raise
         except smtplib.SMTPRecipientsRefused:
-            raise  # this row's address: the connection is fine (smtplib sent RSET)
+            if conn.sock is None:  # a 421 at RCPT: smtplib closed it; the next mail opens one
+                self._drop(conn)
+            raise  # else this row's address: the connection is fine (smtplib sent RSET)
         except Exception:
             self._drop(conn)
             raise
