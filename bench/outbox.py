@@ -7,9 +7,12 @@
 - relay: the same N rows drained into a local aiosmtpd relay (`pbem.serve.smtp_delivery`)
   whose handler only takes the mail: mails a second, and the connections the relay saw;
   with the default connections and with one (a drain's batch over one connection).
+- ceiling: what the same relay takes over one connection from a client that does nothing
+  else: the N mails' bytes made beforehand, each mail's end and the next one's MAIL, RCPT
+  and DATA in one write (RFC 2920); run beside the one-connection drain, interleaved.
 - lag: N rows written at once while `pbem.serve.send_until` runs as `pbem serve` runs it
   (a look every 0.2 s, a drain at least every 2 s): seconds from the burst's commit
-  until the last is in the Maildir.
+  until the last is in the Maildir, and through the relay over one connection a drain.
 - backlog: --backlog rows into a relay that answers each mail after --delay seconds
   (a slow or distant relay): the seconds the whole backlog took, and the connections.
 
@@ -38,7 +41,7 @@ from bench.scratch_db import ScratchDatabase  # noqa: E402
 from pbem.serve import send_until, smtp_delivery  # noqa: E402
 from pbem.store.models import Outbox  # noqa: E402
 from pbem.store.models import now as utcnow  # noqa: E402
-from pbem.store.outbox import drain, maildir_delivery  # noqa: E402
+from pbem.store.outbox import drain, maildir_delivery, wire  # noqa: E402
 from pbem.store.states import Store  # noqa: E402
 
 DOMAIN = "pbem.localhost"
@@ -87,10 +90,15 @@ def drain_all(store, deliver) -> float:
 
 
 class Relay:
-    """An aiosmtpd handler that takes every mail (after `delay` s) and counts connections."""
+    """An aiosmtpd handler that takes every mail (after `delay` s) and counts connections;
+    it offers PIPELINING, as the usual relays (Postfix, Exim, the mail services) do."""
 
     def __init__(self, delay: float = 0.0):
         self.delay, self.mails, self.peers = delay, 0, set()
+
+    async def handle_EHLO(self, server, session, envelope, hostname, responses):
+        session.host_name = hostname
+        return [*responses[:-1], "250-PIPELINING", responses[-1]]
 
     async def handle_DATA(self, server, session, envelope):
         if self.delay:
@@ -98,6 +106,47 @@ class Relay:
         self.mails += 1
         self.peers.add(session.peer)
         return "250 OK"
+
+
+def ceiling(port: int, mails: list[bytes]) -> tuple[float, float]:
+    """(seconds, CPU seconds) for `mails` sent to the relay at `port` by a bare client."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    with socket.create_connection(("127.0.0.1", port)) as s, s.makefile("rb") as f:
+        def replies(n):
+            for _ in range(n):
+                while (line := f.readline())[3:4] == b"-":
+                    pass
+                if not line.startswith((b"2", b"3")):
+                    raise SystemExit(f"the relay said {line!r}")
+        replies(1)
+        s.sendall(b"EHLO bench\r\n")
+        replies(1)
+        head = b"MAIL FROM:<play@%s>\r\nRCPT TO:<p%d@example.org>\r\nDATA\r\n"
+        s.sendall(head % (DOMAIN.encode(), 0))
+        replies(3)
+        for i, data in enumerate(mails, 1):
+            end = b"QUIT\r\n" if i == len(mails) else head % (DOMAIN.encode(), i)
+            s.sendall(data.replace(b"\r\n.", b"\r\n..") + b".\r\n" + end)
+            replies(1 if i == len(mails) else 4)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def ceiling_case(n: int) -> float:
+    """Seconds for n mails of the bench's size through the bare client (CPU into CPU)."""
+    row = Outbox(id=1, to_addr="p0@example.org", subject="Game 1: your move", body_text=TEXT,
+                 body_html=HTML, dedupe_key="turn:c:1:1", headers={"X-Pbem-Game": "1"})
+    data = wire(row, DOMAIN)
+    relay, port = Relay(), free_port()
+    server = Controller(relay, hostname="127.0.0.1", port=port)
+    server.start()
+    try:
+        took, cpu = ceiling(port, [data] * n)
+    finally:
+        server.stop()
+    CPU.append(cpu)
+    if relay.mails != n:
+        raise SystemExit(f"the relay took {relay.mails} of {n}")
+    return took
 
 
 def relay_delivery(url: str, connections: int | None):
@@ -144,13 +193,11 @@ def relay_case(pg, n: int, delay: float, connections: int | None = None):
         delay, lambda d: drain_all(store, d), connections))
 
 
-def lag_case(pg, n: int) -> float:
+def lag_case(pg, n: int, deliver) -> float:
     """Seconds from the burst's commit until the last mail is out, under send_until."""
-    box = Path(tempfile.mkdtemp(prefix="pbem-bench-mail-"))
     db = ScratchDatabase(pg)
     store, stop = Store(db.url), threading.Event()
-    sender = threading.Thread(target=send_until, args=(
-        stop, store, maildir_delivery(box, DOMAIN), 2.0), daemon=True)
+    sender = threading.Thread(target=send_until, args=(stop, store, deliver, 2.0), daemon=True)
     sender.start()
     try:
         time.sleep(0.5)  # the sender is idle, waiting, as in `pbem serve`
@@ -164,6 +211,13 @@ def lag_case(pg, n: int) -> float:
         sender.join(timeout=60)
         store.engine.dispose()
         db.close()
+
+
+def maildir_lag(pg, n: int) -> float:
+    box = Path(tempfile.mkdtemp(prefix="pbem-bench-mail-"))
+    try:
+        return lag_case(pg, n, maildir_delivery(box, DOMAIN))
+    finally:
         shutil.rmtree(box, ignore_errors=True)
 
 
@@ -173,7 +227,7 @@ def main() -> None:
     ap.add_argument("--backlog", type=int, default=1500)
     ap.add_argument("--delay", type=float, default=0.4)
     ap.add_argument("--pg", metavar="URL", help="PostgreSQL instead of a SQLite file")
-    ap.add_argument("--skip", default="", help="cases to skip: maildir,relay,lag,backlog")
+    ap.add_argument("--skip", default="", help="cases to skip: maildir,relay,ceiling,lag,backlog")
     args = ap.parse_args()
     skip, n = set(args.skip.split(",")), args.mails
     print(f"python {platform.python_version()}, {platform.machine()}, "
@@ -189,9 +243,17 @@ def main() -> None:
             print(f"relay:   {n} mails in {t:.2f} s = {n / t:.0f} mails/s over "
                   f"{len(relay.peers)} connections ({1000 * CPU[-1] / n:.2f} ms CPU a mail, "
                   f"the relay's included){'' if conns is None else ', one connection a drain'}")
+            if conns == 1 and "ceiling" not in skip:
+                c = ceiling_case(n)
+                print(f"ceiling: {n} mails in {c:.2f} s = {n / c:.0f} mails/s over one "
+                      f"connection from a bare client ({1000 * CPU[-1] / n:.2f} ms CPU a "
+                      f"mail, the relay's); the drain above did {c / t:.0%} of it")
     if "lag" not in skip:
         print(f"lag:     the last of a burst of {n} in the Maildir after "
-              f"{lag_case(args.pg, n):.2f} s (send_until as in pbem serve)")
+              f"{maildir_lag(args.pg, n):.2f} s (send_until as in pbem serve)")
+        t, _ = with_relay(0.0, lambda d: lag_case(args.pg, n, d), 1)
+        print(f"lag:     the last of a burst of {n} through the relay (one connection a "
+              f"drain) after {t:.2f} s")
     if "backlog" not in skip:
         b = args.backlog
         t, relay = relay_case(args.pg, b, args.delay)

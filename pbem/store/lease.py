@@ -3,7 +3,7 @@
     with Lease(store, now, length) as lease:
         with lease.lock, store.engine.begin() as c:
             lease.claim_in(c, ids, due)   # -> the ids this drainer now holds
-        lease.holds(row_id)               # deliver it? (held, with time to spare)
+        lease.holds(row_id)               # deliver it? (held, with time to spare; no lock)
         with lease.lock: lease.held -= ids  # settled (committed): no longer renewed
 
 A claimed row's next_attempt is the lease's end, a value that only this drainer writes (a
@@ -70,8 +70,10 @@ class Lease:
         return got
 
     def holds(self, row_id: int) -> bool:
-        with self.lock:
-            return row_id in self.held and self.until - self.clock() > self.margin
+        """Without the lock: a sender never waits on a renewal's or a mark's transaction.
+        A renewal sets `until` only once it committed, so an old value is the earlier."""
+        until = self.until
+        return row_id in self.held and until - self.clock() > self.margin
 
     def renew(self) -> None:
         with self.lock:

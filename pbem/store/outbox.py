@@ -6,17 +6,20 @@ A drainer claims a batch of due rows in one transaction (an UPDATE that only one
 WHERE still matches) under a short lease that a heartbeat renews (pbem.store.lease), so two
 live drainers never send one row, and a dead drainer's rows are due again in seconds. Rows
 are delivered several at once (`deliver.workers`: threads, each with its own relay
-connection) and marked sent in commits FLUSH_EVERY apart, so a crash resends at most the
-mails of those last milliseconds; into the Maildir not even those, as that delivery is
+connection) and marked sent in commits FLUSH_EVERY apart, made by the drain's own thread
+while the workers send on (one connection too), so a crash resends at most the mails of
+those last milliseconds; into the Maildir not even those, as that delivery is
 idempotent: the file's name comes from the row's dedupe key.
 """
 
 from collections import Counter
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from email.headerregistry import Address
 from email.utils import format_datetime
+from functools import partial
 from pathlib import Path
+from queue import Empty, SimpleQueue
 from time import monotonic
 
 from sqlalchemy import func, update
@@ -31,9 +34,10 @@ from .models import Outbox
 from .models import now as utcnow
 from .wrap import wrap
 
-BATCH = 200  # rows a drain claims at once
+BATCH = 500  # rows a drain claims at once: fewer claims, syncs and commits in a burst
 MAX_BATCH = 2000
 MAX_WORKERS = 64  # deliveries at once, whatever `deliver.workers` says
+WINDOW = 32  # mails queued for the workers beyond those in their hands: none waits for a mark
 FLUSH_EVERY = 0.02  # seconds between the commits that mark rows sent
 FLUSH_ROWS = 100
 # a delivery made durable in batches (the Maildir's `sync`) is idempotent: a crash redoes
@@ -44,7 +48,7 @@ MAX_BACKOFF = timedelta(hours=1)
 DAILY_CAP = 500  # mails to one address in a day (UTC): far above any real player's
 
 
-def headers(row: Outbox, domain: str, cfg=None) -> list[tuple[str, str]]:
+def headers(row: Outbox, domain: str, cfg=None, keys=None) -> list[tuple[str, str]]:
     """The row's headers in order: ours, then the row's own (each replacing ours)."""
     cfg = cfg or load()
     out = {"from": ("From", str(Address(cfg.from_name, "play", domain))),
@@ -52,19 +56,20 @@ def headers(row: Outbox, domain: str, cfg=None) -> list[tuple[str, str]]:
            # "+0000": the zone is known (RFC 5322)
            "date": ("Date", format_datetime(utcnow())),
            "message-id": ("Message-ID", f"<{key_name(row.dedupe_key)}@{domain}>")}
-    own = unsubscribe.headers(cfg, domain, row.to_addr, row.dedupe_key)
+    own = unsubscribe.headers(cfg, domain, row.to_addr, row.dedupe_key, keys)
     for name, value in [*own.items(), *(row.headers or {}).items()]:
         out.pop(name.lower(), None)  # a replaced header goes last, as the row wrote it
         out[name.lower()] = (name, value)
     return list(out.values())
 
 
-def wire(row: Outbox, domain: str, linesep: str = "\r\n") -> bytes:
+def wire(row: Outbox, domain: str, linesep: str = "\r\n", cfg=None, keys=None) -> bytes:
     """The message as it leaves us, DKIM-signed when a key is set (pbem.store.dkim_sign);
-    the text's lines are 78 columns at most, whoever wrote it."""
-    cfg = load()
-    data = mime.write(headers(row, domain, cfg), wrap(row.body_text), row.body_html or None,
-                      linesep)
+    the text's lines are 78 columns at most, whoever wrote it. A delivery passes the
+    settings and keys it read once (a mail each read them again: most of its cost)."""
+    cfg = cfg or load()
+    data = mime.write(headers(row, domain, cfg, keys), wrap(row.body_text),
+                      row.body_html or None, linesep)
     return dkim_sign.sign(data, domain, cfg.dkim_key, cfg.dkim_selector, linesep)
 
 
@@ -72,8 +77,9 @@ def maildir_delivery(path=None, domain: str | None = None) -> MaildirDelivery:
     """A deliver(row) that writes the message into the Maildir at `path`, at most once
     (pbem.store.maildir)."""
     cfg = load()
-    return MaildirDelivery(Path(path or cfg.maildir), domain or cfg.mail_domain,
-                           secret_keys(cfg), wire)
+    keys = secret_keys(cfg)
+    return MaildirDelivery(Path(path or cfg.maildir), domain or cfg.mail_domain, keys,
+                           partial(wire, cfg=cfg, keys=keys))
 
 
 def backoff(attempts: int) -> timedelta:
@@ -160,34 +166,54 @@ def _plan(rows, today, pacer, now, daily_cap: int):
 def _deliver_all(store, deliver, claim, sends, now) -> int:
     """Deliver the claimed rows, `workers` at a time; the marks go in small commits."""
     workers = min(max(int(getattr(deliver, "workers", 1)), 1), MAX_WORKERS)
+    threads = hasattr(deliver, "workers")  # a plain function's mails go in this thread
     sync = getattr(deliver, "sync", None)
     if sync is not None:  # a batch's mails staged, made durable at once before the marks
         deliver = deliver.stage
     marks = Marks(store, claim, now, sync)
     jobs = (_job(store, claim, row, merge, now) for row, merge in sends)
-    if workers == 1:
+    if not threads:
         for job in jobs:
             t0 = monotonic()
             marks.add(_run(deliver, claim, job))
             marks.flush_due(slow=monotonic() - t0 >= marks.every)  # the next is slow too
         return marks.flush()
+    # the marks commit in this thread while the workers send: one connection never waits
+    # on a commit; results come back through a queue, a mail's cost whatever the window
+    results = SimpleQueue()
     with ThreadPoolExecutor(workers, thread_name_prefix="outbox") as pool:
-        out = set()
+        out = 0
         for job in jobs:
-            while len(out) >= 2 * workers:  # a bounded window: claims stay fresh
-                out = _collect(out, marks)
-            out.add(pool.submit(_run, deliver, claim, job))
+            while out >= WINDOW + workers:  # a bounded window: claims stay fresh
+                out -= _collect(results, marks)
+            pool.submit(_send, results, deliver, claim, job)
+            out += 1
         while out:
-            out = _collect(out, marks)
+            out -= _collect(results, marks)
     return marks.flush()
 
 
-def _collect(out, marks):
-    done, out = wait(out, timeout=FLUSH_EVERY, return_when=FIRST_COMPLETED)
-    for f in done:
-        marks.add(f.result())
+def _send(results, deliver, claim, job) -> None:
+    result = (job, "the delivery did not finish")  # whatever happens, a result comes back
+    try:
+        result = _run(deliver, claim, job)
+    finally:
+        results.put(result)
+
+
+def _collect(results, marks) -> int:
+    """Take the results in within FLUSH_EVERY, write the marks when due; how many came."""
+    got = []
+    try:
+        got.append(results.get(timeout=FLUSH_EVERY))
+        while True:
+            got.append(results.get_nowait())
+    except Empty:
+        pass
+    for result in got:
+        marks.add(result)
     marks.flush_due()
-    return out
+    return len(got)
 
 
 def _job(store, claim, row, merge: bool, now):

@@ -6,9 +6,10 @@
 
 A connection that failed (dropped, timed out) is closed, and the thread's next mail opens a
 new one; the row that failed goes back with its own backoff (pbem.store.outbox), never sent
-again at once: the relay may have taken it before the line dropped. Several connections
-let a slow relay (0.4 s a mail) take a backlog in parallel; a fast one is kept as busy by
-the same few.
+again at once: the relay may have taken it before the line dropped. Several connections let
+a slow relay (0.4 s a mail) take a backlog in parallel; a fast one is kept as busy by the
+same few. Where the relay offers PIPELINING, a mail's MAIL, RCPT and DATA go in one write
+(pbem.store.pipelining).
 """
 
 import smtplib
@@ -20,6 +21,7 @@ from ..config import load
 from ..signing import secret_keys
 from .bounces import return_path
 from .outbox import wire
+from .pipelining import send
 
 CONNECTIONS = 16  # at once; a relay's limit per client is usually far higher
 MAX_CONNECTIONS = 64
@@ -32,7 +34,7 @@ class Relay:
         u = urlparse(url)
         if u.scheme not in ("smtp", "smtps"):
             raise ValueError(f"PBEM_SMTP_URL must start smtp:// or smtps://, not {u.scheme}://")
-        self.url, self.domain, self.keys = u, domain, keys
+        self.url, self.domain, self.keys, self.cfg = u, domain, keys, load()
         self.host = u.hostname or "localhost"
         self.port = u.port or (465 if u.scheme == "smtps" else 587)
         self.workers = min(max(int(connections), 1), MAX_CONNECTIONS)
@@ -47,8 +49,10 @@ class Relay:
                                     timeout=TIMEOUT)
         else:
             conn = smtplib.SMTP(self.host, self.port, timeout=TIMEOUT)
+        conn.ehlo_or_helo_if_needed()  # what the relay offers is known after EHLO only
         if u.scheme == "smtp" and conn.has_extn("starttls"):
             conn.starttls(context=ssl.create_default_context())
+            conn.ehlo()  # offers change under TLS (RFC 3207)
         if u.username:
             conn.login(unquote(u.username), unquote(u.password or ""))
         with self._lock:
@@ -67,20 +71,23 @@ class Relay:
         """Hand `row` to the relay; the envelope sender is the row's own bounce address
         (store.bounces), so bounces say which mail failed."""
         sender = f"play@{self.domain}"  # a row never stored (a test's) has no bounce address
+        keys = self.keys or secret_keys(self.cfg)
         if row.id is not None:
-            sender = return_path(self.keys or secret_keys(load()), row, self.domain)
-        data = wire(row, self.domain)
+            sender = return_path(keys, row, self.domain)
+        data = wire(row, self.domain, cfg=self.cfg, keys=keys)
         conn = getattr(self._local, "conn", None)
         if conn is None or conn not in self._open:
             conn = self._local.conn = self._connect()
         try:
-            conn.sendmail(sender, [row.to_addr], data)
+            send(conn, sender, row.to_addr, data)
         except smtplib.SMTPResponseException as e:
             if e.smtp_code in (421, -1):  # the relay is closing this connection
                 self._drop(conn)
             raise
         except smtplib.SMTPRecipientsRefused:
-            raise  # this row's address: the connection is fine (smtplib sent RSET)
+            if conn.sock is None:  # a 421 at RCPT: smtplib closed it; the next mail opens one
+                self._drop(conn)
+            raise  # else this row's address: the connection is fine (smtplib sent RSET)
         except Exception:
             self._drop(conn)
             raise

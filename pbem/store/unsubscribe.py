@@ -6,6 +6,8 @@ that does the same. What it stops depends on the mail: news of each trick become
 digest, a mail a turn becomes one list a day, and any other mail stops all our mail until
 the player writes `mail on` to pbem@DOMAIN."""
 
+from functools import lru_cache
+
 from sqlmodel import select
 
 from ..signing import UNSUBSCRIBE, Signer, secret_keys
@@ -28,16 +30,22 @@ def stops(kind: str) -> tuple[str, str, str]:
     return KINDS.get(kind, ALL)
 
 
-def headers(cfg, domain: str, to_addr: str, dedupe_key: str) -> dict:
+def headers(cfg, domain: str, to_addr: str, dedupe_key: str, keys=None) -> dict:
+    """The List-* headers; `keys`: the signing keys, when the caller has them at hand."""
     kind = kind_of(dedupe_key)
     pref, value, _ = stops(kind)
-    token = Signer(secret_keys(cfg), UNSUBSCRIBE).dumps({"e": to_addr, "k": kind})
+    token = _signer(tuple(keys or secret_keys(cfg))).dumps({"e": to_addr, "k": kind})
     out = {"List-Id": f"Spades by email <games.{domain}>",
            "List-Unsubscribe": f"<{cfg.base_url}/u/{token}>, "
                                f"<mailto:pbem@{domain}?subject={pref}%20{value}>"}
     if cfg.base_url.lower().startswith("https://"):  # RFC 8058: one-click is https only
         out["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     return out
+
+
+@lru_cache(maxsize=8)
+def _signer(keys: tuple[str, ...]) -> Signer:
+    return Signer(list(keys), UNSUBSCRIBE)  # made once a key set: a mail each costs less
 
 
 def read(cfg, token: str) -> dict:

@@ -1,0 +1,56 @@
+"""One mail over an open smtplib connection, with SMTP PIPELINING (RFC 2920) when the relay
+offers it: MAIL, RCPT and DATA in one write, their three answers read together, then the
+message: two round trips a mail instead of smtplib's four.
+
+    send(conn, sender, rcpt, data)   # as conn.sendmail(sender, [rcpt], data) would
+
+It raises what smtplib's sendmail raises for the same answers (SMTPSenderRefused,
+SMTPRecipientsRefused, SMTPDataError, SMTPServerDisconnected), so a refused address or a
+4xx is handled as before; any 421 (the relay closing) comes as an SMTPResponseException
+with the connection closed. An address that is not plain ASCII goes through smtplib.
+"""
+
+import re
+import smtplib
+
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_PLAIN = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@{_ATOM}(?:\.{_ATOM})*\Z")
+_DOT = re.compile(rb"(?m)^\.")
+
+
+def send(conn: smtplib.SMTP, sender: str, rcpt: str, data: bytes) -> None:
+    conn.ehlo_or_helo_if_needed()
+    if not (conn.has_extn("pipelining") and _PLAIN.match(sender) and _PLAIN.match(rcpt)):
+        conn.sendmail(sender, [rcpt], data)
+        return
+    size = f" SIZE={len(data)}" if conn.has_extn("size") else ""
+    conn.send(f"MAIL FROM:<{sender}>{size}\r\nRCPT TO:<{rcpt}>\r\nDATA\r\n".encode())
+    mail, to, go = conn.getreply(), conn.getreply(), conn.getreply()
+    _closing(conn, mail, to, go)
+    refused = mail[0] != 250 or to[0] not in (250, 251)
+    if go[0] == 354 and refused:
+        conn.send(b".\r\n")  # a relay that took DATA after a refusal: an empty end
+        conn.getreply()
+    if go[0] != 354 or refused:
+        conn._rset()
+    if mail[0] != 250:
+        raise smtplib.SMTPSenderRefused(mail[0], mail[1], sender)
+    if to[0] not in (250, 251):
+        raise smtplib.SMTPRecipientsRefused({rcpt: to})
+    if go[0] != 354:
+        raise smtplib.SMTPDataError(*go)
+    body = _DOT.sub(b"..", data)
+    conn.send(body + (b"" if body.endswith(b"\r\n") else b"\r\n") + b".\r\n")
+    done = conn.getreply()
+    _closing(conn, done)
+    if done[0] != 250:
+        conn._rset()
+        raise smtplib.SMTPDataError(*done)
+
+
+def _closing(conn: smtplib.SMTP, *replies) -> None:
+    """A 421 (service closing) in any answer: the connection is done."""
+    for code, text in replies:
+        if code == 421:
+            conn.close()
+            raise smtplib.SMTPDataError(code, text)
