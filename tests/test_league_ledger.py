@@ -44,6 +44,28 @@ def test_the_kept_table_is_the_table_computed_afresh_after_every_step(store, see
         assert kept == ratings(s, s.get(League, lid)) and kept["players"]
 
 
+def test_a_result_counts_at_once_in_the_transaction_that_writes_it(store):
+    """The move that ends a round's last game draws the next Swiss round from the table,
+    in the same transaction: the table must count that game already."""
+    lid = league(store, players=10)
+    with store.session() as s:
+        sn = s.exec(select(Season).where(Season.league_id == lid)).one()
+        sn.status = "running"
+        s.add(sn)
+        s.commit()
+        sid = sn.id
+    _open_round(store, sid, random.Random(4))
+    with store.session() as s:
+        sn = s.get(Season, sid)
+        assert {row.played for row in season_standings(s, sn)} == {0}
+        fixture = s.exec(select(Fixture).where(Fixture.season_id == sid,
+                                               Fixture.board == 1)).one()
+        results.finish(s, fixture, _result(random.Random(5)))
+        played = {row.entry: row.played for row in season_standings(s, sn)}
+        assert [played[e] for e in fixture.seats] == [1, 1, 1, 1]
+        assert sum(played.values()) == 4
+
+
 def _step(store, lid, sid, rng) -> str:
     with store.session() as s:
         rows = s.exec(select(Fixture).where(Fixture.season_id == sid)).all()

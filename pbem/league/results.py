@@ -4,6 +4,8 @@ results back with `game_result`, the one place a result is read (an organiser's 
 result belongs there)."""
 
 from sqlalchemy import update
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import select
 
 from ..engine import score_pad
@@ -36,6 +38,9 @@ def changed(s, season_id: int, fixture: Fixture | None = None) -> None:
     UPDATE adds the one: two writers at once get two versions, never the same."""
     version = s.connection().execute(update(Season).where(Season.id == season_id).values(
         version=Season.version + 1).returning(Season.version)).scalar_one()
+    held = s.identity_map.get(identity_key(Season, season_id))
+    if held is not None:  # the caller's Season keys the caches by its version: keep it true
+        set_committed_value(held, "version", version)
     if fixture is not None:
         fixture.version = version
         s.add(fixture)
