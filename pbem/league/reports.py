@@ -1,7 +1,8 @@
 """Reading a league for pages, mails and the command line: its seasons, the standings, the
 ratings, the fixtures and results, and the tables that have stopped moving. Nothing here
-writes. Standings, fixtures and ratings are derived from the fixtures' results and kept
-in a small cache in each process, keyed by each season's `version` and round (a result
+writes. Standings, fixtures and ratings are derived from the fixtures' results, kept
+current result by result in each season's ledger (pbem.league.ledger), and what is shown is
+kept in a small cache in each process, keyed by each season's `version` and round (a result
 written, an entry withdrawn, a round opened change the key), so a view of a big league does
 not compute them again, and they can never disagree with the games."""
 
