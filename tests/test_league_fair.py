@@ -301,8 +301,7 @@ def test_ratings_fold_in_new_games_and_start_again_when_an_old_result_changes(st
             return ratings(s, s.get(League, lid))
 
     def afresh():
-        reports._cache.clear()
-        reports._folds.clear()
+        reports.forget()
         return rated()
 
     play_out(store, first.game_id)
@@ -313,8 +312,7 @@ def test_ratings_fold_in_new_games_and_start_again_when_an_old_result_changes(st
     with store.session() as s:  # an earlier result changes (as a ruling would), and says so
         f = s.get(Fixture, first.id)
         f.result = dict(f.result, winner=1 - f.result["winner"])
-        s.add(f)
-        results.changed(s, f.season_id)
+        results.changed(s, f.season_id, f)
         s.commit()
     changed = rated()
     assert changed != old and changed == afresh()  # the fold did not keep the old result

@@ -1,52 +1,65 @@
 """Reading a league for pages, mails and the command line: its seasons, the standings, the
 ratings, the fixtures and results, and the tables that have stopped moving. Nothing here
-writes. Standings, fixtures and ratings are derived from the fixtures' results and kept
-in a small cache in each process, keyed by each season's `version` and round (a result
+writes. Standings, fixtures and ratings are derived from the fixtures' results, kept
+current result by result in each season's ledger (pbem.league.ledger), and what is shown is
+kept in a small cache in each process, keyed by each season's `version` and round (a result
 written, an entry withdrawn, a round opened change the key), so a view of a big league does
 not compute them again, and they can never disagree with the games."""
 
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func
 from sqlmodel import select
 
-from ..engine import Rules
 from ..engine.acts import QUIET
 from ..notify import seat_names
 from ..store.models import Entry, Fixture, Game, League, Move, Player, Season, Seat
+from . import ledger
 from .glicko import glicko2
+from .ledger import members, pair_key
 from .manage import LeagueError, get_league
-from .results import game_result
-from .standings import (
-    GameResult,
-    elo,
-    forfeiting,
-    rating_table,
-    reliability,
-    standings,
-    winner_after,
-)
-from .verdicts import describe
+from .standings import elo, rating_table
 
 CACHED = 32  # views kept per process (a big season's fixtures and page are megabytes)
 _cache: OrderedDict = OrderedDict()
 _lock = threading.Lock()
+PARTS = 1024  # parts of views kept per process (a round of 50 tables: some 20 kB)
+_parts: OrderedDict = OrderedDict()
 
 
 def _cached(key, compute):
     """compute(), or its value kept under `key`: the key names every input that changes."""
+    return _kept(_cache, CACHED, key, compute)
+
+
+def kept(key, compute):
+    """compute(), or its value kept under `key` among the many small parts of views (a
+    round of a season's fixtures, rendered): the key names every input that changes."""
+    return _kept(_parts, PARTS, key, compute)
+
+
+def _kept(store: OrderedDict, size: int, key, compute):
     with _lock:
-        if key in _cache:
-            _cache.move_to_end(key)
-            return _cache[key]
+        if key in store:
+            store.move_to_end(key)
+            return store[key]
     value = compute()
     with _lock:
-        _cache[key] = value
-        while len(_cache) > CACHED:
-            _cache.popitem(last=False)
+        store[key] = value
+        while len(store) > size:
+            store.popitem(last=False)
     return value
+
+
+def forget() -> None:
+    """Drop every view, fold and ledger this process keeps: the next read computes afresh."""
+    with _lock:
+        _cache.clear()
+        _parts.clear()
+        _folds.clear()
+    ledger.forget()
 
 
 def _season_key(season: Season) -> tuple | None:
@@ -82,16 +95,6 @@ def entries_of(s, season: Season) -> list[Entry]:
                        .order_by(Entry.id)).all())
 
 
-# What the views read of a fixture: columns, not ORM objects (three times faster to load).
-_ROW = (Fixture.id, Fixture.round, Fixture.board, Fixture.game_id, Fixture.seats,
-        Fixture.status, Fixture.result)
-
-
-def _rows_of(s, season: Season) -> list:
-    return list(s.exec(select(*_ROW).where(Fixture.season_id == season.id)
-                       .order_by(Fixture.round, Fixture.board)).all())
-
-
 def fixtures_of(s, season: Season) -> list[Fixture]:
     return list(s.exec(select(Fixture).where(Fixture.season_id == season.id)
                        .order_by(Fixture.round, Fixture.board)).all())
@@ -103,7 +106,7 @@ def view(s, what: str, league: League, season: Season, compute):
     key = _season_key(season)
     if key is None:
         return compute()
-    return _cached((what, league.seed, key, _ratings_key(s, league)), compute)
+    return _cached((what, league.seed, key, ratings_key(s, league)), compute)
 
 
 def season_standings(s, season: Season) -> list:
@@ -117,63 +120,47 @@ def season_reliability(s, season: Season) -> list:
 
 
 def _tables(s, season: Season) -> tuple[list, list]:
-    league = s.get(League, season.league_id)
-    sides = Rules.from_dict(league.rules).sides
-    fixtures = _rows_of(s, season)
-    results = [r for f in fixtures if f.status == "over"
-               if (r := game_result(f, sides)) is not None]  # None: struck by a ruling
-    byes = Counter(f.seats[0] for f in fixtures if f.status == "bye")
-    entries = entries_of(s, season)
-    names = {e.id: e.name for e in entries}
-    withdrawn = {e.id: e.games for e in entries if e.status == "withdrawn"}
-    return (standings(names, results, byes, league.timeout_forfeit, withdrawn),
-            reliability(names, results))
+    return ledger.read(s, season, s.get(League, season.league_id),
+                       lambda led: (led.standings(), led.reliability()))
 
 
 def rated_fixtures(s, league: League) -> list[int]:
     """The game ids of every finished game of every season that is rated (docs/leagues.md:
     not one a robot or a substitute played most of a seat of), in the order the games
     ended: ratings are updated game by game in this order."""
-    return [r.game_id for r in _rated(s, league)]
+    return [g[1].game_id for g in _rated(s, league)]
 
 
-def _rated(s, league: League) -> list[GameResult]:
-    sides = Rules.from_dict(league.rules).sides
-    over = s.exec(select(*_ROW).join(Season).where(
-        Season.league_id == league.id, Fixture.status == "over")
-        .order_by(Fixture.finished, Fixture.id)).all()
-    return [r for r in (game_result(f, sides) for f in over) if r is not None and r.rated]
+def _rated(s, league: League) -> list[tuple]:
+    """Every season's rated games, each (order, GameResult, by players, by partnerships),
+    in the order the games ended."""
+    return sorted(g for season in seasons(s, league.id)
+                  for g in ledger.read(s, season, league, lambda led: list(led.rated.values())))
 
 
 def ratings(s, league: League) -> dict:
     """Elo and Glicko-2 ratings over all the league's seasons: each player's, and in a
     league of fixed partnerships each partnership's (the same two players, whatever the
     season)."""
-    return _cached(("ratings", league.seed, _ratings_key(s, league)),
+    return _cached(("ratings", league.seed, ratings_key(s, league)),
                    lambda: _ratings(s, league))
 
 
-def _ratings_key(s, league: League) -> tuple:
+def ratings_key(s, league: League) -> tuple:
+    """What the league's ratings depend on: every season's key."""
     return tuple(_season_key(x) for x in seasons(s, league.id))
 
 
 def _ratings(s, league: League) -> dict:
-    sides = Rules.from_dict(league.rules).sides
-    entries = {e.id: e for e in s.exec(select(Entry).join(Season)
-                                       .where(Season.league_id == league.id)).all()}
-    by_player, by_pair = [], []
-    for r in _rated(s, league):
-        at = [[entries[r.seats[x]] for x in side] for side in sides]
-        by_player.append(([sorted({p for e in side for p in _members(e)}) for side in at],
-                          r.scores, r.winner))
-        if league.entry == "pair":
-            by_pair.append(([[_pair_key(side[0])] for side in at], r.scores, r.winner))
-    ids = {p for e in entries.values() for p in _members(e)}
+    games = _rated(s, league)
+    entries = {e.id: e for season in seasons(s, league.id)
+               for e in ledger.read(s, season, league, lambda led: list(led.entries.values()))}
+    ids = {p for e in entries.values() for p in members(e)}
     names = dict(s.exec(select(Player.id, Player.name).where(Player.id.in_(ids))).all())
-    pairs = {_pair_key(e): e.name for e in sorted(entries.values(), key=lambda e: e.id)
+    pairs = {pair_key(e): e.name for e in sorted(entries.values(), key=lambda e: e.id)
              if e.partner_id}
-    return {"players": _both((league.seed, "players"), by_player, names),
-            "pairs": _both((league.seed, "pairs"), by_pair, pairs)
+    return {"players": _both((league.seed, "players"), [g[2] for g in games], names),
+            "pairs": _both((league.seed, "pairs"), [g[3] for g in games], pairs)
             if league.entry == "pair" else []}
 
 
@@ -200,54 +187,21 @@ def _both(key: tuple, games: list, names: dict) -> list[dict]:
     return rows
 
 
-def _members(entry: Entry) -> list[int]:
-    return [x for x in (entry.player_id, entry.partner_id) if x]
-
-
-def _pair_key(entry: Entry) -> str:
-    return "-".join(str(x) for x in sorted(_members(entry)))
-
-
 def fixtures(s, season: Season) -> list[dict]:
     """The season's rounds, each with its tables (names by side, game, result) and byes."""
-    return _season_cached(s, "fixtures", season, lambda: _fixtures(s, season))
+    return [view for _, view in fixture_rounds(s, season)]
 
 
-def _fixtures(s, season: Season) -> list[dict]:
-    names = {e.id: e.name for e in entries_of(s, season)}
-    league = s.get(League, season.league_id)
-    sides = Rules.from_dict(league.rules).sides
-    rounds: dict[int, dict] = {}
-    for f in _rows_of(s, season):
-        r = rounds.setdefault(f.round, {"round": f.round, "tables": [], "byes": []})
-        if f.status == "bye":
-            r["byes"].append(names[f.seats[0]])
-            continue
-        res = game_result(f, sides) if f.status == "over" else None
-        won = winner_after(res, league.timeout_forfeit) if res else None
-        out = forfeiting(res, league.timeout_forfeit) if res else set()
-        ruling = (f.result or {}).get("ruling")
-        r["tables"].append({
-            "board": f.board, "game_id": f.game_id, "status": f.status,
-            "rated": res.rated if res else None,
-            "ruling": describe(ruling) if ruling else None,
-            "sides": [{"names": _side_names(f, side, names),
-                       "score": res.scores[i] if res else None,
-                       "won": won == i, "forfeit": i in out}
-                      for i, side in enumerate(sides)]})
-    return [rounds[k] for k in sorted(rounds)]
+def fixture_rounds(s, season: Season) -> list[tuple[int, dict]]:
+    """The rounds of `fixtures`, each with a stamp that changes whenever the round does."""
+    return _season_cached(s, "fixtures", season, lambda: ledger.read(
+        s, season, s.get(League, season.league_id), lambda led: led.fixtures()))
 
 
 def rulings(s, season: Season) -> list[dict]:
     """The season's games the organiser ruled on, with the ruling in force and its reason:
     the league table counts them so (pbem.league.verdicts)."""
-    return [{"game_id": f.game_id, "round": f.round, "board": f.board,
-             "ruling": describe(f.result["ruling"])}
-            for f in fixtures_of(s, season) if (f.result or {}).get("ruling")]
-
-
-def _side_names(fixture, side, names) -> list[str]:
-    return list(dict.fromkeys(names[fixture.seats[x]] for x in side))
+    return ledger.read(s, season, s.get(League, season.league_id), lambda led: led.rulings())
 
 
 def stale_tables(store, league: League, now: datetime) -> list[dict]:

@@ -3,6 +3,9 @@ the game, so a result is never lost and never written twice; the standings and r
 results back with `game_result`, the one place a result is read (an organiser's ruling on a
 result belongs there)."""
 
+from sqlalchemy import update
+from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import select
 
 from ..engine import score_pad
@@ -18,18 +21,29 @@ def record(s, game, st) -> int | None:
     if fixture is None or fixture.status == "over":
         return None
     result = result_of(st) | seat_record(s, game.id, st.n)
-    fixture.status, fixture.result, fixture.finished = "over", result, utcnow()
-    s.add(fixture)
-    changed(s, fixture.season_id)
+    finish(s, fixture, result)
     return fixture.season_id
 
 
-def changed(s, season_id: int) -> None:
+def finish(s, fixture: Fixture, result: dict) -> None:
+    """Write a fixture's result, in the caller's transaction."""
+    fixture.status, fixture.result, fixture.finished = "over", result, utcnow()
+    changed(s, fixture.season_id, fixture)
+
+
+def changed(s, season_id: int, fixture: Fixture | None = None) -> None:
     """The season's results (or how they count) changed: bump its version, the key of the
-    cached standings and ratings (pbem.league.reports), in the caller's transaction."""
-    season = s.get(Season, season_id)
-    season.version += 1
-    s.add(season)
+    cached standings and ratings (pbem.league.reports), in the caller's transaction, and
+    stamp the fixture that changed with it (pbem.league.ledger reads only those). One
+    UPDATE adds the one: two writers at once get two versions, never the same."""
+    version = s.connection().execute(update(Season).where(Season.id == season_id).values(
+        version=Season.version + 1).returning(Season.version)).scalar_one()
+    held = s.identity_map.get(identity_key(Season, season_id))
+    if held is not None:  # the caller's Season keys the caches by its version: keep it true
+        set_committed_value(held, "version", version)
+    if fixture is not None:
+        fixture.version = version
+        s.add(fixture)
 
 
 MOVES = ("bid", "play", "claim")  # what a seat's player is asked to do
@@ -91,8 +105,7 @@ def rule(s, game, st) -> None:
         return
     played = {k: v for k, v in fixture.result.items() if k != "ruling"}
     fixture.result = dict(played, ruling=st.rulings[-1]) if st.rulings else played
-    s.add(fixture)
-    changed(s, fixture.season_id)
+    changed(s, fixture.season_id, fixture)
 
 
 def league_counts(fixture) -> dict | None:

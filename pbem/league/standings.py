@@ -135,17 +135,40 @@ def standings(entries: dict[int, str], results: Iterable[GameResult],
     `forfeit_after`: a side whose seats timed out that many times in a game loses it.
     `withdrawn`: entry -> STAND or STRUCK; a struck entry's games count for no one, and it
     is listed last, unranked (rank 0)."""
+    struck = struck_entries(withdrawn)
+    tallies = tallies_for(entries)
+    for result in results:
+        count(tallies, result, forfeit_after, struck)
+    return table(entries, tallies, byes, withdrawn)
+
+
+def struck_entries(withdrawn: Mapping[int, str] | None) -> frozenset[int]:
+    return frozenset(e for e, how in (withdrawn or {}).items() if how == STRUCK)
+
+
+def tallies_for(entries: Iterable[int]) -> dict[int, "_Tally"]:
+    """Empty running totals, one per entry: `count` adds (or takes back) games to them."""
+    return {entry: _Tally() for entry in entries}
+
+
+def count(tallies: dict, result: GameResult, forfeit_after: int | None,
+          struck: frozenset[int] | set[int], sign: int = 1) -> None:
+    """Add one game to the running totals (sign -1: take it back, as it was added), unless
+    a struck entry played in it."""
+    _check_result(result)
+    if not all(entry in tallies for entry in result.seats):
+        _require_known(set(tallies), result.seats, f"game {result.game_id}")
+    if not struck.intersection(result.seats):
+        _add_game(tallies, result, forfeit_after, sign)
+
+
+def table(entries: dict[int, str], tallies: dict, byes: Mapping[int, int] | None = None,
+          withdrawn: Mapping[int, str] | None = None) -> list[Row]:
+    """The league table from each entry's running totals (`standings`: the rules)."""
     byes = dict(byes or {})
     withdrawn = dict(withdrawn or {})
-    known = set(entries)
-    _require_known(known, byes, "a bye")
-    struck = {e for e, how in withdrawn.items() if how == STRUCK}
-    tallies = {entry: _Tally() for entry in entries}
-    for result in results:
-        _check_result(result)
-        _require_known(known, result.seats, f"game {result.game_id}")
-        if not struck.intersection(result.seats):
-            _add_game(tallies, result, forfeit_after)
+    _require_known(set(entries), byes, "a bye")
+    struck = struck_entries(withdrawn)
     rows = [_unranked_row(entry, entries[entry], tallies[entry],
                           0 if entry in struck else byes.get(entry, 0),
                           _NOTES.get(withdrawn.get(entry), ""))
@@ -200,24 +223,25 @@ def _entries_on(r: GameResult, side: Sequence[int]) -> list[int]:
     return list(dict.fromkeys(r.seats[seat] for seat in side))
 
 
-def _add_game(tallies: dict[int, _Tally], r: GameResult, forfeit_after: int | None) -> None:
+def _add_game(tallies: dict[int, _Tally], r: GameResult, forfeit_after: int | None,
+              sign: int = 1) -> None:
     winner, out = winner_after(r, forfeit_after), forfeiting(r, forfeit_after)
     for i, side in enumerate(r.sides):
         best_other = max(score for j, score in enumerate(r.scores) if j != i)
         for entry in _entries_on(r, side):
             t = tallies[entry]
-            t.played += 1
+            t.played += sign
             if i == winner:
-                t.won += 1
+                t.won += sign
             else:
-                t.lost += 1
-            t.forfeits += i in out
-            t.points_for += r.scores[i]
-            t.points_against += best_other
-            t.bags += r.bags[i]
+                t.lost += sign
+            t.forfeits += sign * (i in out)
+            t.points_for += sign * r.scores[i]
+            t.points_against += sign * best_other
+            t.bags += sign * r.bags[i]
             held = [seat for seat in side if r.seats[seat] == entry]
-            t.nils_made += sum(r.nils[seat][0] for seat in held)
-            t.nils_failed += sum(r.nils[seat][1] for seat in held)
+            t.nils_made += sign * sum(r.nils[seat][0] for seat in held)
+            t.nils_failed += sign * sum(r.nils[seat][1] for seat in held)
 
 
 def _unranked_row(entry: int, name: str, t: _Tally, byes: int, note: str) -> Row:
@@ -269,12 +293,26 @@ class Reliability:
 
 def reliability(entries: dict[int, str], results: Iterable[GameResult]) -> list[Reliability]:
     """One line per entry, by name: summed over the seats the entry held."""
-    sums = {entry: [0, 0, 0] for entry in entries}
+    sums = time_sums(entries)
     for r in results:
-        for seat, entry in enumerate(r.seats):
-            if entry in sums:
-                for k, column in enumerate((r.own, r.timeouts, r.vacations)):
-                    sums[entry][k] += column[seat] if column else 0
+        add_time(sums, r)
+    return time_table(entries, sums)
+
+
+def time_sums(entries: Iterable[int]) -> dict[int, list[int]]:
+    """Empty reliability sums (moves, timeouts, vacations), one per entry."""
+    return {entry: [0, 0, 0] for entry in entries}
+
+
+def add_time(sums: dict[int, list[int]], r: GameResult, sign: int = 1) -> None:
+    """Add one game's seat records to the sums (sign -1: take them back)."""
+    for seat, entry in enumerate(r.seats):
+        if entry in sums:
+            for k, column in enumerate((r.own, r.timeouts, r.vacations)):
+                sums[entry][k] += sign * column[seat] if column else 0
+
+
+def time_table(entries: dict[int, str], sums: dict[int, list[int]]) -> list[Reliability]:
     return sorted((Reliability(e, entries[e], *sums[e]) for e in entries),
                   key=lambda x: (x.name, x.entry))
 

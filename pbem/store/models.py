@@ -213,7 +213,8 @@ class Fixture(SQLModel, table=True):
     """One table of one round: its game, the entry at each seat, and the result once the
     game is over (written in the move's own transaction). A bye is a fixture without game."""
 
-    __table_args__ = (UniqueConstraint("season_id", "round", "board"),)
+    __table_args__ = (UniqueConstraint("season_id", "round", "board"),
+                      Index("ix_fixture_season_version", "season_id", "version"))
     id: int | None = Field(default=None, primary_key=True)
     season_id: int = Field(foreign_key="season.id", index=True)
     round: int
@@ -223,6 +224,8 @@ class Fixture(SQLModel, table=True):
     status: str = Field(default="playing", max_length=10)  # playing, over, bye
     result: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     finished: datetime | None = None
+    version: int = 0  # the season's version when its result was last written or ruled on:
+    # a reader fetches only the fixtures changed since the version it holds (league.ledger)
 
 
 # -- the web's confirmations and rate limits (issue 12) --------------------------------------

@@ -101,11 +101,27 @@ def season_context(league_id: int, number: int | None) -> dict:
         page = {"league": lg, "season": sn, "format": describe(lg), "status": season_text(sn),
                 "seasons": reports.seasons(s, lg.id), "entries": reports.entries_of(s, sn),
                 "ratings": reports.ratings(s, lg), "form": {}, "error": None}
-        page["season_body"] = reports.view(s, "page", lg, sn, lambda: Markup(render_template(
-            "web/_season_body.html", standings=reports.season_standings(s, sn),
-            reliability=reports.season_reliability(s, sn), rounds=reports.fixtures(s, sn),
-            rulings=reports.rulings(s, sn), tie_breaks=TIE_BREAKS, **page)))
+        page["season_body"] = reports.view(s, "page", lg, sn, lambda: season_body(s, page))
         return page
+
+
+def season_body(s, page: dict) -> Markup:
+    """The season's table, fixtures and the league's ratings, rendered: each round, and the
+    ratings, kept rendered until they change (a result changes one round)."""
+    lg, sn = page["league"], page["season"]
+    rounds = Markup("").join(_round_html(lg, sn, stamp, rnd)
+                             for stamp, rnd in reports.fixture_rounds(s, sn))
+    ratings = reports.kept(("ratings-html", lg.seed, reports.ratings_key(s, lg)),
+                           lambda: Markup(render_template("web/_ratings.html", **page)))
+    return Markup(render_template(
+        "web/_season_body.html", standings=reports.season_standings(s, sn),
+        reliability=reports.season_reliability(s, sn), rulings=reports.rulings(s, sn),
+        rounds_html=rounds, ratings_html=ratings, tie_breaks=TIE_BREAKS, **page))
+
+
+def _round_html(lg, sn, stamp: int, rnd: dict) -> Markup:
+    return reports.kept(("round-html", lg.seed, sn.id, stamp), lambda: Markup(
+        render_template("web/_season_round.html", rnd=rnd)))
 
 
 # -- numbers and dates from a form ----------------------------------------------------------
