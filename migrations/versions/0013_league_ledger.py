@@ -2,8 +2,8 @@
 written or ruled on, so a reader folds in only the fixtures changed since the version it
 holds (pbem.league.ledger: standings kept current per result, issue 15)
 
-Revision ID: 0012
-Revises: 0011
+Revision ID: 0013
+Revises: 0012
 Create Date: 2026-11-24 03:00:00.000000
 """
 from collections.abc import Sequence
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = '0012'
-down_revision: str | None = '0011'
+revision: str = '0013'
+down_revision: str | None = '0012'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
