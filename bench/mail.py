@@ -39,6 +39,7 @@ import smtplib
 import socket
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from email.message import EmailMessage
@@ -47,6 +48,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from aiosmtpd.controller import Controller  # noqa: E402
+from sqlalchemy import event  # noqa: E402
 from sqlmodel import select  # noqa: E402
 
 from bench.scratch_db import ScratchDatabase  # noqa: E402
@@ -166,18 +168,25 @@ class Nothing:
 
 
 class Measured:
-    """Wraps the server's Processor: the CPU time of its thread for each mail while `on`
-    (a figure the machine's load hardly moves), and a cProfile of it if `profile`."""
+    """Wraps the server's Processor: for each mail while `on`, the CPU time of its thread
+    and the SQL statements it ran (figures the machine's load hardly moves), and a
+    cProfile of it if `profile`."""
 
-    def __init__(self, processor, profile: bool):
-        self.inner, self.on, self.cpu = processor, False, []
+    def __init__(self, processor, engine, profile: bool):
+        self.inner, self.on, self.cpu, self.statements = processor, False, [], []
         self.profile = cProfile.Profile() if profile else None
         self.known = processor.known
+        self.mine = threading.local()
+        event.listen(engine, "before_cursor_execute", self._count)
+
+    def _count(self, *_args):
+        if getattr(self.mine, "n", None) is not None:
+            self.mine.n += 1
 
     def process(self, *args):
         if not self.on:
             return self.inner.process(*args)
-        t0 = time.thread_time()
+        t0, self.mine.n = time.thread_time(), 0
         if self.profile:
             self.profile.enable()
         try:
@@ -186,6 +195,8 @@ class Measured:
             if self.profile:
                 self.profile.disable()
             self.cpu.append(time.thread_time() - t0)
+            self.statements.append(self.mine.n)
+            self.mine.n = None
 
 
 @dataclasses.dataclass
@@ -193,6 +204,7 @@ class Run:
     ours: list[float]  # seconds a mail, end to end
     ceiling: list[float]  # the same mails, to the do-nothing server
     cpu: list[float]  # CPU seconds of the server's thread for each of ours
+    statements: list[int]  # SQL statements for each of ours
 
 
 def bench(store, cfg, mails: int | None = None, seconds: float = 0.0,
@@ -204,7 +216,8 @@ def bench(store, cfg, mails: int | None = None, seconds: float = 0.0,
     players = Players(store, gid)
     ours, top = _server(store, cfg), Controller(Nothing(), hostname="127.0.0.1",
                                                 port=free_port(), data_size_limit=MAX_SIZE)
-    measured = ours.handler.processor = Measured(ours.handler.processor, bool(profile))
+    measured = ours.handler.processor = Measured(ours.handler.processor, store.engine,
+                                                        bool(profile))
     ours.start()
     top.start()
     a, b = Client(ours.port, per_mail), Client(top.port, per_mail)
@@ -230,7 +243,8 @@ def bench(store, cfg, mails: int | None = None, seconds: float = 0.0,
     if profile:
         measured.profile.dump_stats(profile)
     check(store, gid, players, WARM_UP + len(a.times))
-    return Run(a.times, b.times, measured.cpu)
+    event.remove(store.engine, "before_cursor_execute", measured._count)
+    return Run(a.times, b.times, measured.cpu, measured.statements)
 
 
 def _server(store, cfg):
@@ -299,7 +313,9 @@ def main() -> None:
     met = e2e >= TARGET_RATE and pct(run.ours, 0.99) < TARGET_P99
     print(f"ratio end to end / ceiling: {e2e / ceil:.3f}; target {'met' if met else 'missed'}")
     print(f"CPU time of the server's thread a mail: median {pct(run.cpu, 0.5):.2f} ms, "
-          f"p99 {pct(run.cpu, 0.99):.2f} ms; load average {os.getloadavg()[0]:.2f}")
+          f"p99 {pct(run.cpu, 0.99):.2f} ms; SQL statements a mail: "
+          f"{sum(run.statements) / len(run.statements):.1f}; load average "
+          f"{os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
