@@ -103,7 +103,7 @@ class Processor:
         try:
             with self.store.session() as s:
                 insert_all(s, Outbox, answers)
-                s.add(Inbound(message_id=key, result=outcome[:40]))
+                insert_all(s, Inbound, [{"message_id": key, "result": outcome[:40]}])
                 s.commit()
         except IntegrityError:
             return "duplicate"  # the same mail, delivered twice at once
@@ -237,9 +237,9 @@ class Processor:
 
 def _table(s, game_id: int) -> tuple[list[str], set[int]]:
     """The names of the game's seats, in seat order, and its robots' seats."""
-    seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
-    players = {p.id: p for p in s.exec(select(Player).where(
-        Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
+    rows = s.exec(select(Seat, Player).join(Player, isouter=True)
+                  .where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+    seats, players = [x for x, _ in rows], {p.id: p for _, p in rows if p is not None}
     return seat_names(seats, players), {x.seat for x in seats if x.robot}
 
 
