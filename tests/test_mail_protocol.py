@@ -123,6 +123,39 @@ def test_one_smtp_mail_to_two_seats_moves_in_both_games(env):
     assert env.replies() == []
 
 
+
+FAIL_INBOUND = {  # a trigger that makes the database refuse the mail's Inbound row
+    "sqlite": ["CREATE TRIGGER lost BEFORE INSERT ON inbound BEGIN INSERT INTO gone VALUES (1); "
+               "END"],
+    "postgresql": ["CREATE FUNCTION lost() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION "
+                   "'connection lost' USING ERRCODE = '08006'; END $$ LANGUAGE plpgsql",
+                   "CREATE TRIGGER lost BEFORE INSERT ON inbound FOR EACH ROW EXECUTE "
+                   "FUNCTION lost()"],
+}
+
+
+def test_an_answer_that_cannot_be_written_is_retried_and_the_move_made_once(env):
+    """The answer and the mail's Inbound row are one transaction: when the database refuses
+    it, the mail gets 451 and neither is there. The move (its own commit) stands, so the
+    sender's retry finds it done: it is made once and answered once."""
+    gid, _ = crafted(env.store)
+    kind = env.store.engine.dialect.name
+    with env.store.engine.begin() as c:
+        for sql in FAIL_INBOUND[kind]:
+            c.exec_driver_sql(sql)
+    msg = env.mail(env.address(gid), "bid 4", mid="<retried@example.org>")
+    assert env.send(msg)[0] == 451
+    assert bids(env.store, gid) == [4]
+    with env.store.session() as s:
+        assert s.exec(select(Inbound)).all() == []
+        assert s.exec(select(Outbox).where(Outbox.dedupe_key.like("reply:%"))).all() == []
+    with env.store.engine.begin() as c:
+        c.exec_driver_sql("DROP TRIGGER lost" + (" ON inbound" if kind == "postgresql" else ""))
+    assert env.send(msg)[0] == 250
+    assert bids(env.store, gid) == [4]
+    answers = [text(m) for m in env.replies() if "your turn" not in headline(m)]
+    assert len(answers) == 1 and "bid 4: already done" in answers[0], answers
+
 # ---- what the parser cannot read -----------------------------------------------------------
 
 def test_a_message_id_longer_than_any_column(env):

@@ -33,6 +33,7 @@ class Context:
     sender: str = ""  # the mail's From address
     moves: list[tuple[dict, bool]] = field(default_factory=list)  # (action, was a repeat)
     ahead: list[str] = field(default_factory=list)  # bids kept for the seat's turn
+    seen: tuple | None = None  # (state, robot seats) just read, for the first move's door
 
 
 class Command:
@@ -184,9 +185,10 @@ def act(ctx, line, action) -> str:
     # each line of a mail applies once for each seat it reached: one mail may be
     # addressed to the player's seats in several games
     ref = f"{ctx.message_id}#{ctx.seat.game_id}.{ctx.seat.seat}.{len(ctx.done)}"
+    seen, ctx.seen = ctx.seen, None  # a read is good for one move only
     try:
         result = submit(ctx.store, ctx.seat.game_id, ctx.seat.seat, action,
-                        expect_seq=ctx.expect_seq, source="mail", ref=ref)
+                        expect_seq=ctx.expect_seq, source="mail", ref=ref, seen=seen)
     except Refused as e:
         if e.state is not None:
             ctx.state = e.state

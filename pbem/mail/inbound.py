@@ -26,6 +26,7 @@ from ..league.seasons import tell_organisers
 from ..notify import link_maker, mail_row, reply_address, seat_names
 from ..signing import secret_keys
 from ..store import bounces
+from ..store.bulk import insert_all
 from ..store.models import Game, Inbound, Outbox, Player, Seat
 from .authres import verdict
 from .bounce import classify
@@ -48,12 +49,15 @@ class Processor:
         self.store, self.cfg = store, cfg
         self.keys = secret_keys(cfg)
 
-    def seat_for(self, address: str) -> Seat | None:
+    def seat_for(self, address: str, s=None) -> Seat | None:
+        """The seat `address` names, read in `s` (or a read of its own)."""
         local, _, domain = address.lower().rpartition("@")
         if domain != self.cfg.mail_domain.lower() or not local.startswith("play+"):
             return None
-        with self.store.session() as s:
-            return s.exec(select(Seat).where(Seat.token == local[5:])).first()
+        if s is None:
+            with self.store.reader() as s:
+                return self.seat_for(address, s)
+        return s.exec(select(Seat).where(Seat.token == local[5:])).first()
 
     def bounced(self, address: str) -> Outbox | None:
         """The mail whose bounces `address` takes, if it is one of ours, signed."""
@@ -71,16 +75,35 @@ class Processor:
         key = f"{rcpt.lower()} {inc.message_id or hashlib.sha256(raw).hexdigest()}"
         if len(key) > 190:  # fits every column it keys (Outbox.dedupe_key is 200)
             key = "sha256:" + hashlib.sha256(key.encode()).hexdigest()
-        with self.store.session() as s:
+        bounce = rcpt.lower().startswith(bounces.PREFIX)  # never answered, nor read as commands
+        with self.store.reader() as s:  # one read: seen before? whose seat, from whom?
             if s.exec(select(Inbound.id).where(Inbound.message_id == key)).first():
                 return "duplicate"
-        if rcpt.lower().startswith(bounces.PREFIX):  # never answered, never read as commands
+            who = self._who(s, inc, rcpt) if not (bounce or inc.ignore) else None
+        answers: list[dict] = []  # our answers' Outbox rows, written with the Inbound row
+        if bounce:
             outcome = self._bounce(rcpt, raw)
         else:
-            outcome = inc.ignore or self._answer(inc, rcpt, key)
+            outcome = inc.ignore or self._answer(inc, key, *who, answers)
+        return self._record(key, outcome, answers)
+
+    def _who(self, s, inc: Incoming, rcpt: str) -> tuple[Seat | None, Player | None]:
+        """The seat `rcpt` names (None: the account address) and its player, or the
+        player the sender is."""
+        seat = self.seat_for(rcpt, s)
+        if seat is not None:
+            return seat, s.get(Player, seat.player_id) if seat.player_id else None
+        return None, s.exec(select(Player).where(Player.email == inc.sender)).first()
+
+    def _record(self, key: str, outcome: str, answers: list[dict]) -> str:
+        """The answers and the mail's Inbound row in one transaction (one commit): both are
+        there or neither is, and a mail delivered twice at once is answered once."""
+        for row in answers:
+            row["subject"] = " ".join(row["subject"].split())[:250]
         try:
             with self.store.session() as s:
-                s.add(Inbound(message_id=key, result=outcome[:40]))
+                insert_all(s, Outbox, answers)
+                insert_all(s, Inbound, [{"message_id": key, "result": outcome[:40]}])
                 s.commit()
         except IntegrityError:
             return "duplicate"  # the same mail, delivered twice at once
@@ -99,41 +122,42 @@ class Processor:
             tell_organisers(self.store, stopped, found.status)
         return done
 
-    def _answer(self, inc: Incoming, rcpt: str, key: str) -> str:
-        seat = self.seat_for(rcpt)
-        with self.store.session() as s:
-            if seat is not None:
-                player = s.get(Player, seat.player_id) if seat.player_id else None
-            else:
-                player = s.exec(select(Player).where(Player.email == inc.sender)).first()
+    def _answer(self, inc: Incoming, key: str, seat, player, out: list[dict]) -> str:
+        """What the mail asks, done; `out` gets the answers to queue."""
         if player is None:
             if seat is None:
                 return self._stranger(inc, key)
             return "unknown sender"  # no answer: we write only to registered players
         if player.email.lower() != inc.sender:
             if seat is not None:
-                self._warn_forged(inc, seat, player, key)
+                out.append(self._warn_forged(inc, seat, player, key))
             return "forged sender"
         why = verdict(inc.auth, inc.sender.rpartition("@")[2], self.cfg.authserv_id)
         if why:  # the From domain does not vouch for it, by our own MTA's word
-            self._refuse_unverified(inc, seat, player, key, why)
+            out.append(self._refuse_unverified(inc, seat, player, key, why))
             return "failed its domain's check"
         if "bounces" in (player.prefs or {}):  # mail came from the address: it works
             bounces.clear(self.store, player.id)
         if seat is None:
-            return self._account(inc, player, key)
-        return self._seat(inc, seat, player, key)
+            return self._account(inc, player, key, out)
+        return self._seat(inc, seat, player, key, out)
 
-    def _seat(self, inc, seat, player, key) -> str:
-        with self.store.session() as s:
+    def _seat(self, inc, seat, player, key, out) -> str:
+        with self.store.reader() as s:  # one read: the game, and its seats for the answer
             live = self.store.state(s, s.get(Game, seat.game_id))
-            self.store.keep(seat.game_id, live)
-            state = live.snapshot()
+            names, robots = _table(s, seat.game_id)
+        # the first move hands this read to the door (play.submit's `seen`), which keeps the
+        # state in the cache: it need not read the game again
         ctx = Context(self.store, player, seat, inc.message_id or key,
-                      compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat), state)
+                      compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat),
+                      live.snapshot(), seen=(live, robots))
         lines = inc.lines or _subject_command(inc.subject)
-        error = run(ctx, lines, SEAT_COMMANDS) if lines else None
-        self._reply(inc, seat, player, key, ctx, lines, error)
+        try:
+            error = run(ctx, lines, SEAT_COMMANDS) if lines else None
+        finally:
+            if ctx.seen is not None:  # no move took it
+                self.store.keep(seat.game_id, live)
+        out.append(self._reply(inc, seat, player, key, ctx, lines, error, names))
         return "refused" if error else ("done" if lines else "no command")
 
     def _stranger(self, inc, key) -> str:
@@ -146,24 +170,18 @@ class Processor:
             return "unknown sender"
         return "refused" if run(ctx, lines[:1], STRANGERS) else "done"
 
-    def _account(self, inc, player, key) -> str:
+    def _account(self, inc, player, key, out) -> str:
         ctx = Context(self.store, player, None, inc.message_id or key, sender=inc.sender)
         lines = inc.lines or _subject_command(inc.subject)
         error = run(ctx, lines, ACCOUNT) if lines else None
         text = _summary(ctx, lines, error, ACCOUNT)
-        self._send(key, player.email, "Re: " + (inc.subject or "your mail"), text,
-                   inc.message_id, None, f"pbem@{self.cfg.mail_domain}")
+        out.append(self._send(key, player.email, "Re: " + (inc.subject or "your mail"), text,
+                              inc.message_id, None, f"pbem@{self.cfg.mail_domain}"))
         return "refused" if error else "done"
 
-    def _reply(self, inc, seat, player, key, ctx, lines, error):
+    def _reply(self, inc, seat, player, key, ctx, lines, error, names) -> dict:
         """Every answer to a seat's mail shows the table and the moves legal now, text and
         HTML, threaded under the mail (and so the turn mail) it answers."""
-        with self.store.session() as s:
-            seats = s.exec(select(Seat).where(Seat.game_id == seat.game_id)
-                           .order_by(Seat.seat)).all()
-            players = {p.id: p for p in s.exec(select(Player).where(
-                Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
-        names = seat_names(seats, players)
         st = ctx.state
         v = compose.context(view(st, seat.seat), seat.game_id, names)
         link = link_maker(self.cfg, seat.game_id, seat.seat, st.seq)
@@ -176,7 +194,7 @@ class Processor:
                        compose.render("reply.txt", **values),
                        compose.render("reply.html", **values))
         row["headers"].update(self._thread(inc, seat.game_id), **{"Auto-Submitted": "auto-replied"})
-        self._queue(row)
+        return row
 
     def _thread(self, inc, game_id) -> dict:
         """In-Reply-To: the player's mail; References: the game's root, our mails the
@@ -195,15 +213,16 @@ class Processor:
                 "web or app client.\n")
         reply_to = reply_address(self.cfg, seat) if seat else f"pbem@{self.cfg.mail_domain}"
         subject = (f"Game {game}: " if game else "") + "a mail was not obeyed"
-        self._send(key, player.email, subject, text, inc.message_id, game, reply_to)
+        return self._send(key, player.email, subject, text, inc.message_id, game, reply_to)
 
     def _warn_forged(self, inc, seat, player, key):
         text = (f"A mail for your seat in game {seat.game_id} came from {inc.sender}, not from "
                 f"your address, so it was ignored. Reply from {player.email} to play.\n")
-        self._send(key, player.email, f"Game {seat.game_id}: a mail was ignored", text,
-                   None, seat.game_id, reply_address(self.cfg, seat))
+        return self._send(key, player.email, f"Game {seat.game_id}: a mail was ignored", text,
+                          None, seat.game_id, reply_address(self.cfg, seat))
 
-    def _send(self, key, to, subject, text, in_reply_to, game_id, reply_to):
+    def _send(self, key, to, subject, text, in_reply_to, game_id, reply_to) -> dict:
+        """An answer's Outbox row."""
         if in_reply_to and not in_reply_to.startswith("<"):
             in_reply_to = None  # a Message-ID too long to keep is kept as a hash, not an id
         root = compose.thread_root(game_id, self.cfg.mail_domain) if game_id else None
@@ -213,16 +232,15 @@ class Processor:
             headers.update({"In-Reply-To": in_reply_to or root, "References": refs})
         mail = (compose.game_mail(game_id, self.cfg.mail_domain, subject, text) if game_id
                 else {"subject": subject, "body_text": text})
-        self._queue(dict(mail, to_addr=to, headers=headers, dedupe_key=f"reply:{key}"[:200]))
+        return dict(mail, to_addr=to, headers=headers, dedupe_key=f"reply:{key}"[:200])
 
-    def _queue(self, row: dict) -> None:
-        row["subject"] = " ".join(row["subject"].split())[:250]
-        try:
-            with self.store.session() as s:
-                s.add(Outbox(**row))
-                s.commit()
-        except IntegrityError:
-            pass  # answered already: this mail came twice
+
+def _table(s, game_id: int) -> tuple[list[str], set[int]]:
+    """The names of the game's seats, in seat order, and its robots' seats."""
+    rows = s.exec(select(Seat, Player).join(Player, isouter=True)
+                  .where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+    seats, players = [x for x, _ in rows], {p.id: p for _, p in rows if p is not None}
+    return seat_names(seats, players), {x.seat for x in seats if x.robot}
 
 
 def _subject_command(subject: str) -> list[str]:
