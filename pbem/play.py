@@ -112,7 +112,7 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
     checked = _check_claim(store, game_id, seat, action)
 
     plan = _foresee(store, game_id, seat, action, seen) if checked is None else None
-    if plan is not None and plan.ahead is not None and seen is not None and seen.table:
+    if plan is not None and plan.ahead is not None and getattr(seen, "table", None):
         plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow())
 
     queued = []  # the mails `also` gives

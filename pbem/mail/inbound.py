@@ -24,6 +24,7 @@ from .. import compose
 from ..engine import parse_action, view
 from ..league.seasons import tell_organisers
 from ..notify import link_maker, mail_row, reply_address, seat_names
+from ..play import Seen
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.bulk import insert_all
@@ -150,7 +151,7 @@ class Processor:
         # state in the cache: it need not read the game again
         ctx = Context(self.store, player, seat, inc.message_id or key,
                       compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat),
-                      live.snapshot(), seen=(live, robots))
+                      live.snapshot(), seen=Seen(live, robots))
         lines = inc.lines or _subject_command(inc.subject)
         try:
             error = run(ctx, lines, SEAT_COMMANDS) if lines else None
