@@ -110,3 +110,15 @@ def test_the_same_mails_whether_rendered_before_or_in_the_write(store):
 def unsigned(text: str) -> str:
     """The mail without its move links (each signed with an id of its own)."""
     return re.sub(r"/m/\S+", "/m/LINK", text)
+
+
+def test_a_move_by_mail_has_its_turn_mails_rendered_outside_the_write(store, monkeypatch,
+                                                                      tmp_path):
+    from tests.mail_helpers import ANN, running
+
+    with running(store, monkeypatch, tmp_path) as env:
+        gid = waiting_on_ann(store)
+        renders = watch_renders(monkeypatch)
+        assert env.send(env.mail(env.address(gid), "bid 3", frm=ANN))[0] == 250
+    assert renders and not any(renders), "a mail was rendered inside the write"
+    assert "your turn (move 5)" in turn_mail(store, gid).body_text  # her lead, after the robots

@@ -145,13 +145,16 @@ class Processor:
 
     def _seat(self, inc, seat, player, key, out) -> str:
         with self.store.reader() as s:  # one read: the game, and its seats for the answer
-            live = self.store.state(s, s.get(Game, seat.game_id))
-            names, robots = _table(s, seat.game_id)
+            game = s.get(Game, seat.game_id)
+            live = self.store.state(s, game)
+            seats, players = _table(s, seat.game_id)
+        names, robots = seat_names(seats, players), {x.seat for x in seats if x.robot}
         # the first move hands this read to the door (play.submit's `seen`), which keeps the
-        # state in the cache: it need not read the game again
+        # state in the cache and renders the move's mails before its write, from this table
+        # (the write takes them only if it finds the same rows: pbem.prepared)
         ctx = Context(self.store, player, seat, inc.message_id or key,
                       compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat),
-                      live.snapshot(), seen=Seen(live, robots))
+                      live.snapshot(), seen=Seen(live, robots, (game, seats, players)))
         lines = inc.lines or _subject_command(inc.subject)
         try:
             error = run(ctx, lines, SEAT_COMMANDS) if lines else None
@@ -236,12 +239,11 @@ class Processor:
         return dict(mail, to_addr=to, headers=headers, dedupe_key=f"reply:{key}"[:200])
 
 
-def _table(s, game_id: int) -> tuple[list[str], set[int]]:
-    """The names of the game's seats, in seat order, and its robots' seats."""
+def _table(s, game_id: int) -> tuple[list[Seat], dict[int, Player]]:
+    """The game's seats, in seat order, and their players by id (one query)."""
     rows = s.exec(select(Seat, Player).join(Player, isouter=True)
                   .where(Seat.game_id == game_id).order_by(Seat.seat)).all()
-    seats, players = [x for x, _ in rows], {p.id: p for _, p in rows if p is not None}
-    return seat_names(seats, players), {x.seat for x in seats if x.robot}
+    return [x for x, _ in rows], {p.id: p for _, p in rows if p is not None}
 
 
 def _subject_command(subject: str) -> list[str]:
