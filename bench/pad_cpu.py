@@ -43,9 +43,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     var = tempfile.mkdtemp(prefix="pbem-bench-pad-")
-    os.environ.update(PBEM_VAR_DIR=var, DATABASE_URL=f"sqlite:///{var}/pbem.db")
     import ceiling_app
     import web
+    from scratch_db import ScratchDatabase
+
+    db = ScratchDatabase()  # migrated: web.prepare only fills it
+    os.environ.update(PBEM_VAR_DIR=var, DATABASE_URL=db.url)
 
     from pbem.web.app import create_app
 
