@@ -312,6 +312,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--pg", metavar="URL", help="PostgreSQL (a fresh schema) instead of SQLite")
+    ap.add_argument("--only", choices=["pad", "move"], help="one of the two (and the ceiling)")
     ap.add_argument("--keep", action="store_true", help="keep the /tmp directory")
     args = ap.parse_args()
     import gunicorn as g
@@ -337,29 +338,43 @@ def main() -> None:
         print(f"long game {data['long_id']}: four robots to 500 in {data['made']:.1f} s, "
               f"{data['hands']} hands, {data['events']} events, final "
               f"{'-'.join(map(str, data['scores']))}")
-        pad, ceil, ratios = paired(port, top, f"/g/{data['long_id']}", args)
-        live = data["live"]
-        before = web_moves(url, [g for g, _ in live])
-        move = load("move", port, args.seconds, args.clients, url=url, live=live)
-        applied = web_moves(url, [g for g, _ in live]) - before
-        print(f"after the move POSTs: {load_average()}")
+        if args.only != "move":
+            pad, ceil, ratios = paired(port, top, f"/g/{data['long_id']}", args)
+        if args.only != "pad":
+            move, applied = moves(port, url, data["live"], args)
+
     finally:
         for p in procs:
             stop(p)
         if not args.keep:
             shutil.rmtree(var, ignore_errors=True)
         db.close()
-    rows = [("score pad GET /g/ID (500-point game)", pad), ("move POST /t/TOKEN/move", move),
-            ("ceiling GET / (do-nothing app)", ceil)]
-    for name, r in rows:
-        print(f"{name:38} {r['n']:6} ok in {args.seconds:g} s = {r['rps']:7.1f} req/s, "
-              f"median {1000 * r['median']:6.2f} ms, p99 {1000 * r['p99']:6.2f} ms, "
-              f"{r['size']:6} bytes, {r['errors']} not ok")
-    print(f"moves the database holds from the web while timed (and warming up): {applied}")
-    print(f"score pad / ceiling, each round: {', '.join(f'{x:.3f}' for x in ratios)}; "
-          f"median {statistics.median(ratios):.3f} (target >= 0.5); pad p99 "
-          f"{1000 * pad['p99']:.1f} ms (target < 50)")
-    print(f"move POST p99 {1000 * move['p99']:.1f} ms at {args.clients} clients (target < 100)")
+    if args.only != "move":
+        row("score pad GET /g/ID (500-point game)", pad, args)
+        row("ceiling GET / (do-nothing app)", ceil, args)
+        print(f"score pad / ceiling, each round: {', '.join(f'{x:.3f}' for x in ratios)}; "
+              f"median {statistics.median(ratios):.3f} (target >= 0.5); pad p99 "
+              f"{1000 * pad['p99']:.1f} ms (target < 50)")
+    if args.only != "pad":
+        row("move POST /t/TOKEN/move", move, args)
+        print(f"moves the database holds from the web while timed (and warming up): {applied}")
+        print(f"move POST p99 {1000 * move['p99']:.1f} ms at {args.clients} clients "
+              "(target < 100)")
+
+
+def row(name: str, r: dict, args) -> None:
+    print(f"{name:38} {r['n']:6} ok in {args.seconds:g} s = {r['rps']:7.1f} req/s, "
+          f"median {1000 * r['median']:6.2f} ms, p99 {1000 * r['p99']:6.2f} ms, "
+          f"{r['size']:6} bytes, {r['errors']} not ok")
+
+
+def moves(port: int, url: str, live: list, args) -> tuple[dict, int]:
+    """The move POSTs, and how many moves the web wrote meanwhile (by the log)."""
+    before = web_moves(url, [g for g, _ in live])
+    move = load("move", port, args.seconds, args.clients, url=url, live=live)
+    applied = web_moves(url, [g for g, _ in live]) - before
+    print(f"after the move POSTs: {load_average()}")
+    return move, applied
 
 
 if __name__ == "__main__":

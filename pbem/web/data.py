@@ -73,9 +73,17 @@ _HEAD = (select(Game.public,
 def head(game_id: int) -> tuple[bool, int, list[str]]:
     """Whether the game is public, its last seq and its seats' names (as seat_names gives
     them), without its state: what a cached page of it depends on."""
-    rows = store().quick_rows(_HEAD, g=game_id)
-    if not rows:
+    got = read_head(store(), game_id)
+    if got is None:
         abort(404)
+    return got
+
+
+def read_head(store_, game_id: int) -> tuple[bool, int, list[str]] | None:
+    """`head`, outside a request (pbem.web.fastpad): None for no such game."""
+    rows = store_.quick_rows(_HEAD, g=game_id)
+    if not rows:
+        return None
     names = [name if player is not None and name is not None else f"robot {seat}"
              for _, _, seat, player, name in rows if seat is not None]
     return bool(rows[0][0]), rows[0][1] or 0, names
