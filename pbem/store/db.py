@@ -7,6 +7,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
+from .turns import TurnConnection
+
 READ_ONLY = "pbem_read_only"  # the execution option of a reading engine (Store.reader)
 
 
@@ -18,16 +20,18 @@ def make_engine(url: str) -> Engine:
     path = url.split("///", 1)[-1]
     if path and path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
-    _sqlite_immediate(engine)
+    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False,
+                                              "factory": TurnConnection})
+    _sqlite_immediate(engine, f"{path}-writers" if path and path != ":memory:" else None)
     return engine
 
 
-def _sqlite_immediate(engine: Engine) -> None:
+def _sqlite_immediate(engine: Engine, turns: str | None) -> None:
     """A deferred BEGIN that reads and then writes fails at once with "database is locked"
     when another process wrote meanwhile; BEGIN IMMEDIATE takes the write lock up front
     and waits its turn (SQLAlchemy's SQLite notes, "Serializable isolation"). A transaction
-    that only reads begins deferred: in WAL mode it reads beside the writer, never waits."""
+    that only reads begins deferred: in WAL mode it reads beside the writer, never waits.
+    Writers of a file take turns by the lock file `turns` (pbem.store.turns)."""
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn, _record):
@@ -37,12 +41,16 @@ def _sqlite_immediate(engine: Engine) -> None:
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA busy_timeout=30000")
         cur.close()
+        if turns is not None:
+            dbapi_conn.use_turns(turns)
 
     @event.listens_for(engine, "begin")
     def _begin(conn):
         # a read (Store.reader) must not queue behind every writer: a plain BEGIN
-        read = conn.get_execution_options().get(READ_ONLY)
-        conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
+        if conn.get_execution_options().get(READ_ONLY):
+            conn.exec_driver_sql("BEGIN")
+        else:
+            conn.connection.dbapi_connection.begin_write()
 
 
 @lru_cache(maxsize=8)
