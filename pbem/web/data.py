@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from flask import abort, current_app
 from sqlalchemy import bindparam, func
+from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import select
 
 from ..notify import seat_names
@@ -89,11 +90,18 @@ def read_head(store_, game_id: int) -> tuple[bool, int, list[str]] | None:
     return bool(rows[0][0]), rows[0][1] or 0, names
 
 
+_SEAT = select(*Seat.__table__.columns).where(Seat.token == bindparam("t"))
+
+
 def seat_for(token: str) -> Seat:
-    with store().reader() as s:
-        seat = s.exec(select(Seat).where(Seat.token == token.lower())).first()
-    if seat is None:
+    """The seat of a token, read in one statement without the ORM's query (every table POST
+    starts here); detached as the ORM would leave it, so a session may still add it."""
+    rows = store().quick_rows(_SEAT, t=token.lower())
+    if not rows:
         abort(404)
+    seat = Seat(**dict(zip(Seat.__table__.columns.keys(), rows[0], strict=True)))
+    seat.robot, seat.accepted = bool(seat.robot), bool(seat.accepted)  # SQLite's 0/1
+    make_transient_to_detached(seat)
     return seat
 
 

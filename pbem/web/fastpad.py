@@ -26,7 +26,10 @@ class FastPad:
         self.cookie = app.config["SESSION_COOKIE_NAME"]
 
     def __call__(self, environ, start_response):
-        answer = self.answer(environ)
+        try:
+            answer = self.answer(environ)
+        except Exception:  # the database away, say: the app answers it with its own page
+            answer = None
         if answer is None:
             return self.inner(environ, start_response)
         status, headers, body = answer
