@@ -58,11 +58,10 @@ def test_a_write_holds_its_turn_until_it_ends_and_a_read_never_takes_it(sqlite_s
 
 def test_a_write_inside_a_write_meets_sqlites_lock_not_its_own_turn(sqlite_store):
     store, turns = sqlite_store
-    other = Store(store.url.replace("/pbem.db", "/./pbem.db"))  # the same file, named anew
     with store.session() as s:
         s.add(Game(rules={"preset": "standard"}))
         s.flush()
-        inner = other.engine.raw_connection()
+        inner = store.engine.raw_connection()
         try:
             inner.driver_connection.execute("PRAGMA busy_timeout=50")
             with pytest.raises(sqlite3.OperationalError, match="locked"):

@@ -26,7 +26,7 @@ class TurnConnection(sqlite3.Connection):
     _counted: dict | None = None  # the thread's holdings this connection's turn is in
 
     def use_turns(self, path: str) -> None:
-        self._turn_path = os.path.realpath(path)  # one file, one key, however named
+        self._turn_path = path
         self._turn_fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
 
     def begin_write(self) -> None:
