@@ -7,8 +7,6 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
-from .turns import TurnConnection
-
 READ_ONLY = "pbem_read_only"  # the execution option of a reading engine (Store.reader)
 
 
@@ -20,18 +18,16 @@ def make_engine(url: str) -> Engine:
     path = url.split("///", 1)[-1]
     if path and path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False,
-                                              "factory": TurnConnection})
-    _sqlite_immediate(engine, f"{path}-writers" if path and path != ":memory:" else None)
+    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+    _sqlite_immediate(engine)
     return engine
 
 
-def _sqlite_immediate(engine: Engine, turns: str | None) -> None:
+def _sqlite_immediate(engine: Engine) -> None:
     """A deferred BEGIN that reads and then writes fails at once with "database is locked"
     when another process wrote meanwhile; BEGIN IMMEDIATE takes the write lock up front
     and waits its turn (SQLAlchemy's SQLite notes, "Serializable isolation"). A transaction
-    that only reads begins deferred: in WAL mode it reads beside the writer, never waits.
-    Writers of a file take turns by the lock file `turns` (pbem.store.turns)."""
+    that only reads begins deferred: in WAL mode it reads beside the writer, never waits."""
 
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn, _record):
@@ -41,16 +37,12 @@ def _sqlite_immediate(engine: Engine, turns: str | None) -> None:
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA busy_timeout=30000")
         cur.close()
-        if turns is not None:
-            dbapi_conn.use_turns(turns)
 
     @event.listens_for(engine, "begin")
     def _begin(conn):
         # a read (Store.reader) must not queue behind every writer: a plain BEGIN
-        if conn.get_execution_options().get(READ_ONLY):
-            conn.exec_driver_sql("BEGIN")
-        else:
-            conn.connection.dbapi_connection.begin_write()
+        read = conn.get_execution_options().get(READ_ONLY)
+        conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
 
 
 @lru_cache(maxsize=8)
