@@ -1,9 +1,10 @@
 """CPU a cached score pad costs the app, beside the do-nothing app: a steadier figure than
 bench/web.py's requests a second when other work loads the machine.
 
-    .venv/bin/python bench/pad_cpu.py [--requests N] [--rounds R]
+    .venv/bin/python bench/pad_cpu.py [--requests N] [--rounds R] [--pg URL]
 
-Prepares bench/web.py's long game (four robots to 500) in a SQLite file under /tmp, then
+Prepares bench/web.py's long game (four robots to 500) in a SQLite file under /tmp (or a
+fresh schema of the PostgreSQL database --pg names; its server's CPU is not counted), then
 calls the app (wsgi.py's create_app) and bench/ceiling_app.py directly as WSGI callables,
 N requests each, R rounds interleaved: CPU microseconds a request (process time, so other
 processes' load moves it less than wall time), the median round. No HTTP server: what the
@@ -41,11 +42,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--pg", metavar="URL", help="PostgreSQL (a fresh schema) instead of SQLite")
     args = ap.parse_args()
     var = tempfile.mkdtemp(prefix="pbem-bench-pad-")
-    os.environ.update(PBEM_VAR_DIR=var, DATABASE_URL=f"sqlite:///{var}/pbem.db")
     import ceiling_app
     import web
+    from scratch_db import ScratchDatabase
+
+    db = ScratchDatabase(args.pg)  # migrated: web.prepare only fills it
+    os.environ.update(PBEM_VAR_DIR=var, DATABASE_URL=db.url)
 
     from pbem.web.app import create_app
 
@@ -60,8 +65,10 @@ def main() -> None:
         pad.append(cpu_per_request(app, environ, args.requests))
         ceiling.append(cpu_per_request(ceiling_app.app, environ, args.requests))
     p, c = statistics.median(pad), statistics.median(ceiling)
-    print(f"cached score pad GET /g/{game} ({len(body)} bytes): {p:.0f} us CPU a request; "
-          f"do-nothing app: {c:.0f} us; median of {args.rounds} rounds of {args.requests}")
+    print(f"cached score pad GET /g/{game} ({len(body)} bytes, {db.kind}): {p:.0f} us CPU a "
+          f"request; do-nothing app: {c:.0f} us; median of {args.rounds} rounds of "
+          f"{args.requests}")
+    db.close()
 
 
 if __name__ == "__main__":

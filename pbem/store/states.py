@@ -30,6 +30,7 @@ class Store:
         self._states: dict[int, State] = {}
         self._lock = threading.Lock()
         self._sql: dict = {}  # quick_rows' statements, compiled
+        self._quick = threading.local()  # quick_rows' connection, one a thread
 
     def session(self) -> Session:
         """A transaction that may write (on SQLite it takes the write lock at once)."""
@@ -45,18 +46,39 @@ class Store:
         return self._read_engine.connect()
 
     def quick_rows(self, statement, **params) -> list[tuple]:
-        """The rows of one SELECT, run on a pooled connection of the driver itself: no
-        SQLAlchemy transaction, events or result processing (a cached page's one read cost
-        more in those than in the database). One statement reads one snapshot; it never
-        takes the write lock. Values come as the driver gives them (SQLite: 0/1 for bools)."""
+        """The rows of one SELECT, run on a driver connection this thread keeps for them, in
+        autocommit: no pool checkout, ping or rollback (three round trips to PostgreSQL where
+        the SELECT is one), no SQLAlchemy transaction, events or result processing (a cached
+        page's one read cost more in those than in the database). One statement reads one
+        snapshot; it never takes the write lock or holds a transaction open. A connection
+        that fails is dropped and the SELECT tried once more on a new one (the database
+        restarted, say). Values come as the driver gives them (SQLite: 0/1 for bools)."""
         sql, names = self._compiled(statement)
-        raw = self.engine.raw_connection()
-        try:
-            cur = raw.cursor()
-            cur.execute(sql, [params[n] for n in names] if names is not None else params)
-            return cur.fetchall()
-        finally:
-            raw.close()  # back to the pool, which rolls back whatever the driver began
+        args = [params[n] for n in names] if names is not None else params
+        for attempt in (0, 1):
+            raw = self._quick_connection()
+            try:
+                cur = raw.cursor()
+                cur.execute(sql, args)
+                return cur.fetchall()
+            except self.engine.dialect.dbapi.Error:  # a closed connection, a lost server...
+                self._quick.conn = None
+                raw.close()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _quick_connection(self):
+        raw = getattr(self._quick, "conn", None)
+        if raw is None:
+            fairy = self.engine.raw_connection()
+            raw = fairy.driver_connection
+            fairy.detach()  # ours, outside the pool, until it fails or the Store goes
+            raw.rollback()  # the pool's ping may have begun one
+            if hasattr(raw, "autocommit"):
+                raw.autocommit = True  # psycopg: no transaction left open between SELECTs
+            self._quick.conn = raw
+        return raw
 
     def _compiled(self, statement) -> tuple[str, list[str] | None]:
         """The statement's SQL for this database, and its parameters' order (None: by

@@ -30,6 +30,7 @@ from . import (
     tables,
     unsubscribe,
 )
+from .fastpad import FastPad
 
 
 def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -> Flask:
@@ -49,6 +50,7 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.filters["plural"] = plural  # "1 bag", "2 bags"
     app.jinja_env.globals["signed_in"] = lambda: "player" in session  # the header's link
+    app.wsgi_app = FastPad(app, app.wsgi_app)
     for bp in (pages.bp, newgame.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp,
                leagues.bp, newleague.bp, league_api.bp, signin.bp, home.bp, live.bp,
                table_acts.bp, organiser_acts.bp, invites.bp):

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from flask import abort, current_app
 from sqlalchemy import bindparam, func
+from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import select
 
 from ..notify import seat_names
@@ -73,19 +74,34 @@ _HEAD = (select(Game.public,
 def head(game_id: int) -> tuple[bool, int, list[str]]:
     """Whether the game is public, its last seq and its seats' names (as seat_names gives
     them), without its state: what a cached page of it depends on."""
-    rows = store().quick_rows(_HEAD, g=game_id)
-    if not rows:
+    got = read_head(store(), game_id)
+    if got is None:
         abort(404)
+    return got
+
+
+def read_head(store_, game_id: int) -> tuple[bool, int, list[str]] | None:
+    """`head`, outside a request (pbem.web.fastpad): None for no such game."""
+    rows = store_.quick_rows(_HEAD, g=game_id)
+    if not rows:
+        return None
     names = [name if player is not None and name is not None else f"robot {seat}"
              for _, _, seat, player, name in rows if seat is not None]
     return bool(rows[0][0]), rows[0][1] or 0, names
 
 
+_SEAT = select(*Seat.__table__.columns).where(Seat.token == bindparam("t"))
+
+
 def seat_for(token: str) -> Seat:
-    with store().reader() as s:
-        seat = s.exec(select(Seat).where(Seat.token == token.lower())).first()
-    if seat is None:
+    """The seat of a token, read in one statement without the ORM's query (every table POST
+    starts here); detached as the ORM would leave it, so a session may still add it."""
+    rows = store().quick_rows(_SEAT, t=token.lower())
+    if not rows:
         abort(404)
+    seat = Seat(**dict(zip(Seat.__table__.columns.keys(), rows[0], strict=True)))
+    seat.robot, seat.accepted = bool(seat.robot), bool(seat.accepted)  # SQLite's 0/1
+    make_transient_to_detached(seat)
     return seat
 
 

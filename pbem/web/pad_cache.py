@@ -11,7 +11,7 @@ from .. import __version__
 
 MAX_PADS = 128  # rendered pages kept per process (a long game's is some 50 kB)
 
-_pads: OrderedDict[tuple, str] = OrderedDict()
+_pads: OrderedDict[tuple, tuple[str, bytes]] = OrderedDict()  # key: (html, its UTF-8)
 _lock = threading.Lock()
 
 
@@ -27,16 +27,27 @@ def etag(k: tuple) -> str:
 
 
 def get(k: tuple) -> str | None:
+    page = _page(k)
+    return page[0] if page is not None else None
+
+
+def body(k: tuple) -> bytes | None:
+    """The page as it goes out (encoded once, for pbem.web.fastpad)."""
+    page = _page(k)
+    return page[1] if page is not None else None
+
+
+def _page(k: tuple) -> tuple[str, bytes] | None:
     with _lock:
-        html = _pads.get(k)
-        if html is not None:
+        page = _pads.get(k)
+        if page is not None:
             _pads.move_to_end(k)
-        return html
+        return page
 
 
 def put(k: tuple, html: str) -> None:
     with _lock:
-        _pads[k] = html
+        _pads[k] = (html, html.encode())
         _pads.move_to_end(k)
         while len(_pads) > MAX_PADS:
             _pads.popitem(last=False)  # the least recently shown
