@@ -4,6 +4,8 @@ card taken back (`undo`, which works the play out backwards) leaves the table as
 a deal that is not the deck is refused with what is wrong and changes nothing."""
 
 import copy
+import json
+import pickle
 import random
 
 import pytest
@@ -14,10 +16,12 @@ from pbem.engine import (
     IllegalAction,
     advance,
     apply,
+    legal,
     make_deal,
     new_game,
     preset,
 )
+from pbem.engine.shuffle import shuffle
 
 PLAY_FIELDS = ("hands", "trick", "tricks", "won", "broken", "must_lead", "turn", "phase")
 
@@ -89,3 +93,72 @@ def test_a_deal_that_is_not_the_deck_is_refused_and_changes_nothing(change, word
     with pytest.raises(IllegalAction, match=words):
         advance(st, ev)
     assert st.__dict__ == before
+
+
+def test_an_event_advanced_twice_is_refused_the_second_time():
+    st = new_game(preset("standard"), 0)
+    advance(st, make_deal(st, random.Random(3)))
+    while st.phase != "over" and st.seq < 40:  # bids and cards, each checked by apply()
+        seat = st.to_act()[0]
+        [ev] = apply(st, seat, random.Random(st.seq).choice(legal(st, seat)))
+        advance(st, ev)
+        before = deep(st).__dict__
+        with pytest.raises(IllegalAction, match="expected seq"):
+            advance(st, ev)
+        assert st.__dict__ == before
+
+
+def test_a_made_deal_changed_before_it_is_advanced_is_checked():
+    st = new_game(preset("standard"), 0)
+    ev = make_deal(st, random.Random(1))
+    ev["hands"][0][0], ev["hands"][1][0] = ev["hands"][1][0], ev["hands"][0][0]
+    advance(st, ev)  # still the deck: checked, and dealt as changed
+    assert st.hands[0][0] == ev["hands"][0][0]
+    st = new_game(preset("standard"), 0)
+    ev = make_deal(st, random.Random(1))
+    ev["dealer"] = 1
+    with pytest.raises(IllegalAction, match="deals now"):
+        advance(st, ev)
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 24, 52, 54, 104])
+def test_the_quick_shuffle_draws_as_rng_shuffle_does(size):
+    class Floats(random.Random):  # its own random(): _randbelow draws floats, not bits
+        def random(self):
+            return super().random()
+
+    for kind in (random.Random, Floats):
+        ours, theirs = kind(size), kind(size)
+        cards, want = [f"c{i}" for i in range(size)], [f"c{i}" for i in range(size)]
+        for _ in range(3):  # a generator's deals follow one another as before
+            shuffle(cards, ours)
+            theirs.shuffle(want)
+            assert cards == want
+            assert ours.random() == theirs.random()
+    cards = [f"c{i}" for i in range(size)]
+    shuffle(cards, random.SystemRandom())
+    assert sorted(cards) == sorted(f"c{i}" for i in range(size))
+
+
+def test_legal_actions_are_shared_and_refuse_to_change():
+    rng = random.Random(2)
+    st = new_game(preset("standard"), 0)
+    seen = 0
+    while st.phase != "over" and seen < 60:
+        if st.phase != "deal":
+            seat = st.to_act()[0]
+            for act in legal(st, seat):
+                if act["type"] not in ("bid", "play"):
+                    continue
+                seen += 1
+                with pytest.raises(TypeError, match="shared"):
+                    act["type"] = "resign"
+                with pytest.raises(TypeError, match="shared"):
+                    act.update(card="AS")
+                for twin in (dict(act), copy.copy(act), copy.deepcopy(act),
+                             pickle.loads(pickle.dumps(act))):
+                    assert twin == act and twin.__class__ is dict
+                    twin["auto"] = True  # a copy is the caller's own
+                assert "auto" not in act and json.loads(json.dumps(act)) == act
+        random_step(st, rng)
+    assert seen >= 60

@@ -6,6 +6,7 @@ they leave `State.move_seq` (what deadlines and move links are armed at) where i
 """
 
 import re
+from operator import attrgetter
 
 from .errors import IllegalAction
 
@@ -15,6 +16,8 @@ TALK_KEEP = 30  # the latest talk the state keeps for pages and mails (the log k
 UNDOABLE = ("bid", "play")
 _BID_FIELDS = ("bids", "blind", "looked", "comeout_side", "bid_index", "pass_steps", "phase",
                "after_pass", "must_lead", "turn", "declarer", "playing_hand")
+_bid_fields = attrgetter(*_BID_FIELDS)
+_BID_LISTS = ("bids", "blind", "looked", "pass_steps")
 # T4: a card from the dummy comes back to it (the tuple of `_unplay` knows no dummy)
 _DUMMY_PLAY_FIELDS = ("trick", "won", "broken", "must_lead", "turn", "dummy_hand",
                       "trick_hands", "playing_hand")
@@ -97,33 +100,22 @@ def step_concede(st, ev):
 def remember(st, ev):
     """Before `ev` steps: keep what its step changes if it may be taken back, and forget
     the last undo point once anything but talk or an offer happens."""
-    kind = ev.get("type")
+    kind = ev["type"]  # (a card from the own hand: advance() keeps what _unplay needs)
     if kind in QUIET or kind == "undo":
         return
     st.undo_point = None
     if kind not in UNDOABLE or ev.get("auto"):
         return  # a card the server played for the seat would only play itself again
-    if kind == "play" and st.declarer is not None:
+    if kind == "play":  # T4: a card from the declarer's or the dummy's hand
         saved = {f: _copy(getattr(st, f)) for f in _DUMMY_PLAY_FIELDS}
         saved["hand"], saved["tricks"] = list(st.hands[ev["seat"]]), len(st.tricks)
         st.undo_point = (ev["seat"], ev["seq"], saved, {"type": "play", "card": ev["card"]})
         return
-    if kind == "play":  # every card: keep only what `_unplay` cannot work out (a tuple)
-        seat = ev["seat"]
-        saved = (list(st.hands[seat]), st.broken, st.must_lead, st.turn, len(st.tricks))
-        st.undo_point = (seat, ev["seq"], saved, {"type": "play", "card": ev["card"]})
-        return
-    saved = {}
-    for f in _BID_FIELDS:
-        v = getattr(st, f)
-        saved[f] = v[:] if v.__class__ is list else v
+    saved = dict(zip(_BID_FIELDS, _bid_fields(st), strict=True))
+    for f in _BID_LISTS:  # the lists a bid's step changes in place
+        saved[f] = saved[f][:]
     st.undo_point = (ev["seat"], ev["seq"], saved, {k: ev[k] for k in ("type", "bid",
                                                                           "blind") if k in ev})
-
-
-def forget_if_hand_ended(st, hand_no: int):
-    if st.hand_no != hand_no:  # the move ended the hand: it is scored and cannot come back
-        st.undo_point = None
 
 
 def _copy(value):

@@ -3,7 +3,8 @@
 from .acts import resign_events, undo_target
 from .errors import IllegalAction
 from .rules import NILS, Rules
-from .state import State, advance, check, may_decline
+from .shuffle import shuffle
+from .state import State, advance, check, checked_play, may_decline
 
 SERVER_EVENTS = (None, "deal", "substitute", "adjudicate")  # the server's, never a player's
 _NOT_COPIED = frozenset(("type", "seat", "seq", "count"))  # action keys the event sets itself
@@ -26,8 +27,8 @@ def legal(st: State, seat: int) -> list[dict]:
     (the cards are the player's choice); a claim is offered by `can_claim`, not here."""
     ph = st.phase
     if ph == "play":
-        # fresh copies of each card's ready-made action, made in C (no loop in Python)
-        return list(map(dict.copy, map(st.table.play_actions.__getitem__, st.playable(seat))))
+        # each card's ready-made action (frozen.py), listed in C (no loop in Python)
+        return list(map(st.table.play_actions.__getitem__, st.playable(seat)))
     if ph == "bid":
         if st.comeout_side is not None:
             if st.side_of[seat] == st.comeout_side:
@@ -36,7 +37,7 @@ def legal(st: State, seat: int) -> list[dict]:
         out = []
         if not st.looked[seat]:
             out.append({"type": "look"})
-        out += [{"type": "bid", **o} for o in st.bid_options(seat)]
+        out += st.bid_actions(seat)
         if st.misdeal_allowed(seat):
             out.append({"type": "misdeal"})
         return out
@@ -62,6 +63,10 @@ def apply(st: State, seat: int, action: dict) -> list[dict]:
     Does not change `st`: pass each event to `advance`. A `concede` is the side's `resign`
     once no partner is left to ask; an `undo` without a seq takes back the seat's last move."""
     kind = action.get("type") if isinstance(action, dict) else None
+    if kind == "play":  # most moves: a card from one's hand, checked in a few steps
+        ev = checked_play(st, seat, action)
+        if ev is not None:
+            return [ev]
     if kind in SERVER_EVENTS:
         raise IllegalAction("not an action a player can take")
     if kind == "concede" and st.phase != "over" and 0 <= (
@@ -83,23 +88,24 @@ def apply(st: State, seat: int, action: dict) -> list[dict]:
 
 def make_deal(st: State, rng) -> dict:
     """The deal event due now, shuffled by `rng` (the server passes secrets.SystemRandom())."""
-    r = st.rules
+    r, n = st.rules, st.n
     deck = list(st.table.deck)
-    rng.shuffle(deck)
+    shuffle(deck, rng)
     ev = {"seq": st.seq + 1, "type": "deal", "dealer": st.dealer}
     if r.deal == "draw":
-        ev.update(hands=[[] for _ in range(st.n)], stock=deck)
-        return ev
-    hands = [[] for _ in range(r.hands)]
-    dealt = r.hand_size * r.hands
-    for i in range(dealt):  # singly, from the dealer's left (L1); T4: the dummy's pile last
-        k = i % r.hands
-        hands[(st.dealer + 1 + k) % st.n if k < st.n else k].append(deck[i])
-    ev["hands"] = hands[:st.n]
-    if r.dummy:
-        ev["dummy"] = hands[st.n]
-    if dealt < len(deck):
-        ev["out"] = deck[dealt:]
+        ev.update(hands=[[] for _ in range(n)], stock=deck)
+    else:  # singly, from the dealer's left (L1): pile k takes every r.hands-th card from k
+        dealt = r.hand_size * r.hands
+        piles = [deck[k:dealt:r.hands] for k in range(r.hands)]
+        first = n - 1 - st.dealer  # the pile of seat 0 (seat dealer + 1 takes the first)
+        ev["hands"] = piles[first:n] + piles[:first]
+        if r.dummy:  # T4: the dummy's pile is dealt last
+            ev["dummy"] = piles[n]
+        if dealt < len(deck):
+            ev["out"] = deck[dealt:]
+    if st.phase == "deal":  # right by construction: advance() need not check it again
+        st._checked = {k: [list(h) for h in v] if k == "hands" else
+                       (list(v) if v.__class__ is list else v) for k, v in ev.items()}
     return ev
 
 

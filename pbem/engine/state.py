@@ -12,12 +12,12 @@ from .acts import (
     check_concede,
     check_say,
     check_undo,
-    forget_if_hand_ended,
     remember,
     step_concede,
     step_say,
     step_undo,
 )
+from .bidlist import bid_actions, only_plain, plain_bids
 from .cards import FACES
 from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
 from .clone import clone
@@ -154,8 +154,13 @@ class State:
         """The cards `seat` may play now (empty if it is not their turn to play)."""
         if self.phase != "play" or seat != self.turn:
             return []
-        return playable_cards(self.rules, self.table, self.hand_of(seat), self.trick,
-                              self.broken, len(self.tricks), self.must_lead)
+        trick, table = self.trick, self.table
+        if trick and table.plain_follow and self.declarer is None:  # most cards: follow suit
+            hand = self.hands[seat]  # if you can, else any card
+            return list(filter(table.follows[table.suit[trick[0][1]]], hand)) or hand[:]
+        hand = self.hands[seat] if self.declarer is None else hand_in_play(self, seat)
+        return playable_cards(self.rules, self.table, hand, self.trick, self.broken,
+                              len(self.tricks), self.must_lead)
 
     def hand_of(self, seat: int) -> list[str]:
         """The cards `seat` plays from now (T4: the dummy's, at the dummy's turn)."""
@@ -169,17 +174,23 @@ class State:
         ctx = self._bid_context(seat)
         if ctx is None:
             return []
-        r = self.rules
         blind_nil, blind_bids, fits = ctx
-        out = [{"bid": "blind nil"}] if blind_nil else []
-        if blind_bids:
-            out += [{"bid": b, "blind": True} for b in range(r.blind_min, r.max_bid + 1)]
-        if r.nil:
-            out.append({"bid": "nil"})
-        out += [{"bid": b} for b in range(r.bid_min, r.max_bid + 1)]
+        out = plain_bids(self.rules, blind_nil, blind_bids)
         out += moon_options(self, seat, self._side_unlooked(seat))
-        out = with_aces(self, seat, [o for o in out if fits(o["bid"])])
+        if fits is not None:
+            out = [o for o in out if fits(o["bid"])]
+        out = with_aces(self, seat, out)
         return with_mo(self, seat, with_no_trump(self, seat, out))
+
+    def bid_actions(self, seat: int) -> list | tuple:
+        """legal()'s bids: bid_options(seat) as actions, ready-made where they are plain."""
+        if only_plain(self.rules):  # (and so no raise round either)
+            ctx = self._bid_context(seat)
+            if ctx is None:
+                return ()
+            if ctx[2] is None:
+                return bid_actions(self.table, self.rules, ctx[0], ctx[1])
+        return [{"type": "bid", **o} for o in self.bid_options(seat)]
 
     def bid_allowed(self, seat: int, bid, blind: bool) -> bool:
         """Is this one bid among bid_options(seat)? (without listing them all)"""
@@ -201,13 +212,14 @@ class State:
             ok = (blind_bids or not blind) and lo <= bid <= r.max_bid
         else:
             ok = False
-        return ok and fits(bid)
+        return ok and (fits is None or fits(bid))
 
     def _side_unlooked(self, seat) -> bool:
         return not any(self.looked[s] for s in self.sides[self.side_of[seat]])
 
     def _bid_context(self, seat):
-        """(blind nil open?, blind bids open?, does-a-bid-fit test) or None if not bidding."""
+        """(blind nil open?, blind bids open?, does-a-bid-fit test or None if every bid
+        fits) or None if not bidding."""
         if self.phase != "bid" or self.comeout_side is not None:
             return None
         if seat not in self.bid_turns[self.bid_index]:
@@ -221,12 +233,13 @@ class State:
         blind_nil = r.blind_nil and unlooked and behind >= r.blind_nil_behind
         blind_bids = bool(r.blind_min) and unlooked and behind >= r.blind_behind
         fits, forced = self._bid_fits(seat), forced_fits(self, seat)
-        if forced is not None:
+        if forced is not None and fits is not None:
             return blind_nil, blind_bids, lambda bid: forced(bid) and fits(bid)
-        return blind_nil, blind_bids, fits
+        return blind_nil, blind_bids, forced or fits
 
     def _bid_fits(self, seat):
-        """A test of one bid against the side minimum (B4) and the bids' total (B8)."""
+        """A test of one bid against the side minimum (B4) and the bids' total (B8); None
+        when neither rules any bid out."""
         r = self.rules
         need = reach = None  # B4: the side's bids add up to side_min, unless all bid nil
         if r.side_min:
@@ -237,9 +250,12 @@ class State:
             else:  # the side's last bidder brings it to side_min
                 need = (r.side_min - made, all(b in NILS for b in mates))
         banned = None  # the last bid may not bring the total to the number of tricks
-        others = [b for s, b in enumerate(self.bids) if s != seat and b is not None]
-        if r.no_exact_total and len(others) + 1 == len(self.bid_turns):
-            banned = r.hand_size - sum(promised(b, r.hand_size) for b in others)
+        if r.no_exact_total:
+            others = [b for s, b in enumerate(self.bids) if s != seat and b is not None]
+            if len(others) + 1 == len(self.bid_turns):
+                banned = r.hand_size - sum(promised(b, r.hand_size) for b in others)
+        if need is None and reach is None and banned is None:
+            return None
 
         def fits(bid) -> bool:
             value = promised(bid, r.hand_size)
@@ -353,12 +369,15 @@ def step_deal(st: State, ev):
 
 def _can_bid_blind(st: State, seat: int) -> bool:
     r = st.rules
-    side = st.side_of[seat]
     if r.first_hand_unbid and st.hand_no == 0:
         return False
-    nil_ok = r.blind_nil and st.behind(side) >= r.blind_nil_behind
-    bid_ok = r.blind_min and st.behind(side) >= r.blind_behind
-    return bool(nil_ok or bid_ok or r.blind_moon)
+    if r.blind_moon:
+        return True
+    if not (r.blind_nil or r.blind_min):
+        return False
+    behind = st.behind(st.side_of[seat])
+    return bool(r.blind_nil and behind >= r.blind_nil_behind
+                or r.blind_min and behind >= r.blind_behind)
 
 
 def _start_passing_or_bidding(st: State):
@@ -641,17 +660,31 @@ def check_play(st: State, ev):
 
 def _may_play(st: State, seat: int, card: str) -> bool:
     """Same answer as `card in st.playable(seat)`, without building the list (hot path)."""
-    r = st.rules
-    if r.must_beat or st.must_lead or not r.first_trick_spades or r.rake or r.dummy:
-        return card in st.playable(seat)
     table = st.table
+    if st.must_lead or not table.plain_play:
+        return card in st.playable(seat)
     suit = table.suit
     if st.trick:
         led = suit[st.trick[0][1]]
         return suit[card] == led or table.following[led].isdisjoint(st.hands[seat])
-    if suit[card] == "S" and spades_closed(r, st.broken, len(st.tricks)):
+    if suit[card] == "S" and spades_closed(st.rules, st.broken, len(st.tricks)):
         return table.following["S"].issuperset(st.hands[seat])
     return True
+
+
+def checked_play(st: State, seat, action: dict) -> dict | None:
+    """The event of `action`, a card to play, if `check` would pass it and it is a card of
+    the seat's own hand (every card but T4's): made in a few steps, and marked checked for
+    advance(). None: check it the long way (and say why it may not be played)."""
+    if (len(action) != 2 or seat.__class__ is not int or seat != st.turn
+            or st.phase != "play" or st.declarer is not None):
+        return None
+    card = action.get("card")
+    if card not in st.hands[seat] or not _may_play(st, seat, card):
+        return None
+    ev = {"seq": st.seq + 1, "type": "play", "seat": seat, "card": card}
+    st._checked = ev.copy()
+    return ev
 
 
 def _play_reason(st: State, seat) -> str:
@@ -668,7 +701,7 @@ def _play_reason(st: State, seat) -> str:
 
 def step_play(st: State, ev):
     seat, card = ev["seat"], ev["card"]
-    st.hand_of(seat).remove(card)
+    (st.hands[seat] if st.declarer is None else hand_in_play(st, seat)).remove(card)
     trick = st.trick
     trick.append((seat, card))
     st.must_lead = None
@@ -818,8 +851,11 @@ EVENTS = {
 def check(st: State, ev: dict, live: bool = False) -> None:
     """Raise IllegalAction unless `ev` may come next. Changes nothing. `live`: a player
     acts now (a claim gets a quick answer), not a log being replayed."""
-    if ev == st._checked:
-        return  # apply() checked this very event at this very seq: advance need not redo it
+    if ev != st._checked:  # else apply() checked this very event at this very seq
+        _check(st, ev, live)
+
+
+def _check(st: State, ev: dict, live: bool = False) -> None:
     if not isinstance(ev, dict):
         raise IllegalAction("an event is a JSON object")
     if ev.get("seq") != st.seq + 1:
@@ -837,14 +873,24 @@ def check(st: State, ev: dict, live: bool = False) -> None:
 
 def advance(st: State, ev: dict) -> None:
     """Check `ev` and apply it to `st`."""
-    check(st, ev)
+    if ev != st._checked:  # else apply() checked this very event at this very seq
+        _check(st, ev)
+    st._checked = None  # the same event again is checked again (and refused: its seq)
     kind, hand_no = ev["type"], st.hand_no
-    remember(st, ev)
-    EVENTS[kind][1](st, ev)
-    forget_if_hand_ended(st, hand_no)
-    st.seq += 1
+    if kind == "play" and st.declarer is None:  # most events: a card from the own hand
+        seat = ev["seat"]  # what acts._unplay cannot work out, kept to take the card back
+        st.undo_point = None if ev.get("auto") else (
+            seat, ev["seq"], (list(st.hands[seat]), st.broken, st.must_lead, st.turn,
+                              len(st.tricks)), st.table.play_actions[ev["card"]])
+        step_play(st, ev)
+    else:
+        remember(st, ev)
+        EVENTS[kind][1](st, ev)
+    if st.hand_no != hand_no:  # the move ended the hand: it is scored and cannot come back
+        st.undo_point = None
+    seq = st.seq = st.seq + 1
     if kind not in QUIET:
-        st.move_seq = st.seq
+        st.move_seq = seq
         seat = ev.get("seat")
         if seat.__class__ is int and kind != "substitute":
-            st.last_moved[seat] = st.seq
+            st.last_moved[seat] = seq

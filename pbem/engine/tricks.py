@@ -4,6 +4,7 @@ from functools import lru_cache
 from itertools import filterfalse
 
 from .cards import RANKS
+from .frozen import Action
 from .rules import Rules
 
 
@@ -30,10 +31,17 @@ class CardTable:
         # and one pack (no identical cards to list once)
         self.follow_only = not (rules.rake or rules.must_beat) and rules.decks == 1
         self.first_trick_spades = rules.first_trick_spades
+        # following suit and the spade lead are all that limit a card (state._may_play)
+        self.plain_play = not (rules.must_beat or rules.rake or rules.dummy) \
+            and rules.first_trick_spades
         # each suit's cards as a set: a hand is filtered by a set's __contains__, in C
         self.following = {s: frozenset(c for c in self.deck if self.suit[c] == s)
                           for s in "SHDC"}
-        self.play_actions = {c: {"type": "play", "card": c} for c in self.deck}
+        self.play_actions = {c: Action(type="play", card=c) for c in self.deck}
+        # following is all there is to a card on a trick, from the first trick on
+        self.plain_follow = self.follow_only and rules.first_trick_spades
+        self.follows = {s: cards.__contains__ for s, cards in self.following.items()}
+        self.bid_actions = {}  # bidlist.py's, by kind of seat
 
     def winning(self, trick) -> int:
         """Index into `trick` (a list of (seat, card)) of the card winning it so far.
