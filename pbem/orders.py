@@ -32,6 +32,10 @@ _ANY = select(SeatOrder.id).where(SeatOrder.game_id == bindparam("g"),
                                   SeatOrder.state == "pending").limit(1)
 
 
+def any_pending(s, game_id: int) -> bool:
+    return s.connection().execute(_ANY, {"g": game_id}).first() is not None
+
+
 class Pending:
     """The seats' pending orders (pbem.engine.orders), in the move's transaction: the one
     whose moment has come plays or bids (`"auto": "order"`); one that can no longer be
@@ -40,7 +44,7 @@ class Pending:
     def __init__(self, s, game, seats, players, maybe=True):
         """`maybe`: False when the caller knows the game has no pending orders."""
         self.s, self.game, self.seats, self.players = s, game, seats, players
-        if not maybe or s.connection().execute(_ANY, {"g": game.id}).first() is None:
+        if not maybe or not any_pending(s, game.id):
             self.rows = {x.seat: [] for x in seats}
             return
         rows = s.exec(select(SeatOrder).where(SeatOrder.game_id == game.id,

@@ -50,7 +50,7 @@ from .gamelog import LogError, read_log, replay_log
 from .league import results as league_results
 from .league import rounds as league_rounds
 from .store.bulk import insert_all
-from .store.games import ROBOT, last_holders, new_token, player_for, players_of
+from .store.games import ROBOT, last_holders, new_token, player_for, players_of, table_of
 from .store.models import Deadline, DealSecret, Game, Move, Outbox, Player, Seat
 from .store.models import now as utcnow
 from .store.states import CorruptGame, Store
@@ -112,8 +112,6 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
     checked = _check_claim(store, game_id, seat, action)
 
     plan = _foresee(store, game_id, seat, action, seen) if checked is None else None
-    if plan is not None and plan.ahead is not None and getattr(seen, "table", None):
-        plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow())
 
     queued = []  # the mails `also` gives
 
@@ -251,29 +249,38 @@ def _foresee(store, game_id, seat=None, action=None, seen=None) -> Plan:
     to a player's move, so they go in its write): while it is a robot's turn. `seen`: what
     its caller just read (`Seen`), so there is no second read; the state is the caller's
     private copy, kept in the cache here."""
-    seen = seen or _robots_read(store, game_id)
+    seen = seen or _robots_read(store, game_id, table=action is not None)
     if isinstance(seen, Plan):
         return seen
     st, robots = (seen.state, seen.robots) if isinstance(seen, Seen) else seen
     try:
-        return _robots_plan(game_id, st, robots, seat, action)
+        plan = _robots_plan(game_id, st, robots, seat, action)
     finally:
         store.keep(game_id, st)  # after its copy is made: the cache's state is everyone's
+    table = getattr(seen, "table", None)
+    if plan.ahead is not None and table:  # the move's mails, rendered outside the write
+        plan.prepared = prepared.prepare(*table, *plan.ahead, utcnow())
+    return plan
 
 
-def _robots_read(store, game_id) -> tuple[State, set[int]] | Plan:
-    """The game's state and its robots' seats, or the empty Plan when there is none."""
+def _robots_read(store, game_id, table: bool = False) -> Seen | Plan:
+    """The game's state and its robots' seats, or the empty Plan when there is nothing to
+    foresee. With `table`, before a move: its game, seats and players too (unless it has
+    pending orders, which its write plays), for the move's mails (pbem.prepared)."""
     with store.reader() as s:
         game = s.get(Game, game_id)
         if game is None:
             return Plan(0, [])
-        robots = set(s.exec(select(Seat.seat).where(Seat.game_id == game_id, Seat.robot)))
-        if not robots:
+        seats, players = table_of(s, game_id)
+        robots = {x.seat for x in seats if x.robot}
+        if not robots and not table:
             return Plan(-1, [])  # a table of players: nothing to foresee
         try:
-            return store.state(s, game), robots
+            st = store.state(s, game)
         except CorruptGame:
             return Plan(-1, [])  # the door says so
+        table = table and not seat_orders.any_pending(s, game_id)
+    return Seen(st, robots, (game, seats, players) if table else None)
 
 
 def _robots_plan(game_id, st, robots, seat, action) -> Plan:

@@ -122,3 +122,24 @@ def test_a_move_by_mail_has_its_turn_mails_rendered_outside_the_write(store, mon
         assert env.send(env.mail(env.address(gid), "bid 3", frm=ANN))[0] == 250
     assert renders and not any(renders), "a mail was rendered inside the write"
     assert "your turn (move 5)" in turn_mail(store, gid).body_text  # her lead, after the robots
+
+
+def test_a_move_from_the_table_page_of_a_table_of_players_renders_its_mails_outside(
+        store, monkeypatch):
+    from pbem.config import load
+    from pbem.web.app import create_app
+    from tests.web_helpers import csrf, game_state, humans_game, tokens
+
+    gid = humans_game(store, preset("standard"))  # no robot: nothing else to foresee
+    st = game_state(store, gid)
+    seat = st.to_act()[0]
+    client = create_app(load(), store, testing=True).test_client()
+    renders = watch_renders(monkeypatch)
+    r = client.post(f"/t/{tokens(store, gid)[seat]}/move", data={
+        "csrf": csrf(client), "type": "bid", "bid": "3", "seq": str(st.seq)})
+    assert r.status_code == 303 and game_state(store, gid).bids[seat] == 3
+    assert renders and not any(renders), "a mail was rendered inside the write"
+    with store.reader() as s:  # the next seat's turn mail, as the write would have made it
+        nxt = s.exec(select(Outbox).where(
+            Outbox.dedupe_key == f"turn:{gid}:{(seat + 1) % 4}:{st.seq + 1}")).one()
+    assert "your turn" in nxt.body_text

@@ -28,6 +28,7 @@ from ..play import Seen
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.bulk import insert_all
+from ..store.games import table_of
 from ..store.models import Game, Inbound, Outbox, Player, Seat
 from .authres import verdict
 from .bounce import classify
@@ -147,7 +148,7 @@ class Processor:
         with self.store.reader() as s:  # one read: the game, and its seats for the answer
             game = s.get(Game, seat.game_id)
             live = self.store.state(s, game)
-            seats, players = _table(s, seat.game_id)
+            seats, players = table_of(s, seat.game_id)
         names, robots = seat_names(seats, players), {x.seat for x in seats if x.robot}
         # the first move hands this read to the door (play.submit's `seen`), which keeps the
         # state in the cache and renders the move's mails before its write, from this table
@@ -237,13 +238,6 @@ class Processor:
         mail = (compose.game_mail(game_id, self.cfg.mail_domain, subject, text) if game_id
                 else {"subject": subject, "body_text": text})
         return dict(mail, to_addr=to, headers=headers, dedupe_key=f"reply:{key}"[:200])
-
-
-def _table(s, game_id: int) -> tuple[list[Seat], dict[int, Player]]:
-    """The game's seats, in seat order, and their players by id (one query)."""
-    rows = s.exec(select(Seat, Player).join(Player, isouter=True)
-                  .where(Seat.game_id == game_id).order_by(Seat.seat)).all()
-    return [x for x, _ in rows], {p.id: p for _, p in rows if p is not None}
 
 
 def _subject_command(subject: str) -> list[str]:

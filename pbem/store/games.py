@@ -77,6 +77,13 @@ def players_of(s, seats) -> dict[int, Player]:
     return {p.id: p for p in s.exec(select(Player).where(Player.id.in_(ids))).all()}
 
 
+def table_of(s, game_id: int) -> tuple[list[Seat], dict[int, Player]]:
+    """The game's seats, in seat order, and their players by id (one query)."""
+    rows = s.exec(select(Seat, Player).join(Player, isouter=True)
+                  .where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+    return [x for x, _ in rows], {p.id: p for _, p in rows if p is not None}
+
+
 def seat_names(s, game_id: int) -> list[str]:
     rows = s.exec(select(Seat, Player).join(Player, isouter=True)
                   .where(Seat.game_id == game_id).order_by(Seat.seat)).all()
