@@ -22,16 +22,21 @@ FORFEIT = 2
 SIDES = ((0, 2), (1, 3))
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_the_kept_table_is_the_table_computed_afresh_after_every_step(store, seed):
-    rng = random.Random(seed)
-    lid = league(store, players=10, timeout_forfeit=FORFEIT)
+def _running(store, lid) -> int:
+    """The league's season, set running (as start_season leaves it, without its round)."""
     with store.session() as s:
         sn = s.exec(select(Season).where(Season.league_id == lid)).one()
         sn.status = "running"
         s.add(sn)
         s.commit()
-        sid = sn.id
+        return sn.id
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_kept_table_is_the_table_computed_afresh_after_every_step(store, seed):
+    rng = random.Random(seed)
+    lid = league(store, players=10, timeout_forfeit=FORFEIT)
+    sid = _running(store, lid)
     steps = Counter()
     for _ in range(80):
         step = _step(store, lid, sid, rng)
@@ -48,12 +53,7 @@ def test_a_result_counts_at_once_in_the_transaction_that_writes_it(store):
     """The move that ends a round's last game draws the next Swiss round from the table,
     in the same transaction: the table must count that game already."""
     lid = league(store, players=10)
-    with store.session() as s:
-        sn = s.exec(select(Season).where(Season.league_id == lid)).one()
-        sn.status = "running"
-        s.add(sn)
-        s.commit()
-        sid = sn.id
+    sid = _running(store, lid)
     _open_round(store, sid, random.Random(4))
     with store.session() as s:
         sn = s.get(Season, sid)
