@@ -19,6 +19,7 @@ from .deadlines import ROBOT, time_control
 from .engine import choose, view
 from .league import seasons
 from .notify import seat_names
+from .orders import any_pending
 from .signing import CARE, Signer, secret_keys
 from .store.games import mailable, players_of
 from .store.models import (
@@ -120,7 +121,7 @@ def _timeout_read(store, row) -> _Seen | None:
             return None
         st = store.state(s, game)
         seats = s.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat)).all()
-        return _Seen(game, st, seats, players_of(s, seats), bool(_with_orders(s, [game.id])))
+        return _Seen(game, st, seats, players_of(s, seats), any_pending(s, game.id))
 
 
 def _applies(game, applied: bool) -> bool:

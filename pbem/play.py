@@ -9,13 +9,12 @@ with the engine, then in one transaction appends the event, everything that foll
 it without a human (the robots' replies, decided before the write from a read: `Plan`; the
 reveal of a finished hand's salt, the next deal, cards that play themselves), and
 the reactions, in this order (`_react`): the mails (pbem.notify), the next deadlines
-(pbem.deadlines), the game's status and a league game's result (pbem.league.results). A
-caller that hands over its read (`Seen`, as the clock's timeouts do) has the mails rendered
-from the table foreseen, before the write, which takes them only if it finds that table
-(pbem.prepared). After the commit, a league round whose last game this was opens
-(pbem.league.rounds) and is dealt by a thread of its own, so the caller does not wait for
-it; and any robot move the write could not foresee is made (`move_robots`). None of those
-modules imports this one.
+(pbem.deadlines), the game's status and a league game's result (pbem.league.results). The
+mails are rendered from the table the door's read (or its caller's, `Seen`) foresaw, before
+the write, which takes them only if it finds that table (pbem.prepared). After the
+commit, a league round whose last game this was opens (pbem.league.rounds) and is dealt by
+a thread of its own, so the caller does not wait for it; and any robot move the write could
+not foresee is made (`move_robots`). None of those modules imports this one.
 
 (game, seq) and ref are unique in the database, so of two racing writers exactly one wins,
 and the same ref (a Message-ID, a link's token id) applies once.
@@ -252,14 +251,13 @@ def _foresee(store, game_id, seat=None, action=None, seen=None) -> Plan:
     seen = seen or _robots_read(store, game_id, table=action is not None)
     if isinstance(seen, Plan):
         return seen
-    st, robots = (seen.state, seen.robots) if isinstance(seen, Seen) else seen
+    st, robots = seen.state, seen.robots
     try:
         plan = _robots_plan(game_id, st, robots, seat, action)
     finally:
         store.keep(game_id, st)  # after its copy is made: the cache's state is everyone's
-    table = getattr(seen, "table", None)
-    if plan.ahead is not None and table:  # the move's mails, rendered outside the write
-        plan.prepared = prepared.prepare(*table, *plan.ahead, utcnow())
+    if plan.ahead is not None and seen.table:  # the move's mails, rendered outside the write
+        plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow())
     return plan
 
 
