@@ -100,7 +100,15 @@ def context(v: dict, game_id: int, names: list[str]) -> dict:
                            "cards": [dict(t, card_pretty=pretty(t["card"])) for t in last["cards"]]}
     v["sides"] = [dict(side, label=" & ".join(names[s] for s in side["seats"]))
                   for side in v["sides"]]
+    if v["history"] and not (v["tricks"] or v["trick"] or v["over"]):
+        v["last_hand"] = last_hand(v["history"][-1], names)  # until the new hand's first trick
     return v
+
+
+def last_hand(row: dict, names: list[str]) -> str:
+    """A score pad row in words: "ann & cy bid 5, took 7, +52; bob & di bid 4, took 6, -40"."""
+    return "; ".join(f"{' & '.join(names[x] for x in side['seats'])} bid {side['bid']}, "
+                     f"took {side['tricks']}, {side['points']:+d}" for side in row["sides"])
 
 
 def table_for_view(v: dict):

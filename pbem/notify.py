@@ -14,10 +14,12 @@ from .store.models import now as utcnow
 
 
 def mails(game, seats, players, st, events, before=None, orders=None, clocks=None,
-          now=None) -> list[dict]:
+          now=None, answered=None) -> list[dict]:
     """`orders`: each seat's pending orders, as written (a turn mail lists its own);
     `clocks`: a bank clock's seats (pbem.seatclock), each mail tells its own bank; `now`:
-    the time the turn mails count their deadlines from (the write's, which arms them)."""
+    the time the turn mails count their deadlines from (the write's, which arms them);
+    `answered`: the seat whose mail made this move, which the answer to it tells what
+    happened (the table, the hand just scored), so it gets no news mail of it besides."""
     if not events:
         return []
     cfg = load()
@@ -27,7 +29,7 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
         return out  # talk and offers: no turn mail, nothing moved
     humans = {x.seat: x for x in seats if not x.robot and mailable(players.get(x.player_id))}
     acting = [s for s in st.to_act() if s in humans and legal(st, s)]
-    for seat in [s for s in acting if _asked_anew(s, events)]:
+    for seat in [s for s in acting if _asked_anew(s, events, answered)]:
         player = players[humans[seat].player_id]
         if (player.prefs or {}).get("turns") != "daily":  # else: the daily list of moves
             out.append(turn_mail(cfg, game, humans[seat], player, st, names,
@@ -35,7 +37,7 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
     if before is not None and st.phase != "over" and _news(st, before):
         for seat, x in humans.items():
             player = players[x.player_id]
-            if seat not in acting and _wants_news(player, st, before):
+            if seat not in acting and seat != answered and _wants_news(player, st, before):
                 out.append(update_mail(cfg, game.id, x, player, st, names))
     if st.phase == "over":
         for x in humans.values():
@@ -49,10 +51,15 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
 DIGEST = "digest"
 
 
-def _asked_anew(seat, events) -> bool:
+def _asked_anew(seat, events, answered=None) -> bool:
     """Does the seat need a new turn mail? Not when all that happened is another seat's look
     at its cards: the turn is unchanged, and the last turn mail's links still hold (pbem.play
-    lets a move made before a look through)."""
+    lets a move made before a look through). Nor when the seat took its own move back by
+    mail: the answer shows the table and the moves legal now, and a reply to the answer or
+    to the turn mail before is good (pbem.play lets a move made before a move and its undo
+    through)."""
+    if seat == answered and events[0]["type"] == "undo":
+        return False
     return any(ev["type"] != "look" or ev.get("seat") == seat for ev in events)
 
 
@@ -99,6 +106,7 @@ def handover_mails(game, seats, players, ev, leaver) -> list[dict]:
 
 def update_mail(cfg, game_id, seat, player, st, names) -> dict:
     v = compose.context(view(st, seat.seat), game_id, names)
+    v.pop("last_hand", None)  # the mail's first line says it
     scored = not st.tricks and st.history
     what = "a hand was scored" if scored else "a trick was played"
     said = f"hand {len(st.history)} was scored: {_last_hand(st, names)}" if scored else what
@@ -134,9 +142,7 @@ def _result(game_id, st, names) -> str:
 
 
 def _last_hand(st, names) -> str:
-    last = st.history[-1]["sides"] if st.history else []
-    return "; ".join(f"{' & '.join(names[x] for x in side['seats'])} bid {side['bid']}, "
-                     f"took {side['tricks']}, {side['points']:+d}" for side in last)
+    return compose.last_hand(st.history[-1], names) if st.history else ""
 
 
 def due_words(game, player, now, clock=None) -> tuple[str, str | None]:

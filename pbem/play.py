@@ -20,10 +20,11 @@ not foresee is made (`move_robots`). None of those modules imports this one.
 and the same ref (a Message-ID, a link's token id) applies once.
 
 A stale move (made at an older seq) is refused, unless everything that happened since was
-another seat's look or pass, or anyone's talk or resignation offer: those change nothing
-this seat could do, so the move still means what its player meant (simultaneous passing
-would otherwise refuse good moves). Talk, offers and undo do not depend on the table the
-player saw, so they are never stale; an undo names the move it takes back instead.
+another seat's look or pass, anyone's talk or resignation offer, or a move and its undo:
+those change nothing this seat could do, so the move still means what its player meant
+(simultaneous passing would otherwise refuse good moves). Talk, offers and undo do not
+depend on the table the player saw, so they are never stale; an undo names the move it
+takes back instead.
 Talk and offers (engine.acts.QUIET) write no turn mails and leave the deadlines alone.
 """
 
@@ -110,7 +111,8 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
         action = {k: v for k, v in action.items() if k != "auto"}
     checked = _check_claim(store, game_id, seat, action)
 
-    plan = _foresee(store, game_id, seat, action, seen) if checked is None else None
+    answered = seat if source == "mail" else None  # pbem.notify: the answer tells it
+    plan = _foresee(store, game_id, seat, action, seen, answered) if checked is None else None
 
     queued = []  # the mails `also` gives
 
@@ -243,7 +245,7 @@ def move_robots(store: Store, game_id: int) -> Result | None:
     return Result(game_id, state, events) if state is not None else None
 
 
-def _foresee(store, game_id, seat=None, action=None, seen=None) -> Plan:
+def _foresee(store, game_id, seat=None, action=None, seen=None, answered=None) -> Plan:
     """The robots' next moves, from a read (after `seat`'s `action`, if given: the replies
     to a player's move, so they go in its write): while it is a robot's turn. `seen`: what
     its caller just read (`Seen`), so there is no second read; the state is the caller's
@@ -257,7 +259,7 @@ def _foresee(store, game_id, seat=None, action=None, seen=None) -> Plan:
     finally:
         store.keep(game_id, st)  # after its copy is made: the cache's state is everyone's
     if plan.ahead is not None and seen.table:  # the move's mails, rendered outside the write
-        plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow())
+        plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow(), answered)
     return plan
 
 
@@ -410,7 +412,8 @@ def _once(store, game_id, first, actor, source, ref, plan=None, queued=()) -> Re
                 for i, ev in enumerate(events)]
         insert_all(s, Move, rows)
         season = _react(s, game, seats, players, st, events, before, orders.texts(),
-                        _clock_movers(events, n, actor, source), ready, table, queued)
+                        _clock_movers(events, n, actor, source), ready, table, queued,
+                        actor if source == "mail" else None)
         wait = any(x.robot and x.seat in st.to_act() for x in seats)  # not foreseen
         s.commit()
     store.keep(game_id, st)
@@ -421,7 +424,7 @@ def _once(store, game_id, first, actor, source, ref, plan=None, queued=()) -> Re
 
 
 def _react(s, game, seats, players, st, events, before, orders, movers, ready=None,
-           table=None, queued=()) -> int | None:
+           table=None, queued=(), answered=None) -> int | None:
     """What the move writes beside its events, in its transaction and in this order: the
     mails (`ready`: rendered before the write, taken if they fit), the next deadlines, the
     game's status and, when a league game ends, its result. (A bank clock's banks are paid
@@ -436,7 +439,8 @@ def _react(s, game, seats, players, st, events, before, orders, movers, ready=No
     if prepared.fits(ready, table, st, events, before, orders, clocks):
         now, mails = ready.now, ready.rows  # the deadlines count from the mails' time
     else:
-        mails = notify.mails(game, seats, players, st, events, before, orders, clocks, now)
+        mails = notify.mails(game, seats, players, st, events, before, orders, clocks, now,
+                             answered)
     insert_all(s, Outbox, [*queued, *mails])
     if any(ev["type"] not in QUIET for ev in events):
         deadlines.arm(s, game, st, seats, players, now, clocks, _kept_dues(s, game, events))
@@ -570,9 +574,19 @@ def _check_stale(s, st, game_id, seat, expect_seq):
         raise Stale(f"move {expect_seq} has not happened yet: the game is at move {st.seq}",
                     st.snapshot())
     if any(m.type not in QUIET and (m.type not in _HARMLESS or m.actor == seat)
-           for m in since):
+           for m in _not_taken_back(since)):
         raise Stale(f"the game has moved on (you saw move {expect_seq}, it is now at "
                     f"{st.seq}): here is the table as it is now", st.snapshot())
+
+
+def _not_taken_back(since: list[Move]) -> list[Move]:
+    """The moves since, less each move taken back since and its undo: the two leave the table
+    as it was (pbem.engine.acts), so a move made from the table seen before still means the
+    same. An undo of a move made before (one its player saw) stays: the table changed."""
+    seqs = {m.seq for m in since}
+    gone = {m.payload.get("undo") for m in since if m.type == "undo"} & seqs
+    return [m for m in since if m.seq not in gone
+            and not (m.type == "undo" and m.payload.get("undo") in gone)]
 
 
 def _follow_up(s, st, game, seats, players, orders, plan=None) -> list[dict]:

@@ -48,10 +48,12 @@ class Prepared:
     rows: list[dict]
 
 
-def prepare(game, seats, players, st, events, before, now) -> Prepared:
-    """The mails the write would queue for `events` (the table being `st` after them)."""
+def prepare(game, seats, players, st, events, before, now, answered=None) -> Prepared:
+    """The mails the write would queue for `events` (the table being `st` after them);
+    `answered`: the seat whose mail made the move (pbem.notify.mails)."""
     return Prepared((game, seats, players), (st.seq, events, before), now,
-                    notify.mails(game, seats, players, st, events, before, now=now))
+                    notify.mails(game, seats, players, st, events, before, now=now,
+                                 answered=answered))
 
 
 def same_table(s, game_id: int, prepared: Prepared | None, ref: str | None) -> Found | None:

@@ -102,6 +102,33 @@ def test_undo_by_mail(env):
     assert undo.source == "mail" and undo.actor == 1
 
 
+def test_undo_by_mail_is_answered_in_one_mail_and_a_reply_to_it_makes_the_move(env):
+    gid = humans_game(env.store, preset("standard"))  # seat 1 bids first
+    [turn] = [m for m in env.replies() if str(m["To"]) == "p1@x.test"]
+    answer = _reply(env, gid, 1, "bid 3", turn)
+    mails = _reply(env, gid, 1, "undo", answer, every=True)
+    assert [headline(m) for m in mails] == ["Game 1: you took back your move"]  # no turn mail
+    assert "Legal now:" in text(mails[0])  # the moves, and in the HTML part their links
+    assert "/m/" in mails[0].get_body(("html",)).get_content()
+    _reply(env, gid, 1, "bid 4", mails[0])  # the answer's thread names the turn mail before
+    assert game_state(env.store, gid).bids[1] == 4
+
+
+def _reply(env, gid, seat, body, to, every=False):
+    """`body` from the seat's player as a reply to our mail `to` (its threading headers)."""
+    refs = f"{to['References'] or ''} {to['Message-ID']}".strip()
+    msg = env.mail(env.address(gid, seat), body, frm=f"p{seat}@x.test",
+                   mid=f"<acts{next(_IDS)}@x.test>", In_Reply_To=to["Message-ID"],
+                   References=refs)
+    assert env.send(msg)[0] == 250
+    mails = [m for m in env.replies() if str(m["To"]) == f"p{seat}@x.test"]
+    if every:
+        return mails
+    [answer] = [m for m in mails if m["Auto-Submitted"] == "auto-replied"]
+    assert "not done" not in headline(answer), text(answer)
+    return answer
+
+
 def test_resign_by_mail_needs_both_partners(env):
     gid = humans_game(env.store, preset("standard"))
     env.replies()

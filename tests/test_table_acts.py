@@ -292,6 +292,18 @@ def test_undo_keeps_the_seats_deadline_and_stales_the_next_seats_links(store):
     assert [(r.actor, r.payload["undo"]) for r in rows] == [(seat, nxt_seen)]
 
 
+def test_a_move_made_from_the_table_before_a_move_and_its_undo_still_applies(store):
+    """The seat's own move and its undo leave the table as it was: a move from the table
+    seen before them (a reply to the turn mail before, or to the undo's answer) is good."""
+    gid = humans_game(store, preset("standard"))
+    st = game_state(store, gid)
+    seat = st.to_act()[0]
+    submit(store, gid, seat, {"type": "bid", "bid": 3}, expect_seq=st.seq)
+    submit(store, gid, seat, {"type": "undo"}, source="mail")
+    submit(store, gid, seat, {"type": "bid", "bid": 4}, expect_seq=st.seq, source="mail")
+    assert game_state(store, gid).bids[seat] == 4
+
+
 def test_a_robot_partner_agrees_to_resign(store):
     from mail_helpers import game as robots_game
 
