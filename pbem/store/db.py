@@ -1,6 +1,7 @@
 """Database engines: SQLite (WAL, BEGIN IMMEDIATE for writes) or PostgreSQL (psycopg 3)."""
 
 import itertools
+import select
 import sqlite3
 import time
 from functools import lru_cache
@@ -21,7 +22,9 @@ def make_engine(url: str) -> Engine:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True)
+        engine = create_engine(url)
+        _ping_when_stirred(engine)
+        return engine
     path = url.split("///", 1)[-1]
     if path and path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -29,6 +32,33 @@ def make_engine(url: str) -> Engine:
                                               "check_same_thread": False})
     _sqlite_immediate(engine)
     return engine
+
+
+def _ping_when_stirred(engine: Engine) -> None:
+    """A pooled connection the server closed (a restart, a lost link) is replaced before
+    anyone uses it, as pool_pre_ping would; but pre_ping pays a round trip at every checkout
+    (a tenth of a due timeout's wall time, bench/clock.py). An idle connection's socket has
+    nothing to read unless the server said something, and a closing server does (its
+    goodbye, then end of file): a non-blocking poll finds it, and only then is it pinged.
+    (A server gone without a word is not found by either until TCP gives up.)"""
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_conn, _record, _proxy):
+        if _quiet(dbapi_conn):
+            return
+        try:
+            engine.dialect.do_ping(dbapi_conn)
+        except engine.dialect.loaded_dbapi.Error as e:  # every pooled one is as dead
+            raise exc.InvalidatePoolError(str(e)) from e
+
+
+def _quiet(dbapi_conn) -> bool:
+    """Is the idle connection open, with nothing come from the server since its last use?"""
+    if dbapi_conn.closed or dbapi_conn.broken:
+        return False
+    poll = select.poll()
+    poll.register(dbapi_conn.fileno(), select.POLLIN)
+    return not poll.poll(0)
 
 
 def _sqlite_immediate(engine: Engine) -> None:
