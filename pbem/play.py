@@ -110,7 +110,8 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
         action = {k: v for k, v in action.items() if k != "auto"}
     checked = _check_claim(store, game_id, seat, action)
 
-    plan = _foresee(store, game_id, seat, action, seen) if checked is None else None
+    plan = _foresee(store, game_id, seat, action, seen, expect_seq) if checked is None \
+        else None
 
     queued = []  # the mails `also` gives
 
@@ -243,23 +244,31 @@ def move_robots(store: Store, game_id: int) -> Result | None:
     return Result(game_id, state, events) if state is not None else None
 
 
-def _foresee(store, game_id, seat=None, action=None, seen=None) -> Plan:
+def _foresee(store, game_id, seat=None, action=None, seen=None, expect_seq=None) -> Plan:
     """The robots' next moves, from a read (after `seat`'s `action`, if given: the replies
     to a player's move, so they go in its write): while it is a robot's turn. `seen`: what
     its caller just read (`Seen`), so there is no second read; the state is the caller's
-    private copy, kept in the cache here."""
+    private copy, kept in the cache here. A move the write will refuse as stale (made at
+    `expect_seq`: `_fresh`) gets no mails rendered for nothing."""
     seen = seen or _robots_read(store, game_id, table=action is not None)
     if isinstance(seen, Plan):
         return seen
     st, robots = seen.state, seen.robots
     autos = _autos(*seen.table[1:]) if seen.table else {}  # as the write will find them
+    fresh = _fresh(st, expect_seq)  # before the cache has `st` back: then it is everyone's
     try:
         plan = _robots_plan(game_id, st, robots, seat, action, autos)
     finally:
         store.keep(game_id, st)  # after its copy is made: the cache's state is everyone's
-    if plan.ahead is not None and seen.table:  # the move's mails, rendered outside the write
+    if plan.ahead is not None and seen.table and fresh:
         plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow())
     return plan
+
+
+def _fresh(st, expect_seq) -> bool:
+    """The read's mirror of `_check_stale`: nothing but talk and offers since the move
+    the player saw (another seat's look or pass, which the write also lets by, is rare)."""
+    return expect_seq is None or st.move_seq <= expect_seq <= st.seq
 
 
 def _robots_read(store, game_id, table: bool = False) -> Seen | Plan:

@@ -171,3 +171,20 @@ def test_a_move_a_card_plays_itself_after_has_its_mails_rendered_outside(store, 
     with store.reader() as s:  # seat 2's turn, after the card that played itself
         mail = s.exec(select(Outbox).where(Outbox.dedupe_key == f"turn:{gid}:2:7")).one()
     assert "your turn" in mail.body_text
+
+
+def test_a_stale_move_renders_no_mails(store, monkeypatch):
+    import pytest
+
+    from pbem.play import Stale
+    from tests.web_helpers import game_state, humans_game
+
+    gid = humans_game(store, preset("standard"))
+    st = game_state(store, gid)
+    first, second = st.to_act()[0], (st.to_act()[0] + 1) % 4
+    submit(store, gid, first, {"type": "bid", "bid": 3}, expect_seq=st.seq, source="web")
+    renders = watch_renders(monkeypatch)
+    with pytest.raises(Stale):  # its turn now, but its player saw the table before
+        submit(store, gid, second, {"type": "bid", "bid": 3}, expect_seq=st.seq,
+               source="web")
+    assert renders == [], "mails were rendered for a move the write refused"
