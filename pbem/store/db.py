@@ -14,8 +14,10 @@ from sqlmodel import Session, create_engine
 READ_ONLY = "pbem_read_only"  # the execution option of a reading engine (Store.reader)
 BUSY_MS = 30_000  # how long a SQLite statement (or a write's BEGIN) waits for a lock
 # a waiting writer's steps (seconds): short, because write transactions are (a move's is
-# about a millisecond); the last repeats until BUSY_MS
-STEPS = (0.0002, 0.0005, 0.001, 0.002)
+# about a millisecond), but not shorter: on a busy machine waiters that wake more often
+# take the CPU from the writer they wait for (bench/web.py: 2 ms steps gave fewer moves a
+# second than 4, and 8 a longer tail). The last repeats until BUSY_MS.
+STEPS = (0.0005, 0.001, 0.002, 0.004)
 
 
 def make_engine(url: str) -> Engine:
