@@ -39,7 +39,7 @@ def make_engine(url: str) -> Engine:
 def _ping_when_stirred(engine: Engine) -> None:
     """A pooled connection the server closed (a restart, a lost link) is replaced before
     anyone uses it, as pool_pre_ping would; but pre_ping pays a round trip at every checkout
-    (a tenth of a due timeout's wall time, bench/clock.py). An idle connection's socket has
+    (one of the nine a due timeout made: bench/clock.py, issue 15). An idle connection's socket has
     nothing to read unless the server said something, and a closing server does (its
     goodbye, then end of file): a non-blocking poll finds it, and only then is it pinged.
     (A server gone without a word is not found by either until TCP gives up.)"""
@@ -84,10 +84,10 @@ def _sqlite_immediate(engine: Engine) -> None:
         if conn.get_execution_options().get(READ_ONLY):
             conn.exec_driver_sql("BEGIN")
         else:
-            begin_immediate(conn.connection.driver_connection)
+            _begin_immediate(conn.connection.driver_connection)
 
 
-def begin_immediate(raw: sqlite3.Connection) -> None:
+def _begin_immediate(raw: sqlite3.Connection) -> None:
     """BEGIN IMMEDIATE, waiting for the write lock in short steps. SQLite's own busy
     handler sleeps 1, 2, 5, 10 ... then 100 ms at a time, so under four web workers a
     writer that just missed the lock slept on long after it was free (p99 of the wait
