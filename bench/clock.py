@@ -16,7 +16,9 @@ then times, in a fresh Store (an empty state cache, as after a restart):
   limit D: for each, in one transaction, the robot moves for the human (play.submit), the
   row is marked done and the mails are queued; then the robots' replies (decided outside
   it, their own write with the next deadlines). Wall time, and this process's CPU time
-  (SQLite works in the process; on a machine shared with other jobs it varies less)
+  (SQLite works in the process; on a machine shared with other jobs it varies less), and
+  per timeout the SQL statements run and the pool checkouts (on PostgreSQL each checkout
+  pings the server first: a round trip of its own); neither depends on the machine's load
 
 --reminders arms the default reminders too (24 and 2 hours before: three rows a game).
 SQLite (a file under /tmp) by default; --pg URL runs on a fresh schema of that PostgreSQL
@@ -27,12 +29,13 @@ import argparse
 import statistics
 import sys
 import time
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import delete, func, update  # noqa: E402
+from sqlalchemy import delete, event, func, update  # noqa: E402
 from sqlmodel import select  # noqa: E402
 
 from bench.scratch_db import ScratchDatabase  # noqa: E402
@@ -108,15 +111,41 @@ def run(url: str, games: int, due: int, reminders: bool) -> list[tuple[str, str,
         s.exec(update(Deadline).where(Deadline.id.in_(ids))
                .values(due=now - timedelta(hours=1)))
         s.commit()
-    t, cpu = time.perf_counter(), time.process_time()
-    handled = clock.tick(store, now, limit=due)
-    took, cpu = time.perf_counter() - t, time.process_time() - cpu
+    with counted(store.engine) as count:
+        t, cpu = time.perf_counter(), time.process_time()
+        handled = clock.tick(store, now, limit=due)
+        took, cpu = time.perf_counter() - t, time.process_time() - cpu
     assert handled == len(ids), f"the tick handled {handled} of {len(ids)}"
     rows.append((f"tick, {handled:,} due ({n:,} pending)", f"{took:.2f} s",
                  f"{took / max(1, handled) * 1000:.2f} ms a timeout"))
     rows.append(("  the same, CPU time of this process (busy machine: less noise)",
                  f"{cpu:.2f} s", f"{cpu / max(1, handled) * 1000:.2f} ms a timeout"))
+    each = max(1, handled)
+    rows.append(("  the same, SQL statements and pool checkouts",
+                 f"{count['statements']:,} / {count['checkouts']:,}",
+                 f"{count['statements'] / each:.1f} / {count['checkouts'] / each:.1f} a timeout"))
     return rows
+
+
+@contextmanager
+def counted(engine):
+    """The statements the engine runs and the connections its pool hands out meanwhile
+    (Store.quick_rows' own connection runs outside both: a tick does not use it)."""
+    count = {"statements": 0, "checkouts": 0}
+
+    def statement(*_):
+        count["statements"] += 1
+
+    def checkout(*_):
+        count["checkouts"] += 1
+
+    event.listen(engine, "before_cursor_execute", statement)
+    event.listen(engine.pool, "checkout", checkout)
+    try:
+        yield count
+    finally:
+        event.remove(engine, "before_cursor_execute", statement)
+        event.remove(engine.pool, "checkout", checkout)
 
 
 def table(title: str, rows) -> str:

@@ -112,7 +112,8 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
     checked = _check_claim(store, game_id, seat, action)
 
     answered = seat if source == "mail" else None  # pbem.notify: the answer tells it
-    plan = _foresee(store, game_id, seat, action, seen, answered) if checked is None else None
+    plan = _foresee(store, game_id, seat, action, seen, expect_seq, answered) \
+        if checked is None else None
 
     queued = []  # the mails `also` gives
 
@@ -245,22 +246,32 @@ def move_robots(store: Store, game_id: int) -> Result | None:
     return Result(game_id, state, events) if state is not None else None
 
 
-def _foresee(store, game_id, seat=None, action=None, seen=None, answered=None) -> Plan:
+def _foresee(store, game_id, seat=None, action=None, seen=None, expect_seq=None,
+             answered=None) -> Plan:
     """The robots' next moves, from a read (after `seat`'s `action`, if given: the replies
     to a player's move, so they go in its write): while it is a robot's turn. `seen`: what
     its caller just read (`Seen`), so there is no second read; the state is the caller's
-    private copy, kept in the cache here."""
+    private copy, kept in the cache here. A move the write will refuse as stale (made at
+    `expect_seq`: `_fresh`) gets no mails rendered for nothing."""
     seen = seen or _robots_read(store, game_id, table=action is not None)
     if isinstance(seen, Plan):
         return seen
     st, robots = seen.state, seen.robots
+    autos = _autos(*seen.table[1:]) if seen.table else {}  # as the write will find them
+    fresh = _fresh(st, expect_seq)  # before the cache has `st` back: then it is everyone's
     try:
-        plan = _robots_plan(game_id, st, robots, seat, action)
+        plan = _robots_plan(game_id, st, robots, seat, action, autos)
     finally:
         store.keep(game_id, st)  # after its copy is made: the cache's state is everyone's
-    if plan.ahead is not None and seen.table:  # the move's mails, rendered outside the write
+    if plan.ahead is not None and seen.table and fresh:  # its mails, outside the write
         plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow(), answered)
     return plan
+
+
+def _fresh(st, expect_seq) -> bool:
+    """The read's mirror of `_check_stale`: nothing but talk and offers since the move
+    the player saw (another seat's look or pass, which the write also lets by, is rare)."""
+    return expect_seq is None or st.move_seq <= expect_seq <= st.seq
 
 
 def _robots_read(store, game_id, table: bool = False) -> Seen | Plan:
@@ -283,9 +294,11 @@ def _robots_read(store, game_id, table: bool = False) -> Seen | Plan:
     return Seen(st, robots, (game, seats, players) if table else None)
 
 
-def _robots_plan(game_id, st, robots, seat, action) -> Plan:
+def _robots_plan(game_id, st, robots, seat, action, autos=None) -> Plan:
     """The robots' moves from `st` (left unchanged: they are worked out on a copy), and
-    the table they leave (`Plan.ahead`) after a move."""
+    the table they leave (`Plan.ahead`) after a move. With `autos` (seat: how, see
+    `_autos`), the cards that play themselves too, so the mails rendered for `ahead` fit
+    the write when one does (else it renders them again, holding the write lock)."""
     seq, foreseen, events = st.seq, [], []
     before = (st.hand_no, len(st.tricks))
     if action is not None:
@@ -305,15 +318,26 @@ def _robots_plan(game_id, st, robots, seat, action) -> Plan:
         st = st.snapshot()
     while len(foreseen) < _MAX_FOLLOW and st.phase not in ("deal", "over") \
             and _robot_concedes(st, robots) is None:
-        seat = next((x for x in st.to_act() if x in robots), None)
-        if seat is None:
+        step = _unattended(game_id, st, robots, autos or {})
+        if step is None:
             break
-        action = robot_choice(game_id, st, seat)
-        ev = apply(st, seat, action)[0]
-        advance(st, ev)
-        foreseen.append((action, ev))
+        advance(st, step[1])
+        foreseen.append(step)
     ahead = (st, events + [ev for _, ev in foreseen], before) if events else None
     return Plan(seq, foreseen, ahead)
+
+
+def _unattended(game_id, st, robots, autos) -> tuple[dict, dict] | None:
+    """The next (action, event) no human makes, as the write makes it (`_next_auto`): a
+    robot's move, decided here, or a card that plays itself."""
+    for seat in st.to_act():
+        if seat in robots:
+            action = robot_choice(game_id, st, seat)
+            return action, apply(st, seat, action)[0]
+        ev = _auto_play(st, seat, autos.get(seat))
+        if ev is not None:
+            return {"type": "play", "card": ev["card"], "auto": "forced"}, ev
+    return None
 
 
 def robot_choice(game_id: int, st: State, seat: int) -> dict:
@@ -594,8 +618,7 @@ def _follow_up(s, st, game, seats, players, orders, plan=None) -> list[dict]:
     `plan` foresaw (never a robot's search: that runs outside the write), and the cards
     that play themselves for the players who let them (pbem.engine.auto)."""
     robots = {x.seat for x in seats if x.robot}
-    autos = {x.seat: _auto_pref(players.get(x.player_id)) for x in seats if not x.robot}
-    autos = {seat: how for seat, how in autos.items() if how != "off"}
+    autos = _autos(seats, players)
     events = []
     for _ in range(_MAX_FOLLOW):
         orders.expire(st)
@@ -607,6 +630,12 @@ def _follow_up(s, st, game, seats, players, orders, plan=None) -> list[dict]:
         if plan is not None:
             plan.saw(ev)
     return events
+
+
+def _autos(seats, players) -> dict[int, str]:
+    """The players' seats whose cards may play themselves, and how (forced or equal)."""
+    autos = {x.seat: _auto_pref(players.get(x.player_id)) for x in seats if not x.robot}
+    return {seat: how for seat, how in autos.items() if how != "off"}
 
 
 def _auto_pref(player) -> str:
@@ -634,10 +663,17 @@ def _next_auto(s, st, game, robots, autos, plan) -> dict | None:
         if seat in robots:  # only a move decided outside; else the robot waits for one
             action = plan.action(st, seat) if plan is not None else None
             return apply(st, seat, action)[0] if action is not None else None
-        card = auto_card(st, seat, autos[seat] == "equal") if seat in autos else None
-        if card is not None:
-            return apply(st, seat, {"type": "play", "card": card, "auto": "forced"})[0]
+        ev = _auto_play(st, seat, autos.get(seat))
+        if ev is not None:
+            return ev
     return None
+
+
+def _auto_play(st, seat, how: str | None) -> dict | None:
+    """The event of the card that plays itself for `seat` now (`how` it may: `_autos`)."""
+    card = auto_card(st, seat, how == "equal") if how else None
+    return apply(st, seat, {"type": "play", "card": card, "auto": "forced"})[0] \
+        if card is not None else None
 
 
 def _actor(ev) -> int | None:

@@ -143,3 +143,48 @@ def test_a_move_from_the_table_page_of_a_table_of_players_renders_its_mails_outs
         nxt = s.exec(select(Outbox).where(
             Outbox.dedupe_key == f"turn:{gid}:{(seat + 1) % 4}:{st.seq + 1}")).one()
     assert "your turn" in nxt.body_text
+
+
+# seat 0 leads the AC (seat 3 deals), seat 1 holds one club: its JC plays itself
+ONE_CLUB = [["AC", "KC", "QC"] + [r + "H" for r in "AKQJT98765"],
+            ["JC"] + [r + "S" for r in "AKQJT9876543"],
+            [r + "C" for r in "T98765432"] + ["4H", "3H", "2H", "2S"],
+            [r + "D" for r in "AKQJT98765432"]]
+
+
+def test_a_move_a_card_plays_itself_after_has_its_mails_rendered_outside(store, monkeypatch):
+    from pbem.gamelog import export as write_log
+    from pbem.play import import_log
+
+    log = write_log(preset("standard"), [{"seq": 1, "type": "deal", "dealer": 3,
+                                          "hands": ONE_CLUB}],
+                    ["a@x.test", "b@x.test", "c@x.test", "d@x.test"], first_dealer=3)
+    gid = import_log(store, log)
+    for seat in range(4):
+        submit(store, gid, seat, {"type": "bid", "bid": 3}, source="web")
+    renders = watch_renders(monkeypatch)
+    result = submit(store, gid, 0, {"type": "play", "card": "AC"}, expect_seq=5,
+                    source="web")
+    assert [(ev["seat"], ev["card"], ev.get("auto")) for ev in result.events] == \
+        [(0, "AC", None), (1, "JC", "forced")]
+    assert renders and not any(renders), "a mail was rendered inside the write"
+    with store.reader() as s:  # seat 2's turn, after the card that played itself
+        mail = s.exec(select(Outbox).where(Outbox.dedupe_key == f"turn:{gid}:2:7")).one()
+    assert "your turn" in mail.body_text
+
+
+def test_a_stale_move_renders_no_mails(store, monkeypatch):
+    import pytest
+
+    from pbem.play import Stale
+    from tests.web_helpers import game_state, humans_game
+
+    gid = humans_game(store, preset("standard"))
+    st = game_state(store, gid)
+    first, second = st.to_act()[0], (st.to_act()[0] + 1) % 4
+    submit(store, gid, first, {"type": "bid", "bid": 3}, expect_seq=st.seq, source="web")
+    renders = watch_renders(monkeypatch)
+    with pytest.raises(Stale):  # its turn now, but its player saw the table before
+        submit(store, gid, second, {"type": "bid", "bid": 3}, expect_seq=st.seq,
+               source="web")
+    assert renders == [], "mails were rendered for a move the write refused"

@@ -1,26 +1,66 @@
 """Database engines: SQLite (WAL, BEGIN IMMEDIATE for writes) or PostgreSQL (psycopg 3)."""
 
+import itertools
+import select
+import sqlite3
+import time
 from functools import lru_cache
 from pathlib import Path
 
-from sqlalchemy import event
+from sqlalchemy import event, exc
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
 READ_ONLY = "pbem_read_only"  # the execution option of a reading engine (Store.reader)
+BUSY_MS = 30_000  # how long a SQLite statement (or a write's BEGIN) waits for a lock
+# a waiting writer's steps (seconds): short, because write transactions are (a move's is
+# about a millisecond), but not shorter: on a busy machine waiters that wake more often
+# take the CPU from the writer they wait for (bench/web.py: 2 ms steps gave fewer moves a
+# second than 4, and 8 a longer tail). The last repeats until BUSY_MS.
+STEPS = (0.0005, 0.001, 0.002, 0.004)
 
 
 def make_engine(url: str) -> Engine:
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True)
+        engine = create_engine(url)
+        _ping_when_stirred(engine)
+        return engine
     path = url.split("///", 1)[-1]
     if path and path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+    engine = create_engine(url, connect_args={"timeout": BUSY_MS / 1000,
+                                              "check_same_thread": False})
     _sqlite_immediate(engine)
     return engine
+
+
+def _ping_when_stirred(engine: Engine) -> None:
+    """A pooled connection the server closed (a restart, a lost link) is replaced before
+    anyone uses it, as pool_pre_ping would; but pre_ping pays a round trip at every checkout
+    (one of the nine a due timeout made: bench/clock.py, issue 15). An idle connection's socket has
+    nothing to read unless the server said something, and a closing server does (its
+    goodbye, then end of file): a non-blocking poll finds it, and only then is it pinged.
+    (A server gone without a word is not found by either until TCP gives up.)"""
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_conn, _record, _proxy):
+        if _quiet(dbapi_conn):
+            return
+        try:
+            engine.dialect.do_ping(dbapi_conn)
+        except engine.dialect.loaded_dbapi.Error as e:  # every pooled one is as dead
+            raise exc.InvalidatePoolError(str(e)) from e
+
+
+def _quiet(dbapi_conn) -> bool:
+    """Is the idle connection open, with nothing come from the server since its last use?"""
+    if dbapi_conn.closed or dbapi_conn.broken:
+        return False
+    poll = select.poll()
+    poll.register(dbapi_conn.fileno(), select.POLLIN)
+    return not poll.poll(0)
 
 
 def _sqlite_immediate(engine: Engine) -> None:
@@ -35,14 +75,37 @@ def _sqlite_immediate(engine: Engine) -> None:
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute("PRAGMA foreign_keys=ON")
-        cur.execute("PRAGMA busy_timeout=30000")
+        cur.execute(f"PRAGMA busy_timeout={BUSY_MS}")
         cur.close()
 
     @event.listens_for(engine, "begin")
     def _begin(conn):
         # a read (Store.reader) must not queue behind every writer: a plain BEGIN
-        read = conn.get_execution_options().get(READ_ONLY)
-        conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
+        if conn.get_execution_options().get(READ_ONLY):
+            conn.exec_driver_sql("BEGIN")
+        else:
+            _begin_immediate(conn.connection.driver_connection)
+
+
+def _begin_immediate(raw: sqlite3.Connection) -> None:
+    """BEGIN IMMEDIATE, waiting for the write lock in short steps. SQLite's own busy
+    handler sleeps 1, 2, 5, 10 ... then 100 ms at a time, so under four web workers a
+    writer that just missed the lock slept on long after it was free (p99 of the wait
+    200 ms, the lock held about 1 ms: bench/web.py, issue 15). Never longer than BUSY_MS
+    in all, as before; then "database is locked", as SQLAlchemy raises it."""
+    raw.execute("PRAGMA busy_timeout=0")  # this statement only: we do the waiting
+    try:
+        deadline = time.monotonic() + BUSY_MS / 1000
+        for n in itertools.count():
+            try:
+                raw.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as e:
+                if e.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                    raise exc.OperationalError("BEGIN IMMEDIATE", (), e) from e
+            time.sleep(STEPS[min(n, len(STEPS) - 1)])
+    finally:
+        raw.execute(f"PRAGMA busy_timeout={BUSY_MS}")
 
 
 @lru_cache(maxsize=8)
