@@ -120,10 +120,11 @@ class Players:
         self.st = replay_log(export(self.store, self.game_id))
 
     def games(self) -> list[tuple[int, object]]:
-        """Each game and where the client's copy is: the score pad of a finished game (the
-        server reveals its last deal's salt, which the client does not follow), the seq of
-        the one in play."""
-        return self.finished + [(self.game_id, self.st.seq)]
+        """Each game and where the client's copy is: the score pad of a finished game or hand
+        (the server reveals its deal's salt and deals, which the client reads only with its
+        next mail), else the seq."""
+        ended = self.st.phase in ("deal", "over")  # the server's deal follows: not yet read
+        return self.finished + [(self.game_id, score_pad(self.st) if ended else self.st.seq)]
 
     def chunk(self, most: int) -> list[tuple[str, str, bytes]]:
         """Up to `most` next mails, made before any is sent: the chunk ends early where the
