@@ -82,12 +82,14 @@ class Processor:
             if s.exec(select(Inbound.id).where(Inbound.message_id == key)).first():
                 return "duplicate"
             who = self._who(s, inc, rcpt) if not (bounce or inc.ignore) else None
-        answers: list[dict] = []  # our answers' Outbox rows, written with the Inbound row
+        answers = Answers()  # our answers' Outbox rows, written with the Inbound row
         if bounce:
             outcome = self._bounce(rcpt, raw)
         else:
             outcome = inc.ignore or self._answer(inc, key, *who, answers)
-        return self._record(key, outcome, answers)
+        if answers.recorded:  # with the move, in its transaction
+            return outcome
+        return self._record(key, outcome, answers.rows)
 
     def _who(self, s, inc: Incoming, rcpt: str) -> tuple[Seat | None, Player | None]:
         """The seat `rcpt` names (None: the account address) and its player, or the
@@ -100,12 +102,9 @@ class Processor:
     def _record(self, key: str, outcome: str, answers: list[dict]) -> str:
         """The answers and the mail's Inbound row in one transaction (one commit): both are
         there or neither is, and a mail delivered twice at once is answered once."""
-        for row in answers:
-            row["subject"] = " ".join(row["subject"].split())[:250]
         try:
             with self.store.session() as s:
-                insert_all(s, Outbox, answers)
-                insert_all(s, Inbound, [{"message_id": key, "result": outcome[:40]}])
+                _write_answers(s, key, outcome, answers)
                 s.commit()
         except IntegrityError:
             return "duplicate"  # the same mail, delivered twice at once
@@ -124,8 +123,9 @@ class Processor:
             tell_organisers(self.store, stopped, found.status)
         return done
 
-    def _answer(self, inc: Incoming, key: str, seat, player, out: list[dict]) -> str:
-        """What the mail asks, done; `out` gets the answers to queue."""
+    def _answer(self, inc: Incoming, key: str, seat, player, answers) -> str:
+        """What the mail asks, done; `answers` gets the answers to queue."""
+        out = answers.rows
         if player is None:
             if seat is None:
                 return self._stranger(inc, key)
@@ -142,9 +142,9 @@ class Processor:
             bounces.clear(self.store, player.id)
         if seat is None:
             return self._account(inc, player, key, out)
-        return self._seat(inc, seat, player, key, out)
+        return self._seat(inc, seat, player, key, answers)
 
-    def _seat(self, inc, seat, player, key, out) -> str:
+    def _seat(self, inc, seat, player, key, answers) -> str:
         with self.store.reader() as s:  # one read: the game, and its seats for the answer
             game = s.get(Game, seat.game_id)
             live = self.store.state(s, game)
@@ -153,16 +153,27 @@ class Processor:
         # the first move hands this read to the door (play.submit's `seen`), which keeps the
         # state in the cache and renders the move's mails before its write, from this table
         # (the write takes them only if it finds the same rows: pbem.prepared)
+        lines = inc.lines or _subject_command(inc.subject)
+        answer = SeatAnswer(lambda ctx: [_fitted(self._reply(inc, seat, player, key, ctx,
+                                                             lines, None, names))], key)
         ctx = Context(self.store, player, seat, inc.message_id or key,
                       compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat),
-                      live.snapshot(), seen=Seen(live, robots, (game, seats, players)))
-        lines = inc.lines or _subject_command(inc.subject)
+                      live.snapshot(), seen=Seen(live, robots, (game, seats, players)),
+                      answer=answer)
         try:
             error = run(ctx, lines, SEAT_COMMANDS) if lines else None
+        except IntegrityError as e:
+            if "inbound" not in str(e.orig).lower():
+                raise
+            answers.recorded = True  # the same mail, delivered twice at once: its twin
+            return "duplicate"  # answered (and moved: this move's write is undone)
         finally:
             if ctx.seen is not None:  # no move took it
                 self.store.keep(seat.game_id, live)
-        out.append(self._reply(inc, seat, player, key, ctx, lines, error, names))
+        if ctx.answered and not error:
+            answers.recorded = True
+            return "done"
+        answers.rows.append(self._reply(inc, seat, player, key, ctx, lines, error, names))
         return "refused" if error else ("done" if lines else "no command")
 
     def _stranger(self, inc, key) -> str:
@@ -240,6 +251,36 @@ class Processor:
         return dict(mail, to_addr=to, headers=headers, dedupe_key=f"reply:{key}"[:200])
 
 
+class Answers:
+    """A mail's answers (Outbox rows) to write with its Inbound row; `recorded` once a move
+    wrote them in its own transaction."""
+
+    def __init__(self):
+        self.rows: list[dict] = []
+        self.recorded = False
+
+
+class SeatAnswer:
+    """A seat mail's answer, for the move that commits it (commands.Context.answer)."""
+
+    def __init__(self, rows, key: str):
+        self.rows, self.key = rows, key  # rows(ctx): the answer's Outbox rows (pure)
+
+    def record(self, s) -> None:
+        insert_all(s, Inbound, [{"message_id": self.key, "result": "done"}])
+
+
+def _fitted(row: dict) -> dict:
+    row["subject"] = " ".join(row["subject"].split())[:250]
+    return row
+
+
+def _write_answers(s, key: str, outcome: str, rows: list[dict]) -> None:
+    """The answers and the mail's Inbound row, in `s` (the caller commits)."""
+    insert_all(s, Outbox, [_fitted(row) for row in rows])
+    insert_all(s, Inbound, [{"message_id": key, "result": outcome[:40]}])
+
+
 def _subject_command(subject: str) -> list[str]:
     """A command in the subject counts when the body has none."""
     word = subject.split(" ", 1)[0].lower() if subject else ""
@@ -255,15 +296,14 @@ def _subject_command(subject: str) -> list[str]:
 def outcome(ctx, lines, error) -> str:
     """The reply's subject says what happened: "you played 10♥", "you bid 4; not done: QS",
     "nothing done"."""
-    new = [did(a) for a, repeat in ctx.moves if not repeat] + ctx.ahead
+    # a repeat was our own earlier try of this mail, never answered: told as done
+    new = [did(a) for a, _repeat in ctx.moves] + ctx.ahead
     said = "you " + " and ".join(new) if new else ""
     if error:
         line = error[0] if len(error[0]) <= 40 else error[0][:39] + "…"
         return (said + "; " if said else "") + f"not done: {line}"
     if said:
         return said
-    if ctx.moves:
-        return "already done"
     if not lines:
         return "nothing done: no command found"
     if ctx.want_help:
