@@ -1,5 +1,7 @@
 """Database engines: SQLite (WAL, BEGIN IMMEDIATE for writes) or PostgreSQL (psycopg 3)."""
 
+import sqlite3
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -8,6 +10,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
 READ_ONLY = "pbem_read_only"  # the execution option of a reading engine (Store.reader)
+WRITER_WAIT = 30.0  # seconds a SQLite writer waits for this process's turn (as busy_timeout)
 
 
 def make_engine(url: str) -> Engine:
@@ -18,7 +21,8 @@ def make_engine(url: str) -> Engine:
     path = url.split("///", 1)[-1]
     if path and path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False,
+                                              "factory": _Turned})
     _sqlite_immediate(engine)
     return engine
 
@@ -38,11 +42,57 @@ def _sqlite_immediate(engine: Engine) -> None:
         cur.execute("PRAGMA busy_timeout=30000")
         cur.close()
 
+    # This process's writers queue on a lock of their own before BEGIN IMMEDIATE: SQLite's
+    # busy handler polls with sleeps of up to 100 ms, so writers of one process waiting on
+    # each other (several mails at once) left the database idle and their answers late. The
+    # turn passes on once the COMMIT (or ROLLBACK) is done (`_Turned`). A writer of another
+    # process still waits in the busy handler; so does one of ours that got no turn in
+    # WRITER_WAIT seconds (a leaked turn must not stop the process).
+    turn = threading.Lock()
+
     @event.listens_for(engine, "begin")
     def _begin(conn):
         # a read (Store.reader) must not queue behind every writer: a plain BEGIN
-        read = conn.get_execution_options().get(READ_ONLY)
-        conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
+        if conn.get_execution_options().get(READ_ONLY):
+            conn.exec_driver_sql("BEGIN")
+            return
+        dbapi_conn = conn.connection.dbapi_connection
+        dbapi_conn.turn = turn if turn.acquire(timeout=WRITER_WAIT) else None
+        try:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        except BaseException:
+            dbapi_conn.pass_turn()
+            raise
+
+
+class _Turned(sqlite3.Connection):
+    """A SQLite connection that passes this process's writer turn on after its COMMIT or
+    ROLLBACK (SQLAlchemy's commit event comes before them)."""
+
+    turn = None
+
+    def commit(self):
+        try:
+            super().commit()
+        finally:
+            self.pass_turn()
+
+    def rollback(self):
+        try:
+            super().rollback()
+        finally:
+            self.pass_turn()
+
+    def close(self):
+        try:
+            super().close()
+        finally:
+            self.pass_turn()
+
+    def pass_turn(self):
+        turn, self.turn = self.turn, None
+        if turn is not None:
+            turn.release()
 
 
 @lru_cache(maxsize=8)
