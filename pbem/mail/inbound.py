@@ -83,21 +83,26 @@ class Processor:
                 return "duplicate"
             who = self._who(s, inc, rcpt) if not (bounce or inc.ignore) else None
         answers = Answers()  # our answers' Outbox rows, written with the Inbound row
-        if bounce:
-            outcome = self._bounce(rcpt, raw)
-        else:
-            outcome = inc.ignore or self._answer(inc, key, *who, answers)
+        try:
+            if bounce:
+                outcome = self._bounce(rcpt, raw)
+            else:
+                outcome = inc.ignore or self._answer(inc, key, *who, answers)
+        finally:
+            if who and who[2] and who[2].live is not None:  # read, but no seat's mail took it
+                self.store.keep(who[0].game_id, who[2].live)
         if answers.recorded:  # with the move, in its transaction
             return outcome
         return self._record(key, outcome, answers.rows)
 
-    def _who(self, s, inc: Incoming, rcpt: str) -> tuple[Seat | None, Player | None]:
-        """The seat `rcpt` names (None: the account address) and its player, or the
-        player the sender is."""
+    def _who(self, s, inc: Incoming, rcpt: str) -> tuple:
+        """The seat `rcpt` names (None: the account address), its player and its `Table`
+        (read here, in the same transaction), or the player the sender is."""
         seat = self.seat_for(rcpt, s)
         if seat is not None:
-            return seat, s.get(Player, seat.player_id) if seat.player_id else None
-        return None, s.exec(select(Player).where(Player.email == inc.sender)).first()
+            table = Table(s, self.store, seat.game_id)
+            return seat, table.players.get(seat.player_id), table
+        return None, s.exec(select(Player).where(Player.email == inc.sender)).first(), None
 
     def _record(self, key: str, outcome: str, answers: list[dict]) -> str:
         """The answers and the mail's Inbound row in one transaction (one commit): both are
@@ -123,7 +128,7 @@ class Processor:
             tell_organisers(self.store, stopped, found.status)
         return done
 
-    def _answer(self, inc: Incoming, key: str, seat, player, answers) -> str:
+    def _answer(self, inc: Incoming, key: str, seat, player, table, answers) -> str:
         """What the mail asks, done; `answers` gets the answers to queue."""
         out = answers.rows
         if player is None:
@@ -140,15 +145,17 @@ class Processor:
             return "failed its domain's check"
         if "bounces" in (player.prefs or {}):  # mail came from the address: it works
             bounces.clear(self.store, player.id)
+            if table is not None:  # the player's row changed: read the table again
+                self.store.keep(seat.game_id, table.take())
+                with self.store.reader() as s:
+                    table = Table(s, self.store, seat.game_id)
+                player = table.players.get(seat.player_id)
         if seat is None:
             return self._account(inc, player, key, out)
-        return self._seat(inc, seat, player, key, answers)
+        return self._seat(inc, seat, player, key, answers, table)
 
-    def _seat(self, inc, seat, player, key, answers) -> str:
-        with self.store.reader() as s:  # one read: the game, and its seats for the answer
-            game = s.get(Game, seat.game_id)
-            live = self.store.state(s, game)
-            seats, players = table_of(s, seat.game_id)
+    def _seat(self, inc, seat, player, key, answers, table) -> str:
+        game, seats, players, live = table.game, table.seats, table.players, table.take()
         names, robots = seat_names(seats, players), {x.seat for x in seats if x.robot}
         # the first move hands this read to the door (play.submit's `seen`), which keeps the
         # state in the cache and renders the move's mails before its write, from this table
@@ -156,25 +163,26 @@ class Processor:
         lines = inc.lines or _subject_command(inc.subject)
         answer = SeatAnswer(lambda ctx: [_fitted(self._reply(inc, seat, player, key, ctx,
                                                              lines, None, names))], key)
+        # ctx.state is `live` itself, not a copy, until a command gives a newer one: no other
+        # thread sees it before the door (or the `finally`) keeps it in the cache
         ctx = Context(self.store, player, seat, inc.message_id or key,
                       compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat),
-                      live.snapshot(), seen=Seen(live, robots, (game, seats, players)),
-                      answer=answer)
+                      live, seen=Seen(live, robots, (game, seats, players)), answer=answer)
         try:
             error = run(ctx, lines, SEAT_COMMANDS) if lines else None
+            if ctx.answered and not error:
+                answers.recorded = True
+                return "done"
+            answers.rows.append(self._reply(inc, seat, player, key, ctx, lines, error, names))
+            return "refused" if error else ("done" if lines else "no command")
         except IntegrityError as e:
             if "inbound" not in str(e.orig).lower():
                 raise
             answers.recorded = True  # the same mail, delivered twice at once: its twin
             return "duplicate"  # answered (and moved: this move's write is undone)
         finally:
-            if ctx.seen is not None:  # no move took it
+            if ctx.seen is not None:  # no move took it (kept only once read for the answer)
                 self.store.keep(seat.game_id, live)
-        if ctx.answered and not error:
-            answers.recorded = True
-            return "done"
-        answers.rows.append(self._reply(inc, seat, player, key, ctx, lines, error, names))
-        return "refused" if error else ("done" if lines else "no command")
 
     def _stranger(self, inc, key) -> str:
         """Someone we do not know may ask to join a league: the confirmation link goes to
@@ -249,6 +257,20 @@ class Processor:
         mail = (compose.game_mail(game_id, self.cfg.mail_domain, subject, text) if game_id
                 else {"subject": subject, "body_text": text})
         return dict(mail, to_addr=to, headers=headers, dedupe_key=f"reply:{key}"[:200])
+
+
+class Table:
+    """A seat mail's game as read with its seat: the game, its seats and players, and its
+    state (`live`, the cache's: whoever `take`s it keeps it back or hands it to the door)."""
+
+    def __init__(self, s, store, game_id: int):
+        self.game = s.get(Game, game_id)
+        self.live = store.state(s, self.game)
+        self.seats, self.players = table_of(s, game_id)
+
+    def take(self):
+        live, self.live = self.live, None
+        return live
 
 
 class Answers:
