@@ -261,8 +261,11 @@ def _foresee(store, game_id, seat=None, action=None, seen=None) -> Plan:
     if isinstance(seen, Plan):
         return seen
     st, robots = seen.state, seen.robots
+    # with the table, the cards that play themselves for its players are foreseen too, so
+    # the mails rendered before the write still fit after them
+    autos = _autos(seen.table[1], seen.table[2]) if seen.table else {}
     try:
-        plan = _robots_plan(game_id, st, robots, seat, action)
+        plan = _robots_plan(game_id, st, robots, seat, action, autos)
     finally:
         store.keep(game_id, st)  # after its copy is made: the cache's state is everyone's
     if plan.ahead is not None and seen.table:  # the move's mails, rendered outside the write
@@ -290,9 +293,10 @@ def _robots_read(store, game_id, table: bool = False) -> Seen | Plan:
     return Seen(st, robots, (game, seats, players) if table else None)
 
 
-def _robots_plan(game_id, st, robots, seat, action) -> Plan:
+def _robots_plan(game_id, st, robots, seat, action, autos=None) -> Plan:
     """The robots' moves from `st` (left unchanged: they are worked out on a copy), and
-    the table they leave (`Plan.ahead`) after a move."""
+    the table they leave (`Plan.ahead`) after a move; with `autos` (seat: how, as
+    `_follow_up` has them), the cards that play themselves among them (no action)."""
     seq, foreseen, events = st.seq, [], []
     before = (st.hand_no, len(st.tricks))
     if action is not None:
@@ -312,15 +316,32 @@ def _robots_plan(game_id, st, robots, seat, action) -> Plan:
         st = st.snapshot()
     while len(foreseen) < _MAX_FOLLOW and st.phase not in ("deal", "over") \
             and _robot_concedes(st, robots) is None:
-        seat = next((x for x in st.to_act() if x in robots), None)
-        if seat is None:
+        step = _next_foreseen(game_id, st, robots, autos or {})
+        if step is None:
             break
-        action = robot_choice(game_id, st, seat)
-        ev = apply(st, seat, action)[0]
-        advance(st, ev)
-        foreseen.append((action, ev))
+        advance(st, step[1])
+        foreseen.append(step)
     ahead = (st, events + [ev for _, ev in foreseen], before) if events else None
     return Plan(seq, foreseen, ahead)
+
+
+def _next_foreseen(game_id, st, robots, autos) -> tuple[dict | None, dict] | None:
+    """The next (action, event) without a human, in `_next_auto`'s order: a robot's move,
+    or a card that plays itself (its action None: the write plays it by itself)."""
+    for seat in st.to_act():
+        if seat in robots:
+            action = robot_choice(game_id, st, seat)
+            return action, apply(st, seat, action)[0]
+        card = auto_card(st, seat, autos[seat] == "equal") if seat in autos else None
+        if card is not None:
+            return None, apply(st, seat, {"type": "play", "card": card, "auto": "forced"})[0]
+    return None
+
+
+def _autos(seats, players) -> dict[int, str]:
+    """The human seats whose cards may play themselves, and how (forced or equal)."""
+    autos = {x.seat: _auto_pref(players.get(x.player_id)) for x in seats if not x.robot}
+    return {seat: how for seat, how in autos.items() if how != "off"}
 
 
 def robot_choice(game_id: int, st: State, seat: int) -> dict:
@@ -591,8 +612,7 @@ def _follow_up(s, st, game, seats, players, orders, plan=None) -> list[dict]:
     `plan` foresaw (never a robot's search: that runs outside the write), and the cards
     that play themselves for the players who let them (pbem.engine.auto)."""
     robots = {x.seat for x in seats if x.robot}
-    autos = {x.seat: _auto_pref(players.get(x.player_id)) for x in seats if not x.robot}
-    autos = {seat: how for seat, how in autos.items() if how != "off"}
+    autos = _autos(seats, players)
     events = []
     for _ in range(_MAX_FOLLOW):
         orders.expire(st)
