@@ -1,7 +1,7 @@
 """Mail throughput end to end, beside the same client against a do-nothing SMTP server.
 
     .venv/bin/python bench/mail.py [--seconds S] [--pg URL] [--connection-per-mail]
-                                   [--profile FILE]
+                                   [--profile FILE] [--connections N]
 
 - end to end: one client sends mails over SMTP (smtplib) to `pbem.mail.inbound.controller`
   on a free port; each mail is the next legal move of a 4-human game (to a target of
@@ -11,7 +11,12 @@
   that 250. Draining the Outbox into a Maildir is not timed. The client keeps its own copy
   of the game (from the exported log, re-read after each deal) to know the next legal move,
   and plays the cards that play themselves (a seat's only legal card, as the server does
-  for every player by default) without a mail.
+  for every player by default) without a mail. When a game is over (a long run gets there)
+  the client starts another.
+- --connections N: N such clients at once, each on its own connection and playing its own
+  game, as a relay delivers (Postfix's default destination concurrency is 20). Each sends
+  a chunk of mails made beforehand, all N together; mails/s is the mails over the wall time
+  of those chunks (with one client, nearly the sum of its mails' times).
 - ceiling: the same client sends the very same mails (the same bytes, the same connection
   pattern) to an aiosmtpd Controller whose handler only answers 250. The two run
   interleaved, a chunk of mails to each in turn, so both see the same load.
@@ -19,7 +24,7 @@
 Afterwards the move log must hold one move by mail for every mail sent, each mail's
 Inbound row must say "done", and the server's game must be the client's copy: else the
 bench fails rather than print a figure. --profile FILE writes a cProfile of the server's
-work for every timed mail (the handler's thread; pstats can read it).
+work for every timed mail (the handler's thread; pstats can read it; one connection only).
 
 By default every mail goes over one SMTP connection (one transaction each, as a relay
 reusing its connection would); --connection-per-mail opens a connection for each mail.
@@ -53,7 +58,7 @@ from sqlmodel import select  # noqa: E402
 
 from bench.scratch_db import ScratchDatabase  # noqa: E402
 from pbem.config import Settings  # noqa: E402
-from pbem.engine import advance, apply, choose, parse_action, preset, view  # noqa: E402
+from pbem.engine import advance, apply, choose, parse_action, preset, score_pad, view  # noqa: E402
 from pbem.engine.auto import auto_card  # noqa: E402
 from pbem.gamelog import replay_log  # noqa: E402
 from pbem.mail.inbound import MAX_SIZE, controller  # noqa: E402
@@ -92,22 +97,47 @@ def words(action: dict) -> str:
 
 
 class Players:
-    """The four players' side: who is to move, and the mail that makes the next move."""
+    """The four players' side of one connection: who is to move, and the mail that makes
+    the next move. When their game is over (a side reached the target, as a long run does)
+    they start another, as a relay's traffic would go on to other games."""
 
-    def __init__(self, store, game_id: int):
-        self.store, self.game_id = store, game_id
+    def __init__(self, store):
+        self.store, self.n = store, 0
+        self.finished: list[tuple[int, object]] = []  # (game, the client's score pad)
+        self.new_game()
+
+    def new_game(self) -> None:
+        self.game_id = gid = create_game(self.store, RULES, HUMANS, first_dealer=0)
+        start(self.store, gid)
         cfg = Settings(database_url="unused", mail_domain=DOMAIN)
-        with store.session() as s:
+        with self.store.session() as s:
             seats = s.exec(select(Seat, Player).join(Player)
-                           .where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+                           .where(Seat.game_id == gid).order_by(Seat.seat)).all()
         self.who = [(p.email, reply_address(cfg, seat)) for seat, p in seats]
         self.sync()
-        self.n = 0
 
     def sync(self) -> None:
         self.st = replay_log(export(self.store, self.game_id))
 
+    def games(self) -> list[tuple[int, object]]:
+        """Each game and where the client's copy is: the score pad of a finished game or hand
+        (the server reveals its deal's salt and deals, which the client reads only with its
+        next mail), else the seq."""
+        ended = self.st.phase in ("deal", "over")  # the server's deal follows: not yet read
+        return self.finished + [(self.game_id, score_pad(self.st) if ended else self.st.seq)]
+
+    def chunk(self, most: int) -> list[tuple[str, str, bytes]]:
+        """Up to `most` next mails, made before any is sent: the chunk ends early where the
+        next mail needs the server's answer first (its deal of the next hand)."""
+        mails = [self.next_mail()]
+        while len(mails) < most and self.st.phase not in ("deal", "over"):
+            mails.append(self.next_mail())
+        return mails
+
     def next_mail(self) -> tuple[str, str, bytes]:
+        if self.st.phase == "over":  # nobody is to move: the next mail is another game's
+            self.finished.append((self.game_id, score_pad(self.st)))
+            self.new_game()
         if self.st.phase == "deal":
             self.sync()  # the server dealt the next hand: read the deal from the log
         seat = self.st.to_act()[0]
@@ -119,7 +149,7 @@ class Players:
         msg = EmailMessage()
         msg["From"], msg["To"] = sender, rcpt
         msg["Subject"] = f"Re: Game {self.game_id}: your turn"
-        msg["Message-ID"] = f"<bench.{self.n}.{secrets.token_hex(6)}@example.org>"
+        msg["Message-ID"] = f"<bench.{self.game_id}.{self.n}.{secrets.token_hex(6)}@example.org>"
         msg.set_content(words(action) + "\n")
         return sender, rcpt, msg.as_bytes(policy=email.policy.SMTP)
 
@@ -205,71 +235,113 @@ class Run:
     ceiling: list[float]  # the same mails, to the do-nothing server
     cpu: list[float]  # CPU seconds of the server's thread for each of ours
     statements: list[int]  # SQL statements for each of ours
+    wall: tuple[float, float] = (0.0, 0.0)  # seconds all clients sent to ours, to the ceiling
+
+
+class Lane:
+    """One connection's client: its players (its own game) and its two SMTP clients."""
+
+    def __init__(self, store, ours: int, top: int, per_mail: bool):
+        self.players = Players(store)
+        self.a, self.b = Client(ours, per_mail), Client(top, per_mail)
+        self.chunk: list = []
+
+    def close(self) -> None:
+        self.a.close()
+        self.b.close()
 
 
 def bench(store, cfg, mails: int | None = None, seconds: float = 0.0,
-          per_mail: bool = False, profile: str | None = None) -> Run:
+          per_mail: bool = False, profile: str | None = None, connections: int = 1) -> Run:
     """`mails` mails (or as many as `seconds` of ours allow) to our server and the same to
-    the ceiling, interleaved; then the check that every one of ours moved."""
-    gid = create_game(store, RULES, HUMANS, first_dealer=0)
-    start(store, gid)
-    players = Players(store, gid)
+    the ceiling, interleaved, over `connections` connections at once (each its own game);
+    then the check that every one of ours moved."""
+    assert not (profile and connections > 1), "--profile follows one connection's thread"
     ours, top = _server(store, cfg), Controller(Nothing(), hostname="127.0.0.1",
                                                 port=free_port(), data_size_limit=MAX_SIZE)
     measured = ours.handler.processor = Measured(ours.handler.processor, store.engine,
                                                         bool(profile))
     ours.start()
     top.start()
-    a, b = Client(ours.port, per_mail), Client(top.port, per_mail)
+    lanes = [Lane(store, ours.port, top.port, per_mail) for _ in range(connections)]
+    wall = [0.0, 0.0]
     try:
-        for _ in range(WARM_UP):
-            mail = players.next_mail()
-            a.send(*mail, timed=False)
-            b.send(*mail, timed=False)
+        for lane in lanes:
+            for _ in range(WARM_UP):
+                mail = lane.players.next_mail()
+                lane.a.send(*mail, timed=False)
+                lane.b.send(*mail, timed=False)
         measured.on = True
-        while _more(a, mails, seconds):
-            chunk = []
-            for _ in range(CHUNK if mails is None else min(CHUNK, mails - len(a.times))):
-                chunk.append(players.next_mail())
-                a.send(*chunk[-1])
-            for mail in chunk:
-                b.send(*mail)
+        while _more(lanes, wall[0], mails, seconds):
+            left = None if mails is None else mails - sum(len(x.a.times) for x in lanes)
+            for i, lane in enumerate(lanes):  # `left` shared out exactly, if given
+                most = CHUNK if left is None else min(CHUNK, left // len(lanes) +
+                                                      (i < left % len(lanes)))
+                lane.chunk = lane.players.chunk(most) if most else []
+            wall[0] += _all_at_once(lanes, lambda lane: lane.a)
+            wall[1] += _all_at_once(lanes, lambda lane: lane.b)
         measured.on = False
-        a.close()
-        b.close()
+        for lane in lanes:
+            lane.close()
     finally:
         ours.stop()
         top.stop()
     if profile:
         measured.profile.dump_stats(profile)
-    check(store, gid, players, WARM_UP + len(a.times))
+    check(store, [x.players for x in lanes], connections * WARM_UP +
+          sum(len(x.a.times) for x in lanes))
     event.remove(store.engine, "before_cursor_execute", measured._count)
-    return Run(a.times, b.times, measured.cpu, measured.statements)
+    return Run([t for x in lanes for t in x.a.times], [t for x in lanes for t in x.b.times],
+               measured.cpu, measured.statements, tuple(wall))
+
+
+def _all_at_once(lanes: list[Lane], client) -> float:
+    """Every lane sends its chunk through `client(lane)`, each lane in a thread of its own;
+    the wall time until the last is done."""
+    def send(lane):
+        for mail in lane.chunk:
+            client(lane).send(*mail)
+
+    t0 = time.perf_counter()
+    if len(lanes) == 1:
+        send(lanes[0])
+    else:
+        threads = [threading.Thread(target=send, args=(x,)) for x in lanes]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    return time.perf_counter() - t0
 
 
 def _server(store, cfg):
     return controller(store, cfg, "127.0.0.1", free_port())
 
 
-def _more(client: Client, mails: int | None, seconds: float) -> bool:
+def _more(lanes: list[Lane], wall: float, mails: int | None, seconds: float) -> bool:
     if mails is not None:
-        return len(client.times) < mails
-    return sum(client.times) < seconds
+        return sum(len(x.a.times) for x in lanes) < mails
+    return wall < seconds
 
 
-def check(store, gid: int, players: Players, sent: int) -> None:
+def check(store, lanes: list[Players], sent: int) -> None:
     """From the move log, not from our answers' words: one move by mail for each mail,
-    each mail done, and the server's game where the client's copy is."""
+    each mail done, and each server's game where the client's copy is."""
     with store.session() as s:
-        by_mail = s.exec(select(Move.ref).where(Move.game_id == gid, Move.source == "mail")
-                         ).all()
+        by_mail = s.exec(select(Move.ref).where(Move.source == "mail")).all()
         results = Counter(s.exec(select(Inbound.result)).all())
     moved = sum(1 for ref in by_mail if ref and ref.startswith("<bench."))
-    server = replay_log(export(store, gid))
-    if moved != sent or results != Counter(done=sent) or server.seq != players.st.seq:
+    games = [g for x in lanes for g in x.games()]
+    behind = [(gid, _where(replay_log(export(store, gid)), mine), mine) for gid, mine in games]
+    behind = [x for x in behind if x[1] != x[2]]
+    if moved != sent or results != Counter(done=sent) or behind:
         raise SystemExit(f"the moves did not all apply: {sent} mails sent, {moved} moves "
-                         f"by mail in the log, mails' results {dict(results)}, the server's "
-                         f"game at move {server.seq}, the client's at {players.st.seq}")
+                         f"by mail in the log, mails' results {dict(results)}, games whose "
+                         f"server's seq is not the client's (game, server, client): {behind}")
+
+
+def _where(st, mine):
+    return st.seq if isinstance(mine, int) else score_pad(st)
 
 
 def pct(times: list[float], q: float) -> float:
@@ -278,8 +350,8 @@ def pct(times: list[float], q: float) -> float:
     return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def line(name: str, times: list[float]) -> str:
-    rate = len(times) / sum(times)
+def line(name: str, times: list[float], wall: float) -> str:
+    rate = len(times) / wall
     return (f"{name}: {len(times)} mails, {rate:.1f} mails/s, p50 {pct(times, 0.5):.2f} ms, "
             f"p99 {pct(times, 0.99):.2f} ms")
 
@@ -290,26 +362,31 @@ def main() -> None:
     ap.add_argument("--pg", metavar="URL", help="PostgreSQL instead of a SQLite file")
     ap.add_argument("--connection-per-mail", action="store_true")
     ap.add_argument("--profile", metavar="FILE", help="cProfile of the server's work")
+    ap.add_argument("--connections", type=int, default=1, metavar="N",
+                    help="N clients at once, each on its own connection and game")
     args = ap.parse_args()
     per_mail = args.connection_per_mail
     print(f"python {platform.python_version()}, {platform.machine()}, "
           f"{'postgresql' if args.pg else 'sqlite'}, "
-          f"{'a connection per mail' if per_mail else 'one connection for all mails'}")
+          f"{'a connection per mail' if per_mail else 'one connection for all mails'}, "
+          f"{args.connections} client(s) at once")
     db = ScratchDatabase(args.pg)
     var = Path(tempfile.mkdtemp(prefix="pbem-bench-var-"))
     try:
         store = Store(db.url)
         cfg = Settings(var_dir=var, database_url=db.url, mail_domain=DOMAIN)
-        run = bench(store, cfg, seconds=args.seconds, per_mail=per_mail, profile=args.profile)
+        run = bench(store, cfg, seconds=args.seconds, per_mail=per_mail, profile=args.profile,
+                    connections=args.connections)
         store.engine.dispose()
     finally:
         db.close()
         shutil.rmtree(var, ignore_errors=True)
-    ours, top = line("end to end (SMTP in, move committed, reply queued)", run.ours), \
-        line("ceiling (same client, same mails, handler does nothing)", run.ceiling)
+    ours = line("end to end (SMTP in, move committed, reply queued)", run.ours, run.wall[0])
+    top = line("ceiling (same client, same mails, handler does nothing)", run.ceiling,
+               run.wall[1])
     print(ours + f"   target >= {TARGET_RATE}/s, p99 < {TARGET_P99:.0f} ms")
     print(top)
-    e2e, ceil = len(run.ours) / sum(run.ours), len(run.ceiling) / sum(run.ceiling)
+    e2e, ceil = len(run.ours) / run.wall[0], len(run.ceiling) / run.wall[1]
     met = e2e >= TARGET_RATE and pct(run.ours, 0.99) < TARGET_P99
     print(f"ratio end to end / ceiling: {e2e / ceil:.3f}; target {'met' if met else 'missed'}")
     print(f"CPU time of the server's thread a mail: median {pct(run.cpu, 0.5):.2f} ms, "

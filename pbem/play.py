@@ -101,12 +101,19 @@ class Result:
 
 
 def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
-           source: str = "cli", ref: str | None = None, also=None, seen=None) -> Result:
+           source: str = "cli", ref: str | None = None, also=None, seen=None,
+           after=None) -> Result:
     """Apply `seat`'s `action` to the game, once; Refused (and nothing written) if it may not.
     `also(s)`, if given, writes what belongs with the move in its transaction (the clock's
     timeout marks its deadline done) and returns the mails (Outbox rows, as dicts) to queue
     with the move's own in one statement; it may refuse the move too.
-    `seen`: what the caller read just now and hands over (`Seen`; see `_foresee`)."""
+    `seen`: what the caller read just now and hands over (`Seen`; see `_foresee`).
+    `after(s, st, events)`, if given, runs in the move's transaction once its events (with
+    what followed without a human) are in `st`, and returns more mails to queue with the
+    move's (an inbound mail's answer, whose Inbound row it writes in `s`): so the move and
+    its answer commit together or not at all. It runs again if the write is retried; not at
+    all if the ref was applied before (`Result.duplicate`). If it has `prepare(st, events)`,
+    that is called first, outside the write, with the table and events foreseen."""
     if isinstance(action, dict):  # only the server marks a play as made for the seat
         action = {k: v for k, v in action.items() if k != "auto"}
     checked = _check_claim(store, game_id, seat, action)
@@ -114,6 +121,8 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
     answered = seat if source == "mail" else None  # pbem.notify: the answer tells it
     plan = _foresee(store, game_id, seat, action, seen, expect_seq, answered) \
         if checked is None else None
+    if plan is not None and plan.ahead is not None and hasattr(after, "prepare"):
+        after.prepare(*plan.ahead[:2])  # its mails too are rendered outside the write
 
     queued = []  # the mails `also` gives
 
@@ -127,7 +136,7 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
             plan.begin(st)
         return _move(s, st, game_id, seat, action, expect_seq)
 
-    return _door(store, game_id, first, seat, source, ref, plan, queued)
+    return _door(store, game_id, first, seat, source, ref, plan, queued, after)
 
 
 def _check_claim(store, game_id, seat, action) -> int | None:
@@ -355,11 +364,11 @@ def _robot_concedes(st, robots) -> int | None:
     return None
 
 
-def _door(store, game_id, first, actor, source, ref, plan=None, queued=()) -> Result:
+def _door(store, game_id, first, actor, source, ref, plan=None, queued=(), after=None) -> Result:
     """The write (`_once`), tried again when another writer got there first, with the
     robots' replies `plan` foresaw; then, after its commit, any robot moves left (after a
     deal, say), each decided outside the write (`move_robots`)."""
-    result = _write(store, game_id, first, actor, source, ref, plan, queued)
+    result = _write(store, game_id, first, actor, source, ref, plan, queued, after)
     if not result.robots_wait:
         return result
     try:
@@ -372,10 +381,10 @@ def _door(store, game_id, first, actor, source, ref, plan=None, queued=()) -> Re
     return Result(game_id, more.state, result.events + more.events)
 
 
-def _write(store, game_id, first, actor, source, ref, plan, queued=()) -> Result:
+def _write(store, game_id, first, actor, source, ref, plan, queued=(), after=None) -> Result:
     for _attempt in range(20):
         try:
-            return _once(store, game_id, first, actor, source, ref, plan, queued)
+            return _once(store, game_id, first, actor, source, ref, plan, queued, after)
         except IntegrityError as e:
             store.forget(game_id)
             if not _race(e):
@@ -398,10 +407,10 @@ def _race(e: IntegrityError) -> bool:
                                    "dealsecret.game_id"))
 
 
-def _once(store, game_id, first, actor, source, ref, plan=None, queued=()) -> Result:
+def _once(store, game_id, first, actor, source, ref, plan=None, queued=(), after=None) -> Result:
     """One write: `first` gives the events that start it (a player's move, a hand-over, or
     none to start the game), advanced into the state; then what follows without a human.
-    `queued`: mails `first` gave, queued with the move's."""
+    `queued`: mails `first` gave, queued with the move's; `after`: see `submit`."""
     with store.session() as s:
         ready = plan.prepared if plan is not None else None
         table = prepared.same_table(s, game_id, ready, ref)  # then not loaded again
@@ -432,6 +441,8 @@ def _once(store, game_id, first, actor, source, ref, plan=None, queued=()) -> Re
         players = table.players if table else players_of(s, seats)
         orders = seat_orders.Pending(s, game, seats, players, table is None or table.orders)
         events += _follow_up(s, st, game, seats, players, orders, plan)
+        if after is not None:
+            queued = [*queued, *after(s, st, events)]
         rows = [_row(game_id, ev, actor if i < n else _actor(ev), source, ref, i, n)
                 for i, ev in enumerate(events)]
         insert_all(s, Move, rows)

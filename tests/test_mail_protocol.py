@@ -134,27 +134,63 @@ FAIL_INBOUND = {  # a trigger that makes the database refuse the mail's Inbound 
 }
 
 
-def test_an_answer_that_cannot_be_written_is_retried_and_the_move_made_once(env):
-    """The answer and the mail's Inbound row are one transaction: when the database refuses
-    it, the mail gets 451 and neither is there. The move (its own commit) stands, so the
-    sender's retry finds it done: it is made once and answered once."""
-    gid, _ = crafted(env.store)
-    kind = env.store.engine.dialect.name
-    with env.store.engine.begin() as c:
-        for sql in FAIL_INBOUND[kind]:
+def refuse_inbound(store, on: bool) -> None:
+    kind = store.engine.dialect.name
+    with store.engine.begin() as c:
+        for sql in FAIL_INBOUND[kind] if on else [
+                "DROP TRIGGER lost" + (" ON inbound" if kind == "postgresql" else "")]:
             c.exec_driver_sql(sql)
+
+
+def mails_for(store, gid) -> list:
+    with store.session() as s:
+        return s.exec(select(Outbox.dedupe_key).where(Outbox.game_id == gid)).all()
+
+
+def test_an_answer_that_cannot_be_written_is_retried_and_the_move_made_once(env):
+    """The move, its answer, the turn mails it makes and the mail's Inbound row are one
+    transaction: when the database refuses the Inbound row, the mail gets 451 and nothing
+    is there, not even the move. The sender's retry makes the move once and is answered as
+    a first try would be."""
+    gid, _ = crafted(env.store)
+    before = mails_for(env.store, gid)
+    refuse_inbound(env.store, True)
     msg = env.mail(env.address(gid), "bid 4", mid="<retried@example.org>")
     assert env.send(msg)[0] == 451
-    assert bids(env.store, gid) == [4]
+    assert bids(env.store, gid) == []  # a 4xx changes nothing
+    assert mails_for(env.store, gid) == before  # neither the answer nor a turn mail
     with env.store.session() as s:
         assert s.exec(select(Inbound)).all() == []
-        assert s.exec(select(Outbox).where(Outbox.dedupe_key.like("reply:%"))).all() == []
-    with env.store.engine.begin() as c:
-        c.exec_driver_sql("DROP TRIGGER lost" + (" ON inbound" if kind == "postgresql" else ""))
+    refuse_inbound(env.store, False)
     assert env.send(msg)[0] == 250
     assert bids(env.store, gid) == [4]
-    answers = [text(m) for m in env.replies() if "your turn" not in headline(m)]
-    assert len(answers) == 1 and "bid 4: already done" in answers[0], answers
+    answers = [m for m in env.replies() if "your turn" not in headline(m)]
+    assert len(answers) == 1 and "bid 4: done" in text(answers[0]), [text(m) for m in answers]
+    assert headline(answers[0]) == f"Game {gid}: you bid 4"
+    assert env.send(msg)[0] == 250  # a third time: seen, nothing more
+    assert bids(env.store, gid) == [4] and env.replies() == []
+
+
+def test_a_retried_mail_of_several_moves_makes_each_once_and_is_answered_as_done(env):
+    """Only the last line's move carries the answer: the lines before it commit on their
+    own, so a retry finds them applied. They were this mail's own try, never answered: the
+    answer tells them as done, not "already done"."""
+    gid, _ = crafted(env.store)
+    refuse_inbound(env.store, True)
+    msg = env.mail(env.address(gid), "say good luck\nbid 4", mid="<two-lines@example.org>")
+    assert env.send(msg)[0] == 451
+    assert bids(env.store, gid) == []
+    refuse_inbound(env.store, False)
+    assert env.send(msg)[0] == 250
+    with env.store.session() as s:
+        said = s.exec(select(Move).where(Move.game_id == gid, Move.type == "say")).all()
+    assert len(said) == 1 and bids(env.store, gid) == [4]
+    answers = [m for m in env.replies() if "your turn" not in headline(m)]
+    assert len(answers) == 1, [headline(m) for m in answers]
+    body = text(answers[0])
+    assert "say good luck: done" in body and "bid 4: done" in body and "already" not in body
+    assert headline(answers[0]) == f"Game {gid}: you spoke at the table and bid 4"
+
 
 # ---- what the parser cannot read -----------------------------------------------------------
 

@@ -2,12 +2,13 @@
 and signature that end the commands, and the mail that is never answered (RFC 3834)."""
 
 import base64
+from email import message_from_bytes
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from pbem.mail.reader import MAX_LINES, Unreadable, command_lines, html_text, read, unflow
+from pbem.mail.reader import MAX_LINES, Unreadable, command_lines, header, html_text, read, unflow
 
 DOMAIN = "pbem.localhost"
 
@@ -65,6 +66,20 @@ def test_wrong_charset_does_not_fail():
     body = "bid 3\r\nnïl\r\n".encode("iso-8859-1")  # labelled utf-8, but it is not
     got = lines(raw(body, cte="8bit"))
     assert got[0] == "bid 3" and got[1].startswith("n") and got[1].endswith("l")
+
+
+def test_headers_are_decoded_where_read():
+    """Headers are kept as written and decoded only where read: encoded-words, 8-bit UTF-8
+    (as some clients send it raw), a folded References, a charset written RFC 2231's way."""
+    data = raw("bïd 4\r\n".encode("iso-8859-1"), cte="8bit",
+               ctype="text/plain; charset*=iso-8859-1''iso-8859-1",
+               headers="X-Note: grüße\r\nReferences: <a@x>\r\n\t<b@pbem.localhost>\r\n")
+    data = data.replace(b"Subject: Re: your turn",
+                        b"Subject: =?utf-8?q?Gr=C3=BC=C3=9Fe_=E2=99=A5?=")
+    inc = read(data, "ann@example.org", DOMAIN)
+    assert inc.subject == "Grüße ♥" and inc.in_reply_to == ["<a@x>", "<b@pbem.localhost>"]
+    assert inc.lines == ["bïd 4"]
+    assert header(message_from_bytes(data), "X-Note") == "grüße"
 
 
 def test_html_only_skips_the_blockquote_and_reads_below_it():

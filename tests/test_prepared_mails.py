@@ -12,7 +12,7 @@ from pbem import clock, compose, notify
 from pbem.engine import choose, preset, view
 from pbem.play import Seen, start, submit
 from pbem.store.games import create_game
-from pbem.store.models import Deadline, Game, Outbox, Player, Seat
+from pbem.store.models import Deadline, Game, Move, Outbox, Player, Seat
 
 
 def waiting_on_ann(store) -> int:
@@ -188,3 +188,28 @@ def test_a_stale_move_renders_no_mails(store, monkeypatch):
         submit(store, gid, second, {"type": "bid", "bid": 3}, expect_seq=st.seq,
                source="web")
     assert renders == [], "mails were rendered for a move the write refused"
+
+
+def test_a_move_followed_by_a_card_that_plays_itself_has_its_mails_rendered_outside(
+        store, monkeypatch, tmp_path):
+    """Bob holds one heart: when ann leads hearts it plays itself, in her move's write. The
+    read before the write foresees it (and the robots after it), so her answer and the
+    turn mails are rendered outside the write, and are the ones the write keeps."""
+    from tests.mail_helpers import ANN, crafted, headline, running
+
+    bob = "bob@example.org"
+    spec = {0: ["AH", "KH"], 1: ["2H", *[f"{r}C" for r in "AKQJT98765432"][:12]]}
+    gid, _ = crafted(store, spec, seats=[ANN, bob, "robot", "robot"])
+    with running(store, monkeypatch, tmp_path) as env:
+        assert env.send(env.mail(env.address(gid), "bid 3", frm=ANN))[0] == 250
+        assert env.send(env.mail(env.address(gid, 1), "bid 3", frm=bob))[0] == 250
+        renders = watch_renders(monkeypatch)
+        assert env.send(env.mail(env.address(gid), "play AH", frm=ANN))[0] == 250
+        with store.reader() as s:
+            forced = s.exec(select(Move).where(Move.game_id == gid, Move.actor == 1,
+                                               Move.type == "play")).one()
+        assert forced.payload == {"seq": forced.seq, "type": "play", "seat": 1, "card": "2H",
+                                  "auto": "forced"}
+        assert renders and not any(renders), "a mail was rendered inside the write"
+        heads = [headline(m) for m in env.replies()]
+        assert f"Game {gid}: you played A♥" in heads, heads

@@ -3,7 +3,7 @@ that reads a mail's lines in order, stops at the first line it cannot do, and an
 a summary. Any line that is not a named command is read as a move ("bid 4", "play QH")."""
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlmodel import select
 
@@ -34,6 +34,12 @@ class Context:
     moves: list[tuple[dict, bool]] = field(default_factory=list)  # (action, was a repeat)
     ahead: list[str] = field(default_factory=list)  # bids kept for the seat's turn
     seen: tuple | None = None  # (state, robot seats) just read, for the first move's door
+    # answer.rows(ctx): the mail's answer (Outbox rows); answer.record(s): its Inbound row.
+    # A move on the mail's last line commits both with itself (then `answered`), so the
+    # move stands only if its answer does
+    answer: object = None
+    last: bool = False  # the line being done is the mail's last
+    answered: bool = False
 
 
 class Command:
@@ -186,9 +192,11 @@ def act(ctx, line, action) -> str:
     # addressed to the player's seats in several games
     ref = f"{ctx.message_id}#{ctx.seat.game_id}.{ctx.seat.seat}.{len(ctx.done)}"
     seen, ctx.seen = ctx.seen, None  # a read is good for one move only
+    after = _Answering(ctx, line, action) if ctx.answer is not None and ctx.last else None
     try:
         result = submit(ctx.store, ctx.seat.game_id, ctx.seat.seat, action,
-                        expect_seq=ctx.expect_seq, source="mail", ref=ref, seen=seen)
+                        expect_seq=ctx.expect_seq, source="mail", ref=ref, seen=seen,
+                        after=after)
     except Refused as e:
         if e.state is not None:
             ctx.state = e.state
@@ -196,9 +204,40 @@ def act(ctx, line, action) -> str:
     ctx.state = result.state
     ctx.expect_seq = result.state.seq
     ctx.moves.append((action, result.duplicate))
-    if any(ev["type"] == "resign" for ev in result.events):
+    ctx.answered = after is not None and not result.duplicate
+    # a line applied before (its ref is this mail's) was our own try whose answer was never
+    # written (else the mail's Inbound row would have stopped it): answered as done
+    return _said(line, result.events)
+
+
+def _said(line, events) -> str:
+    if any(ev["type"] == "resign" for ev in events):
         return f"{line}: done, your side gave the game up"
-    return f"{line}: {'already done' if result.duplicate else 'done'}"
+    return f"{line}: done"
+
+
+class _Answering:
+    """The hook (play.submit's `after`) that writes the mail's answer in the move's own
+    transaction, from the table the move leaves, as if the line were done (it is, if the
+    transaction commits). The answer is rendered before the write from the table foreseen
+    (`prepare`), and again inside it only if the write finds another."""
+
+    def __init__(self, ctx, line, action):
+        self.ctx, self.line, self.action, self.ready = ctx, line, action, None
+
+    def _rows(self, st, events) -> list[dict]:
+        ctx = self.ctx
+        return ctx.answer.rows(replace(ctx, state=st, expect_seq=st.seq,
+                                       done=[*ctx.done, _said(self.line, events)],
+                                       moves=[*ctx.moves, (self.action, False)]))
+
+    def prepare(self, st, events) -> None:
+        self.ready = ((st.seq, events), self._rows(st, events))
+
+    def __call__(self, s, st, events) -> list[dict]:
+        fits = self.ready is not None and self.ready[0] == (st.seq, events)
+        self.ctx.answer.record(s)
+        return self.ready[1] if fits else self._rows(st, events)
 
 
 class Say(Command):
@@ -333,7 +372,9 @@ def run(ctx: Context, lines: list[str], commands) -> tuple | None:
     """Do each line in order; stop at the first that fails and return (line, reason)."""
     named = {c.name: c for c in commands if c.name}
     fallback = next((c for c in commands if not c.name), None)
-    for line in unwrap_talk(lines, named):
+    todo = unwrap_talk(lines, named)
+    for i, line in enumerate(todo):
+        ctx.last = i == len(todo) - 1
         word, _, rest = line.partition(" ")
         whole = next((c for c in commands if c.claims(line)), None)
         cmd = named.get(word.lower().rstrip(":"))

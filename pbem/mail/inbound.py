@@ -17,6 +17,7 @@ import logging
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
+from sqlalchemy import bindparam
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import select
 
@@ -40,6 +41,7 @@ from .reader import Incoming, Unreadable, read
 log = logging.getLogger(__name__)
 
 MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
+_TOKEN = select(Seat.id).where(Seat.token == bindparam("t"))
 ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ORGANISER_COMMANDS
 STRANGERS = [c for c in ACCOUNT if c.strangers]
 
@@ -68,8 +70,15 @@ class Processor:
     def known(self, address: str) -> bool:
         if address.lower().startswith(bounces.PREFIX):
             return self.bounced(address) is not None
-        return address.lower() == f"pbem@{self.cfg.mail_domain}".lower() or \
-            self.seat_for(address) is not None
+        if address.lower() == f"pbem@{self.cfg.mail_domain}".lower():
+            return True
+        local, _, domain = address.lower().rpartition("@")
+        if domain != self.cfg.mail_domain.lower() or not local.startswith("play+"):
+            return False
+        try:  # every mail's RCPT asks: one SELECT, without a session or the ORM
+            return bool(self.store.quick_rows(_TOKEN, t=local[5:]))
+        except Exception:  # the driver's own errors: the session's read says what failed
+            return self.seat_for(address) is not None
 
     def process(self, envelope_from: str, rcpt: str, raw: bytes) -> str:
         """Handle the mail for `rcpt`; returns what was done (for the log and tests)."""
@@ -82,30 +91,34 @@ class Processor:
             if s.exec(select(Inbound.id).where(Inbound.message_id == key)).first():
                 return "duplicate"
             who = self._who(s, inc, rcpt) if not (bounce or inc.ignore) else None
-        answers: list[dict] = []  # our answers' Outbox rows, written with the Inbound row
-        if bounce:
-            outcome = self._bounce(rcpt, raw)
-        else:
-            outcome = inc.ignore or self._answer(inc, key, *who, answers)
-        return self._record(key, outcome, answers)
+        answers = Answers()  # our answers' Outbox rows, written with the Inbound row
+        try:
+            if bounce:
+                outcome = self._bounce(rcpt, raw)
+            else:
+                outcome = inc.ignore or self._answer(inc, key, *who, answers)
+        finally:
+            if who and who[2] and who[2].live is not None:  # read, but no seat's mail took it
+                self.store.keep(who[0].game_id, who[2].live)
+        if answers.recorded:  # with the move, in its transaction
+            return outcome
+        return self._record(key, outcome, answers.rows)
 
-    def _who(self, s, inc: Incoming, rcpt: str) -> tuple[Seat | None, Player | None]:
-        """The seat `rcpt` names (None: the account address) and its player, or the
-        player the sender is."""
+    def _who(self, s, inc: Incoming, rcpt: str) -> tuple:
+        """The seat `rcpt` names (None: the account address), its player and its `Table`
+        (read here, in the same transaction), or the player the sender is."""
         seat = self.seat_for(rcpt, s)
         if seat is not None:
-            return seat, s.get(Player, seat.player_id) if seat.player_id else None
-        return None, s.exec(select(Player).where(Player.email == inc.sender)).first()
+            table = Table(s, self.store, seat.game_id)
+            return seat, table.players.get(seat.player_id), table
+        return None, s.exec(select(Player).where(Player.email == inc.sender)).first(), None
 
     def _record(self, key: str, outcome: str, answers: list[dict]) -> str:
         """The answers and the mail's Inbound row in one transaction (one commit): both are
         there or neither is, and a mail delivered twice at once is answered once."""
-        for row in answers:
-            row["subject"] = " ".join(row["subject"].split())[:250]
         try:
             with self.store.session() as s:
-                insert_all(s, Outbox, answers)
-                insert_all(s, Inbound, [{"message_id": key, "result": outcome[:40]}])
+                _write_answers(s, key, outcome, answers)
                 s.commit()
         except IntegrityError:
             return "duplicate"  # the same mail, delivered twice at once
@@ -124,8 +137,9 @@ class Processor:
             tell_organisers(self.store, stopped, found.status)
         return done
 
-    def _answer(self, inc: Incoming, key: str, seat, player, out: list[dict]) -> str:
-        """What the mail asks, done; `out` gets the answers to queue."""
+    def _answer(self, inc: Incoming, key: str, seat, player, table, answers) -> str:
+        """What the mail asks, done; `answers` gets the answers to queue."""
+        out = answers.rows
         if player is None:
             if seat is None:
                 return self._stranger(inc, key)
@@ -140,30 +154,44 @@ class Processor:
             return "failed its domain's check"
         if "bounces" in (player.prefs or {}):  # mail came from the address: it works
             bounces.clear(self.store, player.id)
+            if table is not None:  # the player's row changed: read the table again
+                self.store.keep(seat.game_id, table.take())
+                with self.store.reader() as s:
+                    table = Table(s, self.store, seat.game_id)
+                player = table.players.get(seat.player_id)
         if seat is None:
             return self._account(inc, player, key, out)
-        return self._seat(inc, seat, player, key, out)
+        return self._seat(inc, seat, player, key, answers, table)
 
-    def _seat(self, inc, seat, player, key, out) -> str:
-        with self.store.reader() as s:  # one read: the game, and its seats for the answer
-            game = s.get(Game, seat.game_id)
-            live = self.store.state(s, game)
-            seats, players = table_of(s, seat.game_id)
+    def _seat(self, inc, seat, player, key, answers, table) -> str:
+        game, seats, players, live = table.game, table.seats, table.players, table.take()
         names, robots = seat_names(seats, players), {x.seat for x in seats if x.robot}
         # the first move hands this read to the door (play.submit's `seen`), which keeps the
         # state in the cache and renders the move's mails before its write, from this table
         # (the write takes them only if it finds the same rows: pbem.prepared)
+        lines = inc.lines or _subject_command(inc.subject)
+        answer = SeatAnswer(lambda ctx: [_fitted(self._reply(inc, seat, player, key, ctx,
+                                                             lines, None, names))], key)
+        # ctx.state is `live` itself, not a copy, until a command gives a newer one: no other
+        # thread sees it before the door (or the `finally`) keeps it in the cache
         ctx = Context(self.store, player, seat, inc.message_id or key,
                       compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat),
-                      live.snapshot(), seen=Seen(live, robots, (game, seats, players)))
-        lines = inc.lines or _subject_command(inc.subject)
+                      live, seen=Seen(live, robots, (game, seats, players)), answer=answer)
         try:
             error = run(ctx, lines, SEAT_COMMANDS) if lines else None
+            if ctx.answered and not error:
+                answers.recorded = True
+                return "done"
+            answers.rows.append(self._reply(inc, seat, player, key, ctx, lines, error, names))
+            return "refused" if error else ("done" if lines else "no command")
+        except IntegrityError as e:
+            if "inbound" not in str(e.orig).lower():
+                raise
+            answers.recorded = True  # the same mail, delivered twice at once: its twin
+            return "duplicate"  # answered (and moved: this move's write is undone)
         finally:
-            if ctx.seen is not None:  # no move took it
+            if ctx.seen is not None:  # no move took it (kept only once read for the answer)
                 self.store.keep(seat.game_id, live)
-        out.append(self._reply(inc, seat, player, key, ctx, lines, error, names))
-        return "refused" if error else ("done" if lines else "no command")
 
     def _stranger(self, inc, key) -> str:
         """Someone we do not know may ask to join a league: the confirmation link goes to
@@ -240,6 +268,50 @@ class Processor:
         return dict(mail, to_addr=to, headers=headers, dedupe_key=f"reply:{key}"[:200])
 
 
+class Table:
+    """A seat mail's game as read with its seat: the game, its seats and players, and its
+    state (`live`, the cache's: whoever `take`s it keeps it back or hands it to the door)."""
+
+    def __init__(self, s, store, game_id: int):
+        self.game = s.get(Game, game_id)
+        self.live = store.state(s, self.game)
+        self.seats, self.players = table_of(s, game_id)
+
+    def take(self):
+        live, self.live = self.live, None
+        return live
+
+
+class Answers:
+    """A mail's answers (Outbox rows) to write with its Inbound row; `recorded` once a move
+    wrote them in its own transaction."""
+
+    def __init__(self):
+        self.rows: list[dict] = []
+        self.recorded = False
+
+
+class SeatAnswer:
+    """A seat mail's answer, for the move that commits it (commands.Context.answer)."""
+
+    def __init__(self, rows, key: str):
+        self.rows, self.key = rows, key  # rows(ctx): the answer's Outbox rows (pure)
+
+    def record(self, s) -> None:
+        insert_all(s, Inbound, [{"message_id": self.key, "result": "done"}])
+
+
+def _fitted(row: dict) -> dict:
+    row["subject"] = " ".join(row["subject"].split())[:250]
+    return row
+
+
+def _write_answers(s, key: str, outcome: str, rows: list[dict]) -> None:
+    """The answers and the mail's Inbound row, in `s` (the caller commits)."""
+    insert_all(s, Outbox, [_fitted(row) for row in rows])
+    insert_all(s, Inbound, [{"message_id": key, "result": outcome[:40]}])
+
+
 def _subject_command(subject: str) -> list[str]:
     """A command in the subject counts when the body has none."""
     word = subject.split(" ", 1)[0].lower() if subject else ""
@@ -255,15 +327,14 @@ def _subject_command(subject: str) -> list[str]:
 def outcome(ctx, lines, error) -> str:
     """The reply's subject says what happened: "you played 10♥", "you bid 4; not done: QS",
     "nothing done"."""
-    new = [did(a) for a, repeat in ctx.moves if not repeat] + ctx.ahead
+    # a repeat was our own earlier try of this mail, never answered: told as done
+    new = [did(a) for a, _repeat in ctx.moves] + ctx.ahead
     said = "you " + " and ".join(new) if new else ""
     if error:
         line = error[0] if len(error[0]) <= 40 else error[0][:39] + "…"
         return (said + "; " if said else "") + f"not done: {line}"
     if said:
         return said
-    if ctx.moves:
-        return "already done"
     if not lines:
         return "nothing done: no command found"
     if ctx.want_help:

@@ -1,8 +1,10 @@
 """Reading an inbound mail: who sent it, whether to answer at all, and its command lines.
 
-MIME is parsed by the standard library (policy.default): text/plain is preferred (unwrapped
-if format=flowed), HTML is laid out as text (mail.html_text), any charset and transfer
-encoding is decoded. What the player wrote is told from what they quoted by mail.quotes.
+MIME is parsed by the standard library: headers as written (policy.compat32, cheap), the
+few we read decoded here; a mail of one text/plain part is decoded here too, any other MIME
+structure by the full parser (policy.default). text/plain is preferred (unwrapped if
+format=flowed), HTML is laid out as text (mail.html_text), any charset and transfer encoding
+is decoded. What the player wrote is told from what they quoted by mail.quotes.
 A header the parser cannot read is read from its raw text; a mail the parser cannot read
 at all raises Unreadable.
 """
@@ -50,14 +52,25 @@ class Incoming:
 
 
 def read(raw: bytes, envelope_from: str, own_domain: str) -> Incoming:
+    # policy.compat32 keeps headers as written: the default policy's header classes parse
+    # every header on every read (most of the reading's cost); we decode the few we read
     try:
-        msg = BytesParser(policy=policy.default).parsebytes(raw)
+        msg = BytesParser(policy=policy.compat32).parsebytes(raw)
         inc = _read(msg, envelope_from, own_domain)
         if inc.ignore is None:
-            inc.lines = command_lines(body_text(msg))
+            inc.lines = command_lines(_text(msg, raw))
     except RecursionError:  # the stdlib parses MIME recursively
         raise Unreadable("its MIME structure is nested too deeply") from None
     return inc
+
+
+def _text(msg, raw: bytes) -> str:
+    """A mail of one text/plain part (most replies) is decoded here; any other is read by
+    the standard library's full parser (`body_text`)."""
+    if msg.is_multipart() or msg.get_content_type() != "text/plain" or \
+            msg.get("Content-Disposition") is not None:
+        return body_text(BytesParser(policy=policy.default).parsebytes(raw))
+    return _part_text(msg)
 
 
 def _read(msg, envelope_from, own_domain) -> Incoming:
@@ -79,21 +92,24 @@ def _read(msg, envelope_from, own_domain) -> Incoming:
 
 
 def header(msg, name: str) -> str:
-    """A header's text, '' if absent. A header the email package refuses (an encoded CR or
-    LF in a display name, a malformed address list) is read from its raw value instead."""
-    try:
-        value = str(msg.get(name, ""))
-    except Exception:  # the header parser raises many kinds
-        raw = raw_header(msg, name)
+    """A header's text, '' if absent: its raw value, encoded-words decoded (a value that
+    will not decode is kept as written)."""
+    value = raw_header(msg, name)
+    if "=?" in value:
         try:
-            value = str(make_header(decode_header(raw)))
-        except Exception:
-            value = str(raw)
+            value = str(make_header(decode_header(value)))
+        except Exception:  # the decoder raises many kinds
+            pass
     return " ".join(value.split())  # no CR or LF survives into a reply's header
 
 
 def raw_header(msg, name: str) -> str:
-    return str(next((v for k, v in msg.raw_items() if k.lower() == name.lower()), ""))
+    """The header's first value as written; 8-bit octets read as UTF-8."""
+    low = name.lower()
+    value = str(next((v for k, v in msg.raw_items() if k.lower() == low), ""))
+    if value.isascii():
+        return value
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def message_id(value: str) -> str:
@@ -142,12 +158,24 @@ def body_text(msg) -> str:
     part = msg.get_body(preferencelist=("plain", "html"))
     if part is None:
         return ""
-    try:
-        content = part.get_content()
-    except (LookupError, UnicodeError):  # an unknown or wrong charset: keep what decodes
-        content = (part.get_payload(decode=True) or b"").decode("utf-8", errors="replace")
     if part.get_content_subtype() == "html":
-        return html_text(content)
+        return html_text(_decoded(part))
+    return _part_text(part)
+
+
+def _decoded(part) -> str:
+    """A text part's content: its transfer encoding and charset undone (as the standard
+    library's get_content does); an unknown or wrong charset keeps what decodes."""
+    data = part.get_payload(decode=True) or b""
+    try:
+        return data.decode(part.get_content_charset("ascii"), errors="replace")
+    except (LookupError, UnicodeError):
+        return data.decode("utf-8", errors="replace")
+
+
+def _part_text(part) -> str:
+    """A text/plain part's text, unwrapped if format=flowed."""
+    content = _decoded(part)
     if str(part.get_param("format", "")).lower() == "flowed":
         return unflow(content, str(part.get_param("delsp", "")).lower() == "yes")
     return content

@@ -3,6 +3,7 @@
 import itertools
 import select
 import sqlite3
+import threading
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -18,6 +19,7 @@ BUSY_MS = 30_000  # how long a SQLite statement (or a write's BEGIN) waits for a
 # take the CPU from the writer they wait for (bench/web.py: 2 ms steps gave fewer moves a
 # second than 4, and 8 a longer tail). The last repeats until BUSY_MS.
 STEPS = (0.0005, 0.001, 0.002, 0.004)
+WRITER_WAIT = BUSY_MS / 1000  # seconds a writer waits for this process's turn
 
 
 def make_engine(url: str) -> Engine:
@@ -31,7 +33,7 @@ def make_engine(url: str) -> Engine:
     if path and path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, connect_args={"timeout": BUSY_MS / 1000,
-                                              "check_same_thread": False})
+                                              "check_same_thread": False, "factory": _Turned})
     _sqlite_immediate(engine)
     return engine
 
@@ -78,13 +80,27 @@ def _sqlite_immediate(engine: Engine) -> None:
         cur.execute(f"PRAGMA busy_timeout={BUSY_MS}")
         cur.close()
 
+    # This process's writers queue on a lock of their own before BEGIN IMMEDIATE: SQLite's
+    # busy handler polls with sleeps of up to 100 ms, so writers of one process waiting on
+    # each other (several mails at once) left the database idle and their answers late. The
+    # turn passes on once the COMMIT (or ROLLBACK) is done (`_Turned`). Writers of other
+    # processes are waited for in short steps (`_begin_immediate`); so is one of ours that got
+    # no turn in WRITER_WAIT seconds (a leaked turn must not stop the process).
+    turn = threading.Lock()
+
     @event.listens_for(engine, "begin")
     def _begin(conn):
         # a read (Store.reader) must not queue behind every writer: a plain BEGIN
         if conn.get_execution_options().get(READ_ONLY):
             conn.exec_driver_sql("BEGIN")
-        else:
-            _begin_immediate(conn.connection.driver_connection)
+            return
+        dbapi_conn = conn.connection.dbapi_connection
+        dbapi_conn.turn = turn if turn.acquire(timeout=WRITER_WAIT) else None
+        try:
+            _begin_immediate(dbapi_conn)
+        except BaseException:
+            dbapi_conn.pass_turn()
+            raise
 
 
 def _begin_immediate(raw: sqlite3.Connection) -> None:
@@ -106,6 +122,36 @@ def _begin_immediate(raw: sqlite3.Connection) -> None:
             time.sleep(STEPS[min(n, len(STEPS) - 1)])
     finally:
         raw.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+
+
+class _Turned(sqlite3.Connection):
+    """A SQLite connection that passes this process's writer turn on after its COMMIT or
+    ROLLBACK (SQLAlchemy's commit event comes before them)."""
+
+    turn = None
+
+    def commit(self):
+        try:
+            super().commit()
+        finally:
+            self.pass_turn()
+
+    def rollback(self):
+        try:
+            super().rollback()
+        finally:
+            self.pass_turn()
+
+    def close(self):
+        try:
+            super().close()
+        finally:
+            self.pass_turn()
+
+    def pass_turn(self):
+        turn, self.turn = self.turn, None
+        if turn is not None:
+            turn.release()
 
 
 @lru_cache(maxsize=8)
