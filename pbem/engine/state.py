@@ -654,22 +654,8 @@ def check_play(st: State, ev):
     if card not in st.hand_of(seat):
         where = "the dummy" if st.hand_of(seat) is not st.hands[seat] else "your hand"
         raise IllegalAction(f"{card!r} is not in {where}")
-    if not _may_play(st, seat, card):
+    if card not in st.playable(seat):
         raise IllegalAction(f"you may not play {card} now: {_play_reason(st, seat)}")
-
-
-def _may_play(st: State, seat: int, card: str) -> bool:
-    """Same answer as `card in st.playable(seat)`, without building the list (hot path)."""
-    table = st.table
-    if st.must_lead or not table.plain_play:
-        return card in st.playable(seat)
-    suit = table.suit
-    if st.trick:
-        led = suit[st.trick[0][1]]
-        return suit[card] == led or table.following[led].isdisjoint(st.hands[seat])
-    if suit[card] == "S" and spades_closed(st.rules, st.broken, len(st.tricks)):
-        return table.following["S"].issuperset(st.hands[seat])
-    return True
 
 
 def checked_play(st: State, seat, action: dict) -> dict | None:
@@ -679,9 +665,20 @@ def checked_play(st: State, seat, action: dict) -> dict | None:
     if (len(action) != 2 or seat.__class__ is not int or seat != st.turn
             or st.phase != "play" or st.declarer is not None):
         return None
-    card = action.get("card")
-    if card not in st.hands[seat] or not _may_play(st, seat, card):
+    card, hand, table = action.get("card"), st.hands[seat], st.table
+    if card not in hand:  # (a list's `in` hashes nothing: any JSON value may come here)
         return None
+    # the answer of `card in st.playable(seat)`, without listing the cards (hot path)
+    if st.must_lead or not table.plain_play:
+        if card not in st.playable(seat):
+            return None
+    elif st.trick:  # follow suit if you can
+        led = table.suit[st.trick[0][1]]
+        if table.suit[card] != led and not table.following[led].isdisjoint(hand):
+            return None
+    elif table.suit[card] == "S" and spades_closed(st.rules, st.broken, len(st.tricks)):
+        if not table.following["S"].issuperset(hand):  # a spade lead: only spades left
+            return None
     ev = {"seq": st.seq + 1, "type": "play", "seat": seat, "card": card}
     st._checked = ev.copy()
     return ev
@@ -700,24 +697,26 @@ def _play_reason(st: State, seat) -> str:
 
 
 def step_play(st: State, ev):
+    """T4: a card from the declarer's or the dummy's hand (advance() plays every card from
+    a seat's own hand itself, in one go: the hot path)."""
     seat, card = ev["seat"], ev["card"]
-    (st.hands[seat] if st.declarer is None else hand_in_play(st, seat)).remove(card)
-    trick = st.trick
-    trick.append((seat, card))
+    hand_in_play(st, seat).remove(card)
+    st.trick.append((seat, card))
     st.must_lead = None
-    if not st.broken and breaks_spades(st.table, trick):
+    if not st.broken and breaks_spades(st.table, st.trick):
         st.broken = True
-    if st.declarer is not None:  # T4: four hands, one of them the dummy
-        _step_dummy_play(st)
-        return
-    if len(trick) < st.n:
-        st.turn = (seat + 1) % st.n
-        return
+    _step_dummy_play(st)
+
+
+def _trick_over(st: State, trick):
+    """The trick's last card is down: its winner takes it and leads next; the hand's last
+    trick ends the hand (its cards can no longer be taken back)."""
     winner = trick[st.table.winning(trick)][0]
     _trick_done(st, winner)
     st.turn = winner
     if len(st.tricks) == st.rules.hand_size:
         _end_hand(st)
+        st.undo_point = None
 
 
 def _trick_done(st: State, winner: int):
@@ -876,16 +875,36 @@ def advance(st: State, ev: dict) -> None:
     if ev != st._checked:  # else apply() checked this very event at this very seq
         _check(st, ev)
     st._checked = None  # the same event again is checked again (and refused: its seq)
-    kind, hand_no = ev["type"], st.hand_no
-    if kind == "play" and st.declarer is None:  # most events: a card from the own hand
-        seat = ev["seat"]  # what acts._unplay cannot work out, kept to take the card back
-        st.undo_point = None if ev.get("auto") else (
-            seat, ev["seq"], (list(st.hands[seat]), st.broken, st.must_lead, st.turn,
-                              len(st.tricks)), st.table.play_actions[ev["card"]])
-        step_play(st, ev)
+    if ev["type"] != "play" or st.declarer is not None:
+        _step(st, ev)
+        return
+    # most events: a card from the seat's own hand, stepped here with no call a card but
+    # the trick's last (each call costs about as much as this whole lane)
+    seat, card = ev["seat"], ev["card"]
+    hand, trick = st.hands[seat], st.trick
+    # what acts._unplay cannot work out, kept to take the card back
+    st.undo_point = None if ev.get("auto") else (
+        seat, ev["seq"], (hand[:], st.broken, st.must_lead, st.turn, len(st.tricks)),
+        st.table.play_actions[card])
+    hand.remove(card)
+    trick.append((seat, card))
+    st.must_lead = None
+    seq = st.seq = st.seq + 1
+    st.move_seq = st.last_moved[seat] = seq
+    if not st.broken:  # Y3: only a spade played on another suit's lead breaks spades
+        suit = st.table.suit
+        st.broken = suit[card] == "S" and suit[trick[0][1]] != "S"
+    if len(trick) < st.n:
+        st.turn = (seat + 1) % st.n
     else:
-        remember(st, ev)
-        EVENTS[kind][1](st, ev)
+        _trick_over(st, trick)
+
+
+def _step(st: State, ev: dict) -> None:
+    """Every event but a card from the seat's own hand: its step, then the counters."""
+    kind, hand_no = ev["type"], st.hand_no
+    remember(st, ev)
+    EVENTS[kind][1](st, ev)
     if st.hand_no != hand_no:  # the move ended the hand: it is scored and cannot come back
         st.undo_point = None
     seq = st.seq = st.seq + 1

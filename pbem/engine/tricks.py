@@ -2,10 +2,13 @@
 
 from functools import lru_cache
 from itertools import filterfalse
+from operator import itemgetter
 
 from .cards import RANKS
 from .frozen import Action
 from .rules import Rules
+
+_CARD = itemgetter(1)  # a trick's entries are (seat, card)
 
 
 class CardTable:
@@ -42,10 +45,19 @@ class CardTable:
         self.plain_follow = self.follow_only and rules.first_trick_spades
         self.follows = {s: cards.__contains__ for s, cards in self.following.items()}
         self.bid_actions = {}  # bidlist.py's, by kind of seat
+        # one pack: no two cards of a trick are alike, so the trick's best card is max()'s,
+        # keyed in C by each led suit's table of power (-1: neither that suit nor a spade)
+        self.one_pack = rules.decks == 1
+        self.trick_power = {led: {c: p if self.suit[c] in (led, "S") else -1
+                                  for c, p in self.power.items()}.__getitem__
+                            for led in "SHDC"}
 
     def winning(self, trick) -> int:
         """Index into `trick` (a list of (seat, card)) of the card winning it so far.
         Every spade outranks every other suit (power 100 and up), so one comparison does."""
+        if self.one_pack:  # the common case, in C: no loop in Python
+            cards = list(map(_CARD, trick))
+            return cards.index(max(cards, key=self.trick_power[self.suit[cards[0]]]))
         if self.cancel:
             return self._winning_cancelled(trick)
         suit, power = self.suit, self.power
