@@ -27,8 +27,7 @@ def legal(st: State, seat: int) -> list[dict]:
     (the cards are the player's choice); a claim is offered by `can_claim`, not here."""
     ph = st.phase
     if ph == "play":
-        # each card's ready-made action (frozen.py), listed in C (no loop in Python)
-        return list(map(st.table.play_actions.__getitem__, st.playable(seat)))
+        return st.card_actions(seat)
     if ph == "bid":
         if st.comeout_side is not None:
             if st.side_of[seat] == st.comeout_side:

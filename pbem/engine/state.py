@@ -17,7 +17,7 @@ from .acts import (
     step_say,
     step_undo,
 )
-from .bidlist import bid_actions, only_plain, plain_bids
+from .bidlist import bid_actions, plain_bids
 from .cards import FACES
 from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
 from .clone import clone
@@ -130,8 +130,9 @@ class State:
 
     def behind(self, side: int) -> int:
         """How far `side` trails the best other side."""
-        shown = self.display_scores()
-        return max(v for i, v in enumerate(shown) if i != side) - shown[side]
+        shown = self.display_scores()  # (a new list: the pop changes nothing else)
+        mine = shown.pop(side)
+        return max(shown) - mine
 
     def to_act(self) -> list[int]:
         """Seats that may act now (several during simultaneous passing and side bids)."""
@@ -162,6 +163,25 @@ class State:
         return playable_cards(self.rules, self.table, hand, self.trick, self.broken,
                               len(self.tricks), self.must_lead)
 
+    def card_actions(self, seat: int) -> list:
+        """legal()'s cards: the ready-made action (frozen.py) of each card playable(seat)
+        lists, picked from the hand in C where the spade lead and following suit are all
+        that limit a card (the hot path: no list of cards built in between)."""
+        if seat != self.turn or self.phase != "play":
+            return []
+        table = self.table
+        if not table.quick_cards or self.declarer is not None or self.must_lead:
+            return list(map(table.play_actions.__getitem__, self.playable(seat)))
+        hand, trick = self.hands[seat], self.trick
+        if trick:  # follow suit if you can, else any card
+            pick = table.action_if_suit[table.suit[trick[0][1]]]
+        elif spades_closed(self.rules, self.broken, len(self.tricks)):
+            pick = table.action_if_not_spade  # (a hand of spades only: any of them)
+        else:
+            return list(map(table.play_actions.__getitem__, hand))
+        return list(filter(None, map(pick, hand))) or list(
+            map(table.play_actions.__getitem__, hand))
+
     def hand_of(self, seat: int) -> list[str]:
         """The cards `seat` plays from now (T4: the dummy's, at the dummy's turn)."""
         return self.hands[seat] if self.declarer is None else hand_in_play(self, seat)
@@ -184,7 +204,7 @@ class State:
 
     def bid_actions(self, seat: int) -> list | tuple:
         """legal()'s bids: bid_options(seat) as actions, ready-made where they are plain."""
-        if only_plain(self.rules):  # (and so no raise round either)
+        if self.table.only_plain_bids:  # (and so no raise round either)
             ctx = self._bid_context(seat)
             if ctx is None:
                 return ()
@@ -232,6 +252,8 @@ class State:
         behind = self.behind(side) if unlooked else 0
         blind_nil = r.blind_nil and unlooked and behind >= r.blind_nil_behind
         blind_bids = bool(r.blind_min) and unlooked and behind >= r.blind_behind
+        if self.table.free_bids:  # no rule to test a bid against (most games)
+            return blind_nil, blind_bids, None
         fits, forced = self._bid_fits(seat), forced_fits(self, seat)
         if forced is not None and fits is not None:
             return blind_nil, blind_bids, lambda bid: forced(bid) and fits(bid)
@@ -456,10 +478,12 @@ def _seen(st: State, seat: int):
 
 def check_bid(st: State, ev):
     seat = _seat_of(st, ev)
-    _need(st.phase == "bid", f"this is not the time to bid (phase: {st.phase})")
+    if st.phase != "bid":  # (each refusal's words are made only when it is refused)
+        raise IllegalAction(f"this is not the time to bid (phase: {st.phase})")
     _need(st.comeout_side is None, "first say whether you come out of the blind bid")
-    _need(seat in st.bid_turns[st.bid_index],
-          f"it is not your turn to bid: waiting for seat {st.bid_turns[st.bid_index][0]}")
+    if seat not in st.bid_turns[st.bid_index]:
+        raise IllegalAction(
+            f"it is not your turn to bid: waiting for seat {st.bid_turns[st.bid_index][0]}")
     want = {"bid": ev.get("bid")}
     if ev.get("blind"):
         want["blind"] = True

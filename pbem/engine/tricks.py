@@ -4,6 +4,7 @@ from functools import lru_cache
 from itertools import filterfalse
 from operator import itemgetter
 
+from .bidlist import only_plain
 from .cards import RANKS
 from .frozen import Action
 from .rules import Rules
@@ -44,7 +45,19 @@ class CardTable:
         # following is all there is to a card on a trick, from the first trick on
         self.plain_follow = self.follow_only and rules.first_trick_spades
         self.follows = {s: cards.__contains__ for s, cards in self.following.items()}
+        # following suit and the spade lead are all that limit a card, and no card is listed
+        # twice: legal()'s cards are picked from a hand in C (State.card_actions), by these
+        # lookups of each suit's actions (None: a card of another suit)
+        self.quick_cards = self.plain_play and rules.decks == 1
+        self.action_if_suit = {s: {c: self.play_actions[c] for c in cards}.get
+                               for s, cards in self.following.items()}
+        self.action_if_not_spade = {c: a for c, a in self.play_actions.items()
+                                    if self.suit[c] != "S"}.get
         self.bid_actions = {}  # bidlist.py's, by kind of seat
+        self.only_plain_bids = only_plain(rules)
+        # no B4 side minimum, B8 total or B15 forced bids: every bid open fits
+        self.free_bids = not (rules.side_min or rules.no_exact_total) \
+            and rules.forced_bids == "none"
         # one pack: no two cards of a trick are alike, so the trick's best card is max()'s,
         # keyed in C by each led suit's table of power (-1: neither that suit nor a spade)
         self.one_pack = rules.decks == 1
