@@ -163,25 +163,6 @@ class State:
         return playable_cards(self.rules, self.table, hand, self.trick, self.broken,
                               len(self.tricks), self.must_lead)
 
-    def card_actions(self, seat: int) -> list:
-        """legal()'s cards: the ready-made action (frozen.py) of each card playable(seat)
-        lists, picked from the hand in C where the spade lead and following suit are all
-        that limit a card (the hot path: no list of cards built in between)."""
-        if seat != self.turn or self.phase != "play":
-            return []
-        table = self.table
-        if not table.quick_cards or self.declarer is not None or self.must_lead:
-            return list(map(table.play_actions.__getitem__, self.playable(seat)))
-        hand, trick = self.hands[seat], self.trick
-        if trick:  # follow suit if you can, else any card
-            pick = table.action_if_suit[table.suit[trick[0][1]]]
-        elif spades_closed(self.rules, self.broken, len(self.tricks)):
-            pick = table.action_if_not_spade  # (a hand of spades only: any of them)
-        else:
-            return list(map(table.play_actions.__getitem__, hand))
-        return list(filter(None, map(pick, hand))) or list(
-            map(table.play_actions.__getitem__, hand))
-
     def hand_of(self, seat: int) -> list[str]:
         """The cards `seat` plays from now (T4: the dummy's, at the dummy's turn)."""
         return self.hands[seat] if self.declarer is None else hand_in_play(self, seat)
@@ -680,32 +661,6 @@ def check_play(st: State, ev):
         raise IllegalAction(f"{card!r} is not in {where}")
     if card not in st.playable(seat):
         raise IllegalAction(f"you may not play {card} now: {_play_reason(st, seat)}")
-
-
-def checked_play(st: State, seat, action: dict) -> dict | None:
-    """The event of `action`, a card to play, if `check` would pass it and it is a card of
-    the seat's own hand (every card but T4's): made in a few steps, and marked checked for
-    advance(). None: check it the long way (and say why it may not be played)."""
-    if (len(action) != 2 or seat.__class__ is not int or seat != st.turn
-            or st.phase != "play" or st.declarer is not None):
-        return None
-    card, hand, table = action.get("card"), st.hands[seat], st.table
-    if card not in hand:  # (a list's `in` hashes nothing: any JSON value may come here)
-        return None
-    # the answer of `card in st.playable(seat)`, without listing the cards (hot path)
-    if st.must_lead or not table.plain_play:
-        if card not in st.playable(seat):
-            return None
-    elif st.trick:  # follow suit if you can
-        led = table.suit[st.trick[0][1]]
-        if table.suit[card] != led and not table.following[led].isdisjoint(hand):
-            return None
-    elif table.suit[card] == "S" and spades_closed(st.rules, st.broken, len(st.tricks)):
-        if not table.following["S"].issuperset(hand):  # a spade lead: only spades left
-            return None
-    ev = {"seq": st.seq + 1, "type": "play", "seat": seat, "card": card}
-    st._checked = ev.copy()
-    return ev
 
 
 def _play_reason(st: State, seat) -> str:
