@@ -27,7 +27,7 @@ def legal(st: State, seat: int) -> list[dict]:
     """Every action `seat` may take now. Passing is one entry naming how many cards to pass
     (the cards are the player's choice); a claim is offered by `can_claim`, not here."""
     table = st.table
-    if st.phase != "play" or not table.quick_cards or st.declarer is not None or st.must_lead:
+    if st.phase != "play" or not table.quick_cards or st.must_lead:  # (quick: no T4 dummy)
         return _legal(st, seat)
     # most calls: a card from the hand, where following suit and the spade lead are all
     # that limit a card; each card's ready-made action (frozen.py) picked from the hand in
@@ -37,7 +37,8 @@ def legal(st: State, seat: int) -> list[dict]:
     hand, trick = st.hands[seat], st.trick
     if trick:  # follow suit if you can, else any card
         pick = table.action_if_suit[table.suit[trick[0][1]]]
-    elif spades_closed(st.rules, st.broken, len(st.tricks)):
+    elif not st.broken and spades_closed(st.rules, st.broken, len(st.tricks)):
+        # (spades broken are open to a lead wherever spades may go on the first trick)
         pick = table.action_if_not_spade  # (a hand of spades only: any of them)
     else:
         return list(map(table.play_actions.__getitem__, hand))
@@ -101,7 +102,8 @@ def apply(st: State, seat: int, action: dict) -> list[dict]:
         led = table.suit[st.trick[0][1]]
         if table.suit[card] != led and not table.following[led].isdisjoint(hand):
             return _apply(st, seat, action, kind)
-    elif table.suit[card] == "S" and spades_closed(st.rules, st.broken, len(st.tricks)):
+    elif table.suit[card] == "S" and not st.broken and spades_closed(  # (as in legal())
+            st.rules, st.broken, len(st.tricks)):
         if not table.following["S"].issuperset(hand):  # a spade lead: only spades left
             return _apply(st, seat, action, kind)
     ev = {"seq": st.seq + 1, "type": "play", "seat": seat, "card": card}

@@ -5,6 +5,7 @@ the state). `advance` does both: replaying a log is advancing through its events
 """
 
 from collections import Counter
+from itertools import repeat
 
 from .aces import aces_problem, with_aces
 from .acts import (
@@ -73,11 +74,12 @@ class State:
 
     def _clear_hand(self):
         n = self.n
-        self.hands: list[list[str]] = [[] for _ in range(n)]
-        self.dealt: list[list[str]] = [[] for _ in range(n)]
+        # each seat's own empty list, made in C (twice a hand: no comprehension's call)
+        self.hands: list[list[str]] = list(map(list, repeat((), n)))
+        self.dealt: list[list[str]] = list(map(list, repeat((), n)))
         self.out: list[str] = []
         self.stock: list[str] = []
-        self.discards: list[list[str]] = [[] for _ in range(n)]
+        self.discards: list[list[str]] = list(map(list, repeat((), n)))
         self.looked = [True] * n
         self.bids: list = [None] * n
         self.blind = [False] * n
@@ -87,8 +89,8 @@ class State:
         self.comeout_side: int | None = None
         self.pass_steps: list[tuple[tuple[int, ...], int]] = []
         self.passes: dict[int, list[str]] = {}
-        self.passed_to: list[list[str]] = [[] for _ in range(n)]  # cards each seat received
-        self.passed_away: list[list[str]] = [[] for _ in range(n)]
+        self.passed_to: list[list[str]] = list(map(list, repeat((), n)))  # cards received
+        self.passed_away: list[list[str]] = list(map(list, repeat((), n)))
         self.after_pass = "bid"
         self.discarding = False  # D6: the pass step due is the leftover taker's discard
         self.turn = -1
@@ -358,8 +360,8 @@ def step_deal(st: State, ev):
     st.deal_record = {"seq": ev["seq"], "hands": ev["hands"], "out": ev.get("out", []),
                       "stock": ev.get("stock", []), "commitment": ev.get("commitment"),
                       "dummy": ev.get("dummy", [])}
-    st.hands = [list(h) for h in ev["hands"]]
-    st.dealt = [list(h) for h in ev["hands"]]
+    st.hands = list(map(list, ev["hands"]))
+    st.dealt = list(map(list, ev["hands"]))
     st.dummy_hand, st.dummy_dealt = list(ev.get("dummy", [])), list(ev.get("dummy", []))
     st.out = list(ev.get("out", []))
     st.stock = list(ev.get("stock", []))
@@ -691,7 +693,9 @@ def _trick_over(st: State, trick):
     """The trick's last card is down: its winner takes it and leads next; the hand's last
     trick ends the hand (its cards can no longer be taken back)."""
     winner = trick[st.table.winning(trick)][0]
-    _trick_done(st, winner)
+    st.won[winner] += 1  # (_trick_done's steps, with one call fewer a trick)
+    st.tricks.append((trick, winner))
+    st.trick = []
     st.turn = winner
     if len(st.tricks) == st.rules.hand_size:
         _end_hand(st)
