@@ -159,10 +159,13 @@ def step_undo(st, ev):
 
 
 def _unplay(st, seat, saved):
-    """Take back the card `seat` played last, nobody having acted since."""
-    st.hands[seat], st.broken, st.must_lead, st.turn, done = list(saved[0]), *saved[1:]
-    if len(st.tricks) > done:  # the card ended its trick: the trick is back on the table
+    """Take back the card `seat` played last (at its turn), nobody having acted since;
+    `saved`: where the card was in the hand, and the flags it changed."""
+    at, st.broken, st.must_lead = saved
+    if not st.trick:  # the card ended its trick: the trick is back on the table
         trick, winner = st.tricks.pop()
         st.won[winner] -= 1
         st.trick = trick
+    st.hands[seat].insert(at, st.trick[-1][1])
     st.trick = st.trick[:-1]
+    st.turn = seat

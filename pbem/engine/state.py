@@ -865,14 +865,15 @@ def advance(st: State, ev: dict) -> None:
     # the trick's last (each call costs about as much as this whole lane)
     seat, card = ev["seat"], ev["card"]
     hand, trick = st.hands[seat], st.trick
-    # what acts._unplay cannot work out, kept to take the card back
+    at = hand.index(card)
+    del hand[at]
+    seq = st.seq = st.seq + 1
+    # what acts._unplay cannot work out, kept to take the card back: where the card was in
+    # the hand, and two flags (the turn was the seat's; the trick and tricks tell the rest)
     st.undo_point = None if ev.get("auto") else (
-        seat, ev["seq"], (hand[:], st.broken, st.must_lead, st.turn, len(st.tricks)),
-        st.table.play_actions[card])
-    hand.remove(card)
+        seat, seq, (at, st.broken, st.must_lead), st.table.play_actions[card])
     trick.append((seat, card))
     st.must_lead = None
-    seq = st.seq = st.seq + 1
     st.move_seq = st.last_moved[seat] = seq
     if not st.broken:  # Y3: only a spade played on another suit's lead breaks spades
         suit = st.table.suit
