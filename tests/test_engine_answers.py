@@ -11,8 +11,7 @@ import random
 
 from helpers import random_step
 
-from pbem.engine import PRESETS, IllegalAction, advance, apply, legal, new_game, preset, \
-    score_pad
+from pbem.engine import PRESETS, IllegalAction, advance, apply, legal, new_game, preset, score_pad
 
 DIGEST = "07a5178c15fdd0766a5557cba3f01ae8e0ac727e048003846adc0ed64a02e64c"
 STEPS = 260  # moves a preset: about four hands of the standard game

@@ -4,7 +4,7 @@ from .acts import resign_events, undo_target
 from .errors import IllegalAction
 from .rules import NILS, Rules
 from .shuffle import shuffle
-from .state import State, advance, check, may_decline
+from .state import State, _check, advance, check, may_decline
 from .tricks import spades_closed
 
 SERVER_EVENTS = (None, "deal", "substitute", "adjudicate")  # the server's, never a player's
@@ -106,9 +106,9 @@ def apply(st: State, seat: int, action: dict) -> list[dict]:
             st.rules, st.broken, len(st.tricks)):
         if not table.following["S"].issuperset(hand):  # a spade lead: only spades left
             return _apply(st, seat, action, kind)
-    ev = {"seq": st.seq + 1, "type": "play", "seat": seat, "card": card}
-    st._checked = ev.copy()
-    return [ev]
+    seq = st.seq + 1
+    st._checked = (seq, seat, card)  # what advance() compares (the event is the caller's)
+    return [{"seq": seq, "type": "play", "seat": seat, "card": card}]
 
 
 def _apply(st: State, seat, action, kind) -> list[dict]:
@@ -127,7 +127,7 @@ def _apply(st: State, seat, action, kind) -> list[dict]:
             ev[k] = v
     if ev["type"] == "undo" and "undo" not in ev and seat.__class__ is int:
         ev["undo"] = undo_target(st, seat)
-    check(st, ev, live=True)
+    _check(st, ev, live=True)  # (check()'s own test would find no mark for a new event)
     st._checked = dict(ev)  # so that advance() of this same event need not check it again
     return [ev]
 

@@ -6,6 +6,7 @@ the state). `advance` does both: replaying a log is advancing through its events
 
 from collections import Counter
 from itertools import repeat
+from operator import add
 
 from .aces import aces_problem, with_aces
 from .acts import (
@@ -34,7 +35,7 @@ from .raises import raise_options, raise_problem, start_raises
 from .rules import MOONS, NILS, Rules, promised
 from .rulings import check_adjudicate, step_adjudicate
 from .scoring import end_of_game, score_hand
-from .tricks import breaks_spades, playable_cards, spades_closed, table_for
+from .tricks import breaks_spades, playable_cards, table_for
 
 
 class State:
@@ -127,8 +128,8 @@ class State:
     def display_scores(self) -> list[int]:
         """Scores as the pad shows them: with "bags kept apart" the units digit is bags."""
         if self.rules.bags_in_score:
-            return [s + b for s, b in zip(self.scores, self.bags, strict=True)]
-        return list(self.scores)
+            return list(map(add, self.scores, self.bags))
+        return self.scores[:]
 
     def behind(self, side: int) -> int:
         """How far `side` trails the best other side."""
@@ -463,7 +464,8 @@ def check_bid(st: State, ev):
     seat = _seat_of(st, ev)
     if st.phase != "bid":  # (each refusal's words are made only when it is refused)
         raise IllegalAction(f"this is not the time to bid (phase: {st.phase})")
-    _need(st.comeout_side is None, "first say whether you come out of the blind bid")
+    if st.comeout_side is not None:
+        raise IllegalAction("first say whether you come out of the blind bid")
     if seat not in st.bid_turns[st.bid_index]:
         raise IllegalAction(
             f"it is not your turn to bid: waiting for seat {st.bid_turns[st.bid_index][0]}")
@@ -479,7 +481,8 @@ def check_bid(st: State, ev):
         problem = aces_problem(st, seat, ev)
     if problem is None and "no_trump" in ev:
         problem = no_trump_problem(st, seat, ev)
-    _need(problem is None, problem)
+    if problem is not None:
+        raise IllegalAction(problem)
 
 
 def _bid_text(b) -> str:
@@ -855,19 +858,26 @@ def _check(st: State, ev: dict, live: bool = False) -> None:
 
 def advance(st: State, ev: dict) -> None:
     """Check `ev` and apply it to `st`."""
-    if ev != st._checked:  # else apply() checked this very event at this very seq
-        _check(st, ev)
-    st._checked = None  # the same event again is checked again (and refused: its seq)
-    if ev["type"] != "play" or st.declarer is not None:
+    if ev.__class__ is not dict or ev.get("type") != "play" or st.declarer is not None:
+        if ev != st._checked:  # else apply() checked this very event at this very seq
+            _check(st, ev)
+        st._checked = None  # the same event again is checked again (and refused: its seq)
         _step(st, ev)
         return
     # most events: a card from the seat's own hand, stepped here with no call a card but
     # the trick's last (each call costs about as much as this whole lane)
-    seat, card = ev["seat"], ev["card"]
+    try:
+        seq, seat, card = ev["seq"], ev["seat"], ev["card"]
+    except KeyError:  # (not an event check would pass)
+        seq = seat = card = None
+    mark = st._checked  # apply() marks a card it checked by (seq, seat, card): the other
+    if mark != (seq, seat, card) and ev != mark:  # keys do not change what check says
+        _check(st, ev)
+    st._checked = None
     hand, trick = st.hands[seat], st.trick
     at = hand.index(card)
     del hand[at]
-    seq = st.seq = st.seq + 1
+    st.seq = seq
     # what acts._unplay cannot work out, kept to take the card back: where the card was in
     # the hand, and two flags (the turn was the seat's; the trick and tricks tell the rest)
     st.undo_point = None if ev.get("auto") else (
