@@ -469,10 +469,9 @@ def check_bid(st: State, ev):
     if seat not in st.bid_turns[st.bid_index]:
         raise IllegalAction(
             f"it is not your turn to bid: waiting for seat {st.bid_turns[st.bid_index][0]}")
-    want = {"bid": ev.get("bid")}
-    if ev.get("blind"):
-        want["blind"] = True
-    if not st.bid_allowed(seat, want["bid"], bool(ev.get("blind"))):
+    bid, blind = ev.get("bid"), bool(ev.get("blind"))
+    if not st.bid_allowed(seat, bid, blind):
+        want = {"bid": bid, "blind": True} if blind else {"bid": bid}
         raise IllegalAction(f"bid {_bid_text(want)} is not allowed here: {_bid_hint(st, seat)}")
     problem = raise_problem(ev) if st.raising else None
     if problem is None and "mo" in ev:
@@ -880,7 +879,7 @@ def advance(st: State, ev: dict) -> None:
     st.seq = seq
     # what acts._unplay cannot work out, kept to take the card back: where the card was in
     # the hand, and two flags (the turn was the seat's; the trick and tricks tell the rest)
-    st.undo_point = None if ev.get("auto") else (
+    st.undo_point = None if len(ev) != 4 and ev.get("auto") else (
         seat, seq, (at, st.broken, st.must_lead), st.table.play_actions[card])
     trick.append((seat, card))
     st.must_lead = None
