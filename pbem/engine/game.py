@@ -84,7 +84,10 @@ def apply(st: State, seat: int, action: dict) -> list[dict]:
     """The events that `seat` taking `action` adds to the log; IllegalAction if it may not.
     Does not change `st`: pass each event to `advance`. A `concede` is the side's `resign`
     once no partner is left to ask; an `undo` without a seq takes back the seat's last move."""
-    kind = action.get("type") if isinstance(action, dict) else None
+    try:  # (of what JSON brings only an object has a get)
+        kind = action.get("type")
+    except AttributeError:
+        kind = None
     if (kind != "play" or len(action) != 2 or seat.__class__ is not int or seat != st.turn
             or st.phase != "play" or st.declarer is not None):
         return _apply(st, seat, action, kind)
