@@ -213,7 +213,7 @@ class State:
             ok = not blind and {"bid": bid} in moon_options(self, seat, self._side_unlooked(seat))
         elif bid.__class__ is int:
             lo = r.blind_min if blind else r.bid_min
-            ok = (blind_bids or not blind) and lo <= bid <= r.max_bid
+            ok = (blind_bids or not blind) and lo <= bid <= self.table.max_bid
         else:
             ok = False
         return ok and (fits is None or fits(bid))
@@ -699,7 +699,7 @@ def _trick_over(st: State, trick):
     st.tricks.append((trick, winner))
     st.trick = []
     st.turn = winner
-    if len(st.tricks) == st.rules.hand_size:
+    if len(st.tricks) == st.table.hand_size:
         _end_hand(st)
         st.undo_point = None
 

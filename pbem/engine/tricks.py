@@ -54,6 +54,9 @@ class CardTable:
         self.action_if_not_spade = {c: a for c, a in self.play_actions.items()
                                     if self.suit[c] != "S"}.get
         self.bid_actions = {}  # bidlist.py's, by kind of seat
+        # the rules' cached properties, read as plain attributes: Python (3.11) finds a
+        # cached_property's value by a slow generic lookup every time
+        self.hand_size, self.max_bid = rules.hand_size, rules.max_bid
         self.only_plain_bids = only_plain(rules)
         # no B4 side minimum, B8 total or B15 forced bids: every bid open fits
         self.free_bids = not (rules.side_min or rules.no_exact_total) \
