@@ -878,9 +878,11 @@ def advance(st: State, ev: dict) -> None:
     del hand[at]
     st.seq = seq
     # what acts._unplay cannot work out, kept to take the card back: where the card was in
-    # the hand, and two flags (the turn was the seat's; the trick and tricks tell the rest)
+    # the hand, with the lead it had to make, if any (the turn was the seat's; the trick,
+    # the tricks and whether spades were broken follow from the cards played)
     st.undo_point = None if len(ev) != 4 and ev.get("auto") else (
-        seat, seq, (at, st.broken, st.must_lead), st.table.play_actions[card])
+        seat, seq, at if st.must_lead is None else (at, st.must_lead),
+        st.table.play_actions[card])
     trick.append((seat, card))
     st.must_lead = None
     st.move_seq = st.last_moved[seat] = seq
