@@ -5,7 +5,6 @@ the state). `advance` does both: replaying a log is advancing through its events
 """
 
 from collections import Counter
-from itertools import repeat
 from operator import add
 
 from .aces import aces_problem, with_aces
@@ -75,12 +74,11 @@ class State:
 
     def _clear_hand(self):
         n = self.n
-        # each seat's own empty list, made in C (twice a hand: no comprehension's call)
-        self.hands: list[list[str]] = list(map(list, repeat((), n)))
-        self.dealt: list[list[str]] = list(map(list, repeat((), n)))
+        self.hands: list[list[str]] = [[] for _ in range(n)]
+        self.dealt: list[list[str]] = [[] for _ in range(n)]
         self.out: list[str] = []
         self.stock: list[str] = []
-        self.discards: list[list[str]] = list(map(list, repeat((), n)))
+        self.discards: list[list[str]] = [[] for _ in range(n)]
         self.looked = [True] * n
         self.bids: list = [None] * n
         self.blind = [False] * n
@@ -90,8 +88,8 @@ class State:
         self.comeout_side: int | None = None
         self.pass_steps: list[tuple[tuple[int, ...], int]] = []
         self.passes: dict[int, list[str]] = {}
-        self.passed_to: list[list[str]] = list(map(list, repeat((), n)))  # cards received
-        self.passed_away: list[list[str]] = list(map(list, repeat((), n)))
+        self.passed_to: list[list[str]] = [[] for _ in range(n)]  # cards each seat received
+        self.passed_away: list[list[str]] = [[] for _ in range(n)]
         self.after_pass = "bid"
         self.discarding = False  # D6: the pass step due is the leftover taker's discard
         self.turn = -1
