@@ -4,7 +4,7 @@ from .acts import resign_events, undo_target
 from .errors import IllegalAction
 from .rules import NILS, Rules
 from .shuffle import shuffle
-from .state import State, _check, advance, check, may_decline
+from .state import State, advance, check, may_decline
 from .tricks import spades_closed
 
 SERVER_EVENTS = (None, "deal", "substitute", "adjudicate")  # the server's, never a player's
@@ -130,7 +130,7 @@ def _apply(st: State, seat, action, kind) -> list[dict]:
             ev[k] = v
     if ev["type"] == "undo" and "undo" not in ev and seat.__class__ is int:
         ev["undo"] = undo_target(st, seat)
-    _check(st, ev, live=True)  # (check()'s own test would find no mark for a new event)
+    check(st, ev, live=True)
     st._checked = dict(ev)  # so that advance() of this same event need not check it again
     return [ev]
 

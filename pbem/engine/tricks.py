@@ -43,8 +43,8 @@ class CardTable:
         self.plain_follow = self.follow_only and rules.first_trick_spades
         self.follows = {s: cards.__contains__ for s, cards in self.following.items()}
         # following suit and the spade lead are all that limit a card, and no card is listed
-        # twice: legal()'s cards are picked from a hand in C (State.card_actions), by these
-        # lookups of each suit's actions (None: a card of another suit)
+        # twice: game.legal() picks its cards from a hand in C, by these lookups of each
+        # suit's actions (None: a card of another suit)
         self.quick_cards = self.plain_play and rules.decks == 1
         self.action_if_suit = {s: {c: self.play_actions[c] for c in cards}.get
                                for s, cards in self.following.items()}
