@@ -843,7 +843,7 @@ def _check(st: State, ev: dict, live: bool = False) -> None:
     kind = ev.get("type")
     if st.phase == "over" and kind not in ("reveal", "adjudicate"):
         raise IllegalAction("the game is over")
-    if kind not in EVENTS:
+    if kind.__class__ is not str or kind not in EVENTS:  # (a list or an object: no hash)
         raise IllegalAction(f"unknown event type {kind!r}")
     if kind == "claim":
         check_claim(st, ev, live)
