@@ -8,6 +8,8 @@
 - instructions: CPU instructions a random hand, counted by valgrind's callgrind (two runs of
   different lengths, so that starting Python is not counted); OpenSpiel's C++ Spades driven
   from Python beside it when `pyspiel` imports (pip install -e '.[bench]')
+- bytecodes: Python bytecodes and calls a random hand, by function (sys.settrace opcode
+  events; a guide to where the instructions go, not a measure of them)
 - robots: the same with the robot choosing from each seat's view
 - replay: milliseconds (median) to replay the log of a whole robot game played to its end
 
@@ -15,6 +17,7 @@ Targets for standard: 5,000 random hands a second, a whole-game replay under 10 
 """
 
 import argparse
+import collections
 import cProfile
 import pstats
 import random
@@ -145,6 +148,33 @@ def profile(seconds):
     pstats.Stats(prof).sort_stats("tottime").print_stats(20)
 
 
+def bytecodes(name, hands=200, top=25) -> str:
+    """Bytecodes and calls a random hand by function (after 5 hands to warm up)."""
+    counts, calls = collections.Counter(), collections.Counter()
+
+    def tracer(frame, event, arg):
+        frame.f_trace_opcodes = True
+        key = f"{Path(frame.f_code.co_filename).name}:{frame.f_code.co_name}"
+        calls[key] += 1
+
+        def local(frame, event, arg):
+            if event == "opcode":
+                counts[key] += 1
+            return local
+        return local
+
+    rules, rng = preset(name), random.Random(1)
+    st = play_hands(rules, new_game(rules, 0), rng, random_action, 5)
+    sys.settrace(tracer)
+    play_hands(rules, st, rng, random_action, hands)
+    sys.settrace(None)
+    lines = [f"{name}: {sum(counts.values()) / hands:,.0f} bytecodes, "
+             f"{sum(calls.values()) / hands:,.0f} calls a random hand"]
+    lines += [f"{v / hands:>9,.0f} {calls[k] / hands:>7,.1f} calls  {k}"
+              for k, v in counts.most_common(top)]
+    return "\n".join(lines)
+
+
 # -- instructions a hand, under callgrind ---------------------------------------------------
 
 CALLGRIND_HANDS = (20, 120)  # the difference of two runs is what the hands cost
@@ -218,6 +248,8 @@ def main(argv=None):
     ap.add_argument("--profile", action="store_true", help="profile standard random play")
     ap.add_argument("--instructions", action="store_true",
                     help="instructions a random hand under callgrind (slow: ~1 min a preset)")
+    ap.add_argument("--bytecodes", action="store_true",
+                    help="bytecodes and calls a random hand, by function")
     ap.add_argument("--run", nargs=2, metavar=("DRIVER", "HANDS"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.run:
@@ -225,6 +257,9 @@ def main(argv=None):
         return
     if args.instructions:
         print(instruction_table(args.preset))
+        return
+    if args.bytecodes:
+        print("\n\n".join(bytecodes(name) for name in args.preset))
         return
     if args.profile:
         profile(args.seconds)

@@ -108,6 +108,18 @@ def test_an_event_advanced_twice_is_refused_the_second_time():
         assert st.__dict__ == before
 
 
+@pytest.mark.parametrize("kind", [[], {}, ["play"], 7, None])
+def test_an_event_type_that_is_not_a_word_is_refused_with_words(kind):
+    st = new_game(preset("standard"), 0)
+    advance(st, make_deal(st, random.Random(1)))
+    before = deep(st).__dict__
+    with pytest.raises(IllegalAction, match="unknown event type|not an action"):
+        apply(st, 1, {"type": kind})
+    with pytest.raises(IllegalAction, match="unknown event type"):
+        advance(st, {"seq": st.seq + 1, "type": kind, "seat": 1})
+    assert st.__dict__ == before
+
+
 def test_a_made_deal_changed_before_it_is_advanced_is_checked():
     st = new_game(preset("standard"), 0)
     ev = make_deal(st, random.Random(1))

@@ -156,7 +156,7 @@ def check_undo(st, ev):
 
 def step_undo(st, ev):
     saved = st.undo_point[2]
-    if saved.__class__ is tuple:
+    if saved.__class__ is not dict:  # a card from the seat's own hand
         _unplay(st, ev["seat"], saved)
         st.undo_point = None
         return
@@ -170,10 +170,22 @@ def step_undo(st, ev):
 
 
 def _unplay(st, seat, saved):
-    """Take back the card `seat` played last, nobody having acted since."""
-    st.hands[seat], st.broken, st.must_lead, st.turn, done = list(saved[0]), *saved[1:]
-    if len(st.tricks) > done:  # the card ended its trick: the trick is back on the table
+    """Take back the card `seat` played last (at its turn), nobody having acted since;
+    `saved`: where the card was in the hand, or that and the card it had to lead."""
+    at, st.must_lead = saved if saved.__class__ is tuple else (saved, None)
+    if not st.trick:  # the card ended its trick: the trick is back on the table
         trick, winner = st.tricks.pop()
         st.won[winner] -= 1
         st.trick = trick
+    st.hands[seat].insert(at, st.trick[-1][1])
     st.trick = st.trick[:-1]
+    st.turn = seat
+    st.broken = _spades_broken(st)
+
+
+def _spades_broken(st) -> bool:
+    """Y3 as the cards on the table leave it: a spade went on another suit's lead."""
+    suit = st.table.suit
+    tricks = [cards for cards, _ in st.tricks] + [st.trick]
+    return any(suit[t[0][1]] != "S" and any(suit[c] == "S" for _, c in t[1:])
+               for t in tricks if t)

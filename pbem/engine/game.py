@@ -4,7 +4,8 @@ from .acts import resign_events, undo_target
 from .errors import IllegalAction
 from .rules import NILS, Rules
 from .shuffle import shuffle
-from .state import State, advance, check, checked_play, may_decline
+from .state import State, advance, check, may_decline
+from .tricks import spades_closed
 
 SERVER_EVENTS = (None, "deal", "substitute", "adjudicate")  # the server's, never a player's
 _NOT_COPIED = frozenset(("type", "seat", "seq", "count"))  # action keys the event sets itself
@@ -25,9 +26,30 @@ def new_game(rules: Rules, first_dealer: int = 0) -> State:
 def legal(st: State, seat: int) -> list[dict]:
     """Every action `seat` may take now. Passing is one entry naming how many cards to pass
     (the cards are the player's choice); a claim is offered by `can_claim`, not here."""
+    table = st.table
+    if st.phase != "play" or not table.quick_cards or st.must_lead:  # (quick: no T4 dummy)
+        return _legal(st, seat)
+    # most calls: a card from the hand, where following suit and the spade lead are all
+    # that limit a card; each card's ready-made action (frozen.py) picked from the hand in
+    # C, with no call and no list of cards in between (the hot path)
+    if seat != st.turn:
+        return []
+    hand, trick = st.hands[seat], st.trick
+    if trick:  # follow suit if you can, else any card
+        pick = table.action_if_suit[table.suit[trick[0][1]]]
+    elif not st.broken and spades_closed(st.rules, st.broken, len(st.tricks)):
+        # (spades broken are open to a lead wherever spades may go on the first trick)
+        pick = table.action_if_not_spade  # (a hand of spades only: any of them)
+    else:
+        return list(map(table.play_actions.__getitem__, hand))
+    return list(filter(None, map(pick, hand))) or list(map(table.play_actions.__getitem__, hand))
+
+
+def _legal(st: State, seat: int) -> list[dict]:
+    """legal() but for a card from the hand where only following suit and the spade lead
+    limit it."""
     ph = st.phase
     if ph == "play":
-        # each card's ready-made action (frozen.py), listed in C (no loop in Python)
         return list(map(st.table.play_actions.__getitem__, st.playable(seat)))
     if ph == "bid":
         if st.comeout_side is not None:
@@ -62,11 +84,38 @@ def apply(st: State, seat: int, action: dict) -> list[dict]:
     """The events that `seat` taking `action` adds to the log; IllegalAction if it may not.
     Does not change `st`: pass each event to `advance`. A `concede` is the side's `resign`
     once no partner is left to ask; an `undo` without a seq takes back the seat's last move."""
-    kind = action.get("type") if isinstance(action, dict) else None
-    if kind == "play":  # most moves: a card from one's hand, checked in a few steps
-        ev = checked_play(st, seat, action)
-        if ev is not None:
-            return [ev]
+    try:  # (of what JSON brings only an object has a get)
+        kind = action.get("type")
+    except AttributeError:
+        kind = None
+    if (kind != "play" or len(action) != 2 or seat.__class__ is not int or seat != st.turn
+            or st.phase != "play" or st.declarer is not None):
+        return _apply(st, seat, action, kind)
+    # most moves: a card from the seat's own hand, checked here in a few steps (the hot
+    # path: no call) and marked checked for advance(); any doubt goes the long way, which
+    # says why the card may not be played
+    card, hand, table = action.get("card"), st.hands[seat], st.table
+    if card not in hand:  # (a list's `in` hashes nothing: any JSON value may come here)
+        return _apply(st, seat, action, kind)
+    # the answer of `card in st.playable(seat)`, without listing the cards
+    if st.must_lead or not table.plain_play:
+        if card not in st.playable(seat):
+            return _apply(st, seat, action, kind)
+    elif st.trick:  # follow suit if you can
+        led = table.suit[st.trick[0][1]]
+        if table.suit[card] != led and not table.following[led].isdisjoint(hand):
+            return _apply(st, seat, action, kind)
+    elif table.suit[card] == "S" and not st.broken and spades_closed(  # (as in legal())
+            st.rules, st.broken, len(st.tricks)):
+        if not table.following["S"].issuperset(hand):  # a spade lead: only spades left
+            return _apply(st, seat, action, kind)
+    seq = st.seq + 1
+    st._checked = (seq, seat, card)  # what advance() compares (the event is the caller's)
+    return [{"seq": seq, "type": "play", "seat": seat, "card": card}]
+
+
+def _apply(st: State, seat, action, kind) -> list[dict]:
+    """apply() but for a card from the seat's own hand that may be played."""
     if kind in SERVER_EVENTS:
         raise IllegalAction("not an action a player can take")
     if kind == "concede" and st.phase != "over" and 0 <= (

@@ -45,7 +45,7 @@ def moon_score(st, side_index, side) -> dict | None:
         return None
     bid = st.bids[caller]
     value = r.blind_moon if bid == "blind moon" else r.moon
-    tricks = sum(st.won[s] for s in side)
+    tricks = sum(map(st.won.__getitem__, side))
     made = tricks == r.hand_size
     return {"bid": r.hand_size, "points": value if made else -value, "bags": 0,
             "set": not made, "moon": {"seat": caller, "bid": bid, "made": made}}

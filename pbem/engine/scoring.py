@@ -30,7 +30,7 @@ def score_hand(st) -> dict:
 def _score_side(st, i, side) -> dict:
     r = st.rules
     bids, won = st.bids, st.won
-    tricks_all = sum(won[s] for s in side)
+    tricks_all = sum(map(won.__getitem__, side))  # (in C: no generator a side)
     res = {"seats": list(side), "tricks": tricks_all}
     if st.unbid:  # B13: the first hand is not bid, 10 a trick
         res.update(bid=None, points=10 * tricks_all, bags=0, set=False)
@@ -42,8 +42,8 @@ def _score_side(st, i, side) -> dict:
     nils = [s for s in side if bids[s] in NILS]
     numeric = [s for s in side if s not in nils]
     bid = sum(bids[s] for s in numeric if bids[s] is not None)
-    blind = any(st.blind[s] for s in numeric)
-    tricks = sum(won[s] for s in numeric)
+    blind = any(map(st.blind.__getitem__, numeric))
+    tricks = sum(map(won.__getitem__, numeric))
     points, bags, forced_set = 0, 0, False
     if nils:
         failed = [s for s in nils if won[s]]

@@ -8,20 +8,21 @@ before. Any other generator shuffles with its own method.
 
 import random
 
-_BITS = tuple(n.bit_length() for n in range(128))  # _randbelow(n) draws this many bits
+# for a deck of n cards, each step of the shuffle: (i, bits): draw `bits` bits until the
+# number is at most i (_randbelow(i + 1)), then swap that card with card i
+_STEPS = {n: tuple((i, (i + 1).bit_length()) for i in range(n - 1, 0, -1)) for n in range(128)}
 
 
 def shuffle(cards: list, rng) -> None:
     """Shuffle `cards` in place, drawing from `rng` exactly as rng.shuffle(cards) would."""
     kind = type(rng)
-    if (kind.shuffle is not random.Random.shuffle or len(cards) > len(_BITS)
+    if (kind.shuffle is not random.Random.shuffle or len(cards) not in _STEPS
             or kind._randbelow is not random.Random._randbelow_with_getrandbits):
         rng.shuffle(cards)
         return
     bits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1  # random.Random._randbelow_with_getrandbits(n), inlined
-        j = bits(_BITS[n])
-        while j >= n:
-            j = bits(_BITS[n])
+    for i, k in _STEPS[len(cards)]:  # random.Random._randbelow_with_getrandbits, inlined
+        j = bits(k)
+        while j > i:
+            j = bits(k)
         cards[i], cards[j] = cards[j], cards[i]

@@ -5,6 +5,7 @@ the state). `advance` does both: replaying a log is advancing through its events
 """
 
 from collections import Counter
+from operator import add
 
 from .aces import aces_problem, with_aces
 from .acts import (
@@ -17,7 +18,7 @@ from .acts import (
     step_say,
     step_undo,
 )
-from .bidlist import bid_actions, only_plain, plain_bids
+from .bidlist import bid_actions, plain_bids
 from .cards import FACES
 from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
 from .clone import clone
@@ -33,7 +34,7 @@ from .raises import raise_options, raise_problem, start_raises
 from .rules import MOONS, NILS, Rules, promised
 from .rulings import check_adjudicate, step_adjudicate
 from .scoring import end_of_game, score_hand
-from .tricks import breaks_spades, playable_cards, spades_closed, table_for
+from .tricks import breaks_spades, playable_cards, table_for
 
 
 class State:
@@ -125,13 +126,14 @@ class State:
     def display_scores(self) -> list[int]:
         """Scores as the pad shows them: with "bags kept apart" the units digit is bags."""
         if self.rules.bags_in_score:
-            return [s + b for s, b in zip(self.scores, self.bags, strict=True)]
-        return list(self.scores)
+            return list(map(add, self.scores, self.bags))
+        return self.scores[:]
 
     def behind(self, side: int) -> int:
         """How far `side` trails the best other side."""
-        shown = self.display_scores()
-        return max(v for i, v in enumerate(shown) if i != side) - shown[side]
+        shown = self.display_scores()  # (a new list: the pop changes nothing else)
+        mine = shown.pop(side)
+        return max(shown) - mine
 
     def to_act(self) -> list[int]:
         """Seats that may act now (several during simultaneous passing and side bids)."""
@@ -184,7 +186,7 @@ class State:
 
     def bid_actions(self, seat: int) -> list | tuple:
         """legal()'s bids: bid_options(seat) as actions, ready-made where they are plain."""
-        if only_plain(self.rules):  # (and so no raise round either)
+        if self.table.only_plain_bids:  # (and so no raise round either)
             ctx = self._bid_context(seat)
             if ctx is None:
                 return ()
@@ -209,7 +211,7 @@ class State:
             ok = not blind and {"bid": bid} in moon_options(self, seat, self._side_unlooked(seat))
         elif bid.__class__ is int:
             lo = r.blind_min if blind else r.bid_min
-            ok = (blind_bids or not blind) and lo <= bid <= r.max_bid
+            ok = (blind_bids or not blind) and lo <= bid <= self.table.max_bid
         else:
             ok = False
         return ok and (fits is None or fits(bid))
@@ -232,6 +234,8 @@ class State:
         behind = self.behind(side) if unlooked else 0
         blind_nil = r.blind_nil and unlooked and behind >= r.blind_nil_behind
         blind_bids = bool(r.blind_min) and unlooked and behind >= r.blind_behind
+        if self.table.free_bids:  # no rule to test a bid against (most games)
+            return blind_nil, blind_bids, None
         fits, forced = self._bid_fits(seat), forced_fits(self, seat)
         if forced is not None and fits is not None:
             return blind_nil, blind_bids, lambda bid: forced(bid) and fits(bid)
@@ -355,8 +359,8 @@ def step_deal(st: State, ev):
     st.deal_record = {"seq": ev["seq"], "hands": ev["hands"], "out": ev.get("out", []),
                       "stock": ev.get("stock", []), "commitment": ev.get("commitment"),
                       "dummy": ev.get("dummy", [])}
-    st.hands = [list(h) for h in ev["hands"]]
-    st.dealt = [list(h) for h in ev["hands"]]
+    st.hands = list(map(list, ev["hands"]))
+    st.dealt = list(map(list, ev["hands"]))
     st.dummy_hand, st.dummy_dealt = list(ev.get("dummy", [])), list(ev.get("dummy", []))
     st.out = list(ev.get("out", []))
     st.stock = list(ev.get("stock", []))
@@ -456,14 +460,16 @@ def _seen(st: State, seat: int):
 
 def check_bid(st: State, ev):
     seat = _seat_of(st, ev)
-    _need(st.phase == "bid", f"this is not the time to bid (phase: {st.phase})")
-    _need(st.comeout_side is None, "first say whether you come out of the blind bid")
-    _need(seat in st.bid_turns[st.bid_index],
-          f"it is not your turn to bid: waiting for seat {st.bid_turns[st.bid_index][0]}")
-    want = {"bid": ev.get("bid")}
-    if ev.get("blind"):
-        want["blind"] = True
-    if not st.bid_allowed(seat, want["bid"], bool(ev.get("blind"))):
+    if st.phase != "bid":  # (each refusal's words are made only when it is refused)
+        raise IllegalAction(f"this is not the time to bid (phase: {st.phase})")
+    if st.comeout_side is not None:
+        raise IllegalAction("first say whether you come out of the blind bid")
+    if seat not in st.bid_turns[st.bid_index]:
+        raise IllegalAction(
+            f"it is not your turn to bid: waiting for seat {st.bid_turns[st.bid_index][0]}")
+    bid, blind = ev.get("bid"), bool(ev.get("blind"))
+    if not st.bid_allowed(seat, bid, blind):
+        want = {"bid": bid, "blind": True} if blind else {"bid": bid}
         raise IllegalAction(f"bid {_bid_text(want)} is not allowed here: {_bid_hint(st, seat)}")
     problem = raise_problem(ev) if st.raising else None
     if problem is None and "mo" in ev:
@@ -472,7 +478,8 @@ def check_bid(st: State, ev):
         problem = aces_problem(st, seat, ev)
     if problem is None and "no_trump" in ev:
         problem = no_trump_problem(st, seat, ev)
-    _need(problem is None, problem)
+    if problem is not None:
+        raise IllegalAction(problem)
 
 
 def _bid_text(b) -> str:
@@ -654,37 +661,8 @@ def check_play(st: State, ev):
     if card not in st.hand_of(seat):
         where = "the dummy" if st.hand_of(seat) is not st.hands[seat] else "your hand"
         raise IllegalAction(f"{card!r} is not in {where}")
-    if not _may_play(st, seat, card):
+    if card not in st.playable(seat):
         raise IllegalAction(f"you may not play {card} now: {_play_reason(st, seat)}")
-
-
-def _may_play(st: State, seat: int, card: str) -> bool:
-    """Same answer as `card in st.playable(seat)`, without building the list (hot path)."""
-    table = st.table
-    if st.must_lead or not table.plain_play:
-        return card in st.playable(seat)
-    suit = table.suit
-    if st.trick:
-        led = suit[st.trick[0][1]]
-        return suit[card] == led or table.following[led].isdisjoint(st.hands[seat])
-    if suit[card] == "S" and spades_closed(st.rules, st.broken, len(st.tricks)):
-        return table.following["S"].issuperset(st.hands[seat])
-    return True
-
-
-def checked_play(st: State, seat, action: dict) -> dict | None:
-    """The event of `action`, a card to play, if `check` would pass it and it is a card of
-    the seat's own hand (every card but T4's): made in a few steps, and marked checked for
-    advance(). None: check it the long way (and say why it may not be played)."""
-    if (len(action) != 2 or seat.__class__ is not int or seat != st.turn
-            or st.phase != "play" or st.declarer is not None):
-        return None
-    card = action.get("card")
-    if card not in st.hands[seat] or not _may_play(st, seat, card):
-        return None
-    ev = {"seq": st.seq + 1, "type": "play", "seat": seat, "card": card}
-    st._checked = ev.copy()
-    return ev
 
 
 def _play_reason(st: State, seat) -> str:
@@ -700,24 +678,26 @@ def _play_reason(st: State, seat) -> str:
 
 
 def step_play(st: State, ev):
+    """T4: a card from the declarer's or the dummy's hand (advance() plays every card from
+    a seat's own hand itself, in one go: the hot path)."""
     seat, card = ev["seat"], ev["card"]
-    (st.hands[seat] if st.declarer is None else hand_in_play(st, seat)).remove(card)
-    trick = st.trick
-    trick.append((seat, card))
+    hand_in_play(st, seat).remove(card)
+    st.trick.append((seat, card))
     st.must_lead = None
-    if not st.broken and breaks_spades(st.table, trick):
+    if not st.broken and breaks_spades(st.table, st.trick):
         st.broken = True
-    if st.declarer is not None:  # T4: four hands, one of them the dummy
-        _step_dummy_play(st)
-        return
-    if len(trick) < st.n:
-        st.turn = (seat + 1) % st.n
-        return
+    _step_dummy_play(st)
+
+
+def _trick_over(st: State, trick):
+    """The trick's last card is down: its winner takes it and leads next; the hand's last
+    trick ends the hand (its cards can no longer be taken back)."""
     winner = trick[st.table.winning(trick)][0]
     _trick_done(st, winner)
     st.turn = winner
-    if len(st.tricks) == st.rules.hand_size:
+    if len(st.tricks) == st.table.hand_size:
         _end_hand(st)
+        st.undo_point = None
 
 
 def _trick_done(st: State, winner: int):
@@ -863,7 +843,7 @@ def _check(st: State, ev: dict, live: bool = False) -> None:
     kind = ev.get("type")
     if st.phase == "over" and kind not in ("reveal", "adjudicate"):
         raise IllegalAction("the game is over")
-    if kind not in EVENTS:
+    if kind.__class__ is not str or kind not in EVENTS:  # (a list or an object: no hash)
         raise IllegalAction(f"unknown event type {kind!r}")
     if kind == "claim":
         check_claim(st, ev, live)
@@ -873,19 +853,49 @@ def _check(st: State, ev: dict, live: bool = False) -> None:
 
 def advance(st: State, ev: dict) -> None:
     """Check `ev` and apply it to `st`."""
-    if ev != st._checked:  # else apply() checked this very event at this very seq
+    if ev.__class__ is not dict or ev.get("type") != "play" or st.declarer is not None:
+        if ev != st._checked:  # else apply() checked this very event at this very seq
+            _check(st, ev)
+        st._checked = None  # the same event again is checked again (and refused: its seq)
+        _step(st, ev)
+        return
+    # most events: a card from the seat's own hand, stepped here with no call a card but
+    # the trick's last (a Python call costs as many instructions as several of these lines)
+    try:
+        seq, seat, card = ev["seq"], ev["seat"], ev["card"]
+    except KeyError:  # (not an event check would pass)
+        seq = seat = card = None
+    mark = st._checked  # apply() marks a card it checked by (seq, seat, card): the other
+    if mark != (seq, seat, card) and ev != mark:  # keys do not change what check says
         _check(st, ev)
-    st._checked = None  # the same event again is checked again (and refused: its seq)
-    kind, hand_no = ev["type"], st.hand_no
-    if kind == "play" and st.declarer is None:  # most events: a card from the own hand
-        seat = ev["seat"]  # what acts._unplay cannot work out, kept to take the card back
-        st.undo_point = None if ev.get("auto") else (
-            seat, ev["seq"], (list(st.hands[seat]), st.broken, st.must_lead, st.turn,
-                              len(st.tricks)), st.table.play_actions[ev["card"]])
-        step_play(st, ev)
+    st._checked = None
+    hand, trick = st.hands[seat], st.trick
+    at = hand.index(card)
+    del hand[at]
+    st.seq = seq
+    # what acts._unplay cannot work out, kept to take the card back: where the card was in
+    # the hand, with the lead it had to make, if any (the turn was the seat's; the trick,
+    # the tricks and whether spades were broken follow from the cards played)
+    st.undo_point = None if len(ev) != 4 and ev.get("auto") else (
+        seat, seq, at if st.must_lead is None else (at, st.must_lead),
+        st.table.play_actions[card])
+    trick.append((seat, card))
+    st.must_lead = None
+    st.move_seq = st.last_moved[seat] = seq
+    if not st.broken:  # Y3: only a spade played on another suit's lead breaks spades
+        suit = st.table.suit
+        st.broken = suit[card] == "S" and suit[trick[0][1]] != "S"
+    if len(trick) < st.n:
+        st.turn = (seat + 1) % st.n
     else:
-        remember(st, ev)
-        EVENTS[kind][1](st, ev)
+        _trick_over(st, trick)
+
+
+def _step(st: State, ev: dict) -> None:
+    """Every event but a card from the seat's own hand: its step, then the counters."""
+    kind, hand_no = ev["type"], st.hand_no
+    remember(st, ev)
+    EVENTS[kind][1](st, ev)
     if st.hand_no != hand_no:  # the move ended the hand: it is scored and cannot come back
         st.undo_point = None
     seq = st.seq = st.seq + 1

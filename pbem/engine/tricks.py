@@ -3,6 +3,7 @@
 from functools import lru_cache
 from itertools import filterfalse
 
+from .bidlist import only_plain
 from .cards import RANKS
 from .frozen import Action
 from .rules import Rules
@@ -41,11 +42,41 @@ class CardTable:
         # following is all there is to a card on a trick, from the first trick on
         self.plain_follow = self.follow_only and rules.first_trick_spades
         self.follows = {s: cards.__contains__ for s, cards in self.following.items()}
+        # following suit and the spade lead are all that limit a card, and no card is listed
+        # twice: game.legal() picks its cards from a hand in C, by these lookups of each
+        # suit's actions (None: a card of another suit)
+        self.quick_cards = self.plain_play and rules.decks == 1
+        self.action_if_suit = {s: {c: self.play_actions[c] for c in cards}.get
+                               for s, cards in self.following.items()}
+        self.action_if_not_spade = {c: a for c, a in self.play_actions.items()
+                                    if self.suit[c] != "S"}.get
         self.bid_actions = {}  # bidlist.py's, by kind of seat
+        # the rules' cached properties, read as plain attributes: Python (3.11) finds a
+        # cached_property's value by a slow generic lookup every time
+        self.hand_size, self.max_bid = rules.hand_size, rules.max_bid
+        self.only_plain_bids = only_plain(rules)
+        # no B4 side minimum, B8 total or B15 forced bids: every bid open fits
+        self.free_bids = not (rules.side_min or rules.no_exact_total) \
+            and rules.forced_bids == "none"
+        # one pack: no two cards of a trick are alike, so the first card of the highest
+        # power wins, by each led suit's table of power (-1: neither that suit nor a spade)
+        self.one_pack = rules.decks == 1
+        self.trick_power = {led: {c: p if self.suit[c] in (led, "S") else -1
+                                  for c, p in self.power.items()}
+                            for led in "SHDC"}
 
     def winning(self, trick) -> int:
         """Index into `trick` (a list of (seat, card)) of the card winning it so far.
         Every spade outranks every other suit (power 100 and up), so one comparison does."""
+        if self.one_pack:  # the common case, in few steps (max() with a key costs more)
+            power = self.trick_power[self.suit[trick[0][1]]]
+            best = top = -1
+            i = 0
+            for _, card in trick:
+                if power[card] > top:
+                    best, top = i, power[card]
+                i += 1
+            return best
         if self.cancel:
             return self._winning_cancelled(trick)
         suit, power = self.suit, self.power
