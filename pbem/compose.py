@@ -26,9 +26,11 @@ RED = "#b3261e"  # the web's red (templates/web/base.html)
 
 @lru_cache(maxsize=1)
 def env() -> Environment:
+    """The mail templates, compiled once: they never change while the server runs, so a
+    render need not look at their files again (auto_reload: a stat per template a mail)."""
     folder = str(files("pbem.templates"))
     e = Environment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
-                    trim_blocks=False, keep_trailing_newline=True)
+                    trim_blocks=False, keep_trailing_newline=True, auto_reload=False)
     e.filters["card"] = card_html
     e.filters["plural"] = plural
     return e
@@ -36,7 +38,20 @@ def env() -> Environment:
 
 def card_html(text: str) -> Markup:
     """A pretty card ("Q♥") for an HTML part: hearts and diamonds in red, by an inline style
-    (mail clients drop <style> blocks), never wrapped inside the card."""
+    (mail clients drop <style> blocks), never wrapped inside the card. A deck's few cards
+    are formatted once each (Markup.format costs more than the rest of a card's render);
+    only a plain str is looked up, as Markup("x") == "x" would escape differently."""
+    if type(text) is str:
+        return _card_span(text)
+    return _span(text)
+
+
+@lru_cache(maxsize=512)
+def _card_span(text: str) -> Markup:
+    return _span(text)
+
+
+def _span(text: str) -> Markup:
     red = text[-1:] in "♥♦"
     style = f"white-space: nowrap{'; color: ' + RED if red else ''}"
     return Markup('<span style="{}">{}</span>').format(style, escape(text))
@@ -156,4 +171,9 @@ def _words(a: dict) -> tuple[str, str]:
 
 
 def render(name: str, **values) -> str:
-    return env().get_template(f"mail/{name}").render(**values)
+    return _template(name).render(**values)
+
+
+@lru_cache(maxsize=None)
+def _template(name: str):
+    return env().get_template(f"mail/{name}")
