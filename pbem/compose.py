@@ -33,7 +33,42 @@ def env() -> Environment:
                     trim_blocks=False, keep_trailing_newline=True, auto_reload=False)
     e.filters["card"] = card_html
     e.filters["plural"] = plural
+    e.globals["shared"] = shared
     return e
+
+
+# What the table shows alike to every seat at one move: the trick, the last trick and
+# hand, bids and tricks, the score. Only these fields reach the shared fragment (the
+# `public` macro of mail/table.*), so it cannot show a seat's own cards.
+PUBLIC = ("trick", "last_trick", "last_hand", "over", "players", "bids", "blind", "mo", "won",
+          "sides")
+_SHARED: dict[tuple, str] = {}
+_SHARED_MAX = 256  # a move's fragments are asked for at once: a few moves' worth is enough
+
+
+def public_view(v: dict) -> dict:
+    p = {k: v.get(k) for k in PUBLIC}
+    p["scored"] = len(v["history"])  # the hands scored, not the whole pad (kept out of keys)
+    return p
+
+
+def shared(kind: str, v: dict, names) -> str:
+    """The public part of the table (`kind`: "txt" or "html"), rendered once for all the
+    mails of a move (each seat's turn mail or news, the answer) and reused. Keyed by its
+    whole content, not by game and move, so it is never stale and never another table's."""
+    p = public_view(v)
+    key = (kind, repr(p), tuple(names))
+    out = _SHARED.get(key)
+    if out is None:
+        if len(_SHARED) >= _SHARED_MAX:
+            _SHARED.clear()
+        out = _SHARED[key] = _public(kind)(p, names)
+    return out
+
+
+@lru_cache(maxsize=2)
+def _public(kind: str):
+    return _template(f"table.{kind}").module.public
 
 
 def card_html(text: str) -> Markup:
@@ -98,7 +133,7 @@ def seen_seq(in_reply_to: list[str], game_id: int, seat: int) -> int | None:
 def context(v: dict, game_id: int, names: list[str]) -> dict:
     """The view, with what templates need to show it (pretty cards, labels)."""
     rules_table = table_for_view(v)
-    v = dict(v, game_id=game_id)
+    v = dict(v, game_id=game_id, card_table=rules_table)  # moves() needs it again
     if v["hand"]:
         cards = sort_cards(v["hand"], rules_table)
         by_suit = {}
@@ -141,7 +176,7 @@ def moves(v: dict, address: str, link=None) -> list[dict]:
     """One entry per legal move: the words to reply with, a label, a mailto link, and
     (given `link`, a function of the action) the move's signed web link."""
     out = []
-    table = table_for_view(v)
+    table = v["card_table"] if "card_table" in v else table_for_view(v)
     order = {c: i for i, c in enumerate(sort_cards([a["card"] for a in v["legal"]
                                                     if a["type"] == "play"], table))}
     for a in sorted(v["legal"], key=lambda a: order.get(a.get("card"), -1)):
