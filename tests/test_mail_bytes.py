@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import pytest
 
 from pbem import compose, notify
-from pbem.engine import PRESETS, new_game, preset, view
+from pbem.engine import PRESETS, new_game, preset, pretty, view
 from pbem.store.models import Game, Player, Seat
 from tests.helpers import random_step
 
@@ -97,3 +97,44 @@ PINNED: dict[str, tuple[str, int]] = {  # taken on lead at 3dc43e2, before this 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_mails_keep_their_bytes(fixed_links, name):
     assert digest(name, 3) == PINNED[name]
+
+
+def held_cards(st) -> set[str]:
+    """The cards in the seats' hands, but for those a deck of two (six-handed) also has on
+    the table, face up."""
+    shown = {c for _, c in st.trick} | {c for t, _ in st.tricks[-1:] for _, c in t}
+    return {pretty(c) for hand in st.hands for c in hand if c not in shown}
+
+
+@pytest.mark.parametrize("name", ["standard", "dummy-3", "six-handed", "two-handed", "mo"])
+def test_the_shared_fragment_holds_nothing_of_a_seat(name):
+    """At every move, the public part of the table is the same from every seat's view (so
+    one rendering may go to all), and it shows no card any seat holds."""
+    rng = random.Random(5)
+    st = new_game(preset(name), first_dealer=0)
+    names = NAMES[:st.n]
+    for _ in range(300):
+        if st.phase == "over":
+            break
+        random_step(st, rng)
+        views = [compose.context(view(st, s), 7, names) for s in range(st.n)]
+        publics = [compose.public_view(v) for v in views]
+        assert all(p == publics[0] for p in publics), "a seat's view leaks into the fragment"
+        held = held_cards(st)
+        for kind in ("txt", "html"):
+            out = {compose.shared(kind, v, names) for v in views}
+            assert len(out) == 1
+            text = out.pop()
+            shown = [c for c in held if c in text]
+            assert not shown, f"a held card in the shared {kind} fragment: {shown}"
+
+
+def test_the_fragment_is_never_another_tables():
+    """Two tables at the same state but with other players' names: each its own words."""
+    st = new_game(preset("standard"), first_dealer=0)
+    random_step(st, random.Random(1))
+    random_step(st, random.Random(1))
+    v = compose.context(view(st, 0), 7, NAMES[:4])
+    other = ["zed", "yan", "xi", "wu"]
+    assert "zed" not in compose.shared("txt", v, NAMES[:4])
+    assert "zed" in compose.shared("txt", compose.context(view(st, 0), 7, other), other)
