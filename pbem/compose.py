@@ -24,12 +24,24 @@ _BODY = re.compile(r"<body[^>]*>")
 RED = "#b3261e"  # the web's red (templates/web/base.html)
 
 
+class _MailEnvironment(Environment):
+    """`v.trick` on a dict looks the key up first. Jinja tries the attribute first, and a
+    dict's missing attribute raises AttributeError: a caught exception per field shown, a
+    tenth of a mail's render. The mail templates name no dict method (items, get...), so
+    both ways find the same thing."""
+
+    def getattr(self, obj, attribute):
+        if obj.__class__ is dict and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+
 @lru_cache(maxsize=1)
 def env() -> Environment:
     """The mail templates, compiled once: they never change while the server runs, so a
     render need not look at their files again (auto_reload: a stat per template a mail)."""
     folder = str(files("pbem.templates"))
-    e = Environment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
+    e = _MailEnvironment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
                     trim_blocks=False, keep_trailing_newline=True, auto_reload=False)
     e.filters["card"] = card_html
     e.filters["plural"] = plural
