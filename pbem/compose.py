@@ -8,7 +8,7 @@ its player saw.
 import json
 import re
 import secrets
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib.resources import files
 from urllib.parse import quote
 
@@ -221,6 +221,6 @@ def render(name: str, **values) -> str:
     return _template(name).render(**values)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(name: str):
     return env().get_template(f"mail/{name}")

@@ -6,7 +6,7 @@ fragment shared between the seats of one move holds nothing of any seat's own ca
 import hashlib
 import json
 import random
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -15,7 +15,7 @@ from pbem.engine import PRESETS, new_game, preset, pretty, view
 from pbem.store.models import Game, Player, Seat
 from tests.helpers import random_step
 
-NOW = datetime(2026, 3, 2, 9, 30, tzinfo=timezone.utc)
+NOW = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 NAMES = ["ann", "bob <b&o>", "cy \"c\"", "di", "ed", "flo"]  # some to escape in HTML
 
 
@@ -24,14 +24,16 @@ def fixed_links(monkeypatch):
     """Links and Message-IDs without their random or timed parts: the bytes depend on the
     table only."""
     def link_maker(cfg, game_id, seat, seq):
-        return lambda a: f"{cfg.base_url}/m/{game_id}.{seat}.{seq}.{json.dumps(a, sort_keys=True)}"
+        where = f"{cfg.base_url}/m/{game_id}.{seat}.{seq}"
+        return lambda a: f"{where}.{json.dumps(a, sort_keys=True)}"
 
     monkeypatch.setattr(notify, "link_maker", link_maker)
     monkeypatch.setattr(compose, "turn_message_id", lambda g, s, q, d: f"<turn.{g}.{s}.{q}@{d}>")
 
 
 def table(name: str, n: int):
-    game = Game(id=7, rules={"preset": name}, time_control={"move_hours": 24, "remind_hours": []}, status="playing")
+    game = Game(id=7, rules={"preset": name}, status="playing",
+                time_control={"move_hours": 24, "remind_hours": []})
     players = {i + 1: Player(id=i + 1, email=f"p{i}@example.org", name=NAMES[i],
                              prefs={"notify": "every trick"} if i % 2 else {}) for i in range(n)}
     seats = [Seat(game_id=7, seat=i, player_id=i + 1, token=f"tok{i}") for i in range(n)]
