@@ -60,7 +60,7 @@ _SHARED_MAX = 256  # a move's fragments are asked for at once: a few moves' wort
 
 def public_view(v: dict) -> dict:
     p = {k: v.get(k) for k in PUBLIC}
-    p["scored"] = len(v["history"])  # the hands scored, not the whole pad (kept out of keys)
+    p["scored"] = len(v["history"])  # the hands scored: not the whole pad in every key
     return p
 
 
