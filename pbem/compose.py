@@ -8,7 +8,7 @@ its player saw.
 import json
 import re
 import secrets
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib.resources import files
 from urllib.parse import quote
 
@@ -24,19 +24,81 @@ _BODY = re.compile(r"<body[^>]*>")
 RED = "#b3261e"  # the web's red (templates/web/base.html)
 
 
+class _MailEnvironment(Environment):
+    """`v.trick` on a dict looks the key up first. Jinja tries the attribute first, and a
+    dict's missing attribute raises AttributeError: a caught exception per field shown, a
+    tenth of a mail's render. The mail templates name no dict method (items, get...), so
+    both ways find the same thing."""
+
+    def getattr(self, obj, attribute):
+        if obj.__class__ is dict and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+
 @lru_cache(maxsize=1)
 def env() -> Environment:
+    """The mail templates, compiled once: they never change while the server runs, so a
+    render need not look at their files again (auto_reload: a stat per template a mail)."""
     folder = str(files("pbem.templates"))
-    e = Environment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
-                    trim_blocks=False, keep_trailing_newline=True)
+    e = _MailEnvironment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
+                    trim_blocks=False, keep_trailing_newline=True, auto_reload=False)
     e.filters["card"] = card_html
     e.filters["plural"] = plural
+    e.globals["shared"] = shared
     return e
+
+
+# What the table shows alike to every seat at one move: the trick, the last trick and
+# hand, bids and tricks, the score. Only these fields reach the shared fragment (the
+# `public` macro of mail/table.*), so it cannot show a seat's own cards.
+PUBLIC = ("trick", "last_trick", "last_hand", "over", "players", "bids", "blind", "mo", "won",
+          "sides")
+_SHARED: dict[tuple, str] = {}
+_SHARED_MAX = 256  # a move's fragments are asked for at once: a few moves' worth is enough
+
+
+def public_view(v: dict) -> dict:
+    p = {k: v.get(k) for k in PUBLIC}
+    p["scored"] = len(v["history"])  # the hands scored: not the whole pad in every key
+    return p
+
+
+def shared(kind: str, v: dict, names) -> str:
+    """The public part of the table (`kind`: "txt" or "html"), rendered once for all the
+    mails of a move (each seat's turn mail or news, the answer) and reused. Keyed by its
+    whole content, not by game and move, so it is never stale and never another table's."""
+    p = public_view(v)
+    key = (kind, repr(p), tuple(names))
+    out = _SHARED.get(key)
+    if out is None:
+        if len(_SHARED) >= _SHARED_MAX:
+            _SHARED.clear()
+        out = _SHARED[key] = _public(kind)(p, names)
+    return out
+
+
+@lru_cache(maxsize=2)
+def _public(kind: str):
+    return _template(f"table.{kind}").module.public
 
 
 def card_html(text: str) -> Markup:
     """A pretty card ("Q♥") for an HTML part: hearts and diamonds in red, by an inline style
-    (mail clients drop <style> blocks), never wrapped inside the card."""
+    (mail clients drop <style> blocks), never wrapped inside the card. A deck's few cards
+    are formatted once each (Markup.format costs more than the rest of a card's render);
+    only a plain str is looked up, as Markup("x") == "x" would escape differently."""
+    if type(text) is str:
+        return _card_span(text)
+    return _span(text)
+
+
+@lru_cache(maxsize=512)
+def _card_span(text: str) -> Markup:
+    return _span(text)
+
+
+def _span(text: str) -> Markup:
     red = text[-1:] in "♥♦"
     style = f"white-space: nowrap{'; color: ' + RED if red else ''}"
     return Markup('<span style="{}">{}</span>').format(style, escape(text))
@@ -83,7 +145,7 @@ def seen_seq(in_reply_to: list[str], game_id: int, seat: int) -> int | None:
 def context(v: dict, game_id: int, names: list[str]) -> dict:
     """The view, with what templates need to show it (pretty cards, labels)."""
     rules_table = table_for_view(v)
-    v = dict(v, game_id=game_id)
+    v = dict(v, game_id=game_id, card_table=rules_table)  # moves() needs it again
     if v["hand"]:
         cards = sort_cards(v["hand"], rules_table)
         by_suit = {}
@@ -126,7 +188,7 @@ def moves(v: dict, address: str, link=None) -> list[dict]:
     """One entry per legal move: the words to reply with, a label, a mailto link, and
     (given `link`, a function of the action) the move's signed web link."""
     out = []
-    table = table_for_view(v)
+    table = v["card_table"] if "card_table" in v else table_for_view(v)
     order = {c: i for i, c in enumerate(sort_cards([a["card"] for a in v["legal"]
                                                     if a["type"] == "play"], table))}
     for a in sorted(v["legal"], key=lambda a: order.get(a.get("card"), -1)):
@@ -156,4 +218,9 @@ def _words(a: dict) -> tuple[str, str]:
 
 
 def render(name: str, **values) -> str:
-    return env().get_template(f"mail/{name}").render(**values)
+    return _template(name).render(**values)
+
+
+@cache
+def _template(name: str):
+    return env().get_template(f"mail/{name}")
