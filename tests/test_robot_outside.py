@@ -15,7 +15,7 @@ from pbem.engine import choose, preset, view
 from pbem.gamelog import replay_log
 from pbem.play import move_robots, start, submit
 from pbem.store.games import create_game, export
-from pbem.store.models import Deadline, Move, Outbox
+from pbem.store.models import Deadline, Move, Outbox, Player
 from pbem.store.models import now as utcnow
 from pbem.store.states import Store
 
@@ -154,6 +154,11 @@ def test_two_runners_move_each_robot_once(db_url, store, monkeypatch):
 
 def test_the_clock_moves_a_robot_a_crash_left_unmoved(store, monkeypatch):
     gid = dealt(store)
+    with store.session() as s:  # ann's card never plays itself: the robots' three, then hers
+        ann = s.exec(select(Player).where(Player.email == ONE_HUMAN[0])).one()
+        ann.prefs = {**(ann.prefs or {}), "auto": "off"}
+        s.add(ann)
+        s.commit()
     with monkeypatch.context() as m:
         stop_after_commit(m)
         human_move(store, gid)  # ann's bid; robot 1's lead is left unmade
