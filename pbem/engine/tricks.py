@@ -3,6 +3,7 @@
 from functools import lru_cache
 from itertools import filterfalse
 
+from .acts import BidKeep
 from .bidlist import only_plain
 from .cards import RANKS
 from .frozen import Action
@@ -51,6 +52,7 @@ class CardTable:
         self.action_if_not_spade = {c: a for c, a in self.play_actions.items()
                                     if self.suit[c] != "S"}.get
         self.bid_actions = {}  # bidlist.py's, by kind of seat
+        self.bid_keep = BidKeep(rules)  # what a bid's undo point keeps (acts.py)
         # the rules' cached properties, read as plain attributes: Python (3.11) finds a
         # cached_property's value by a slow generic lookup every time
         self.hand_size, self.max_bid = rules.hand_size, rules.max_bid
