@@ -48,13 +48,14 @@ _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202
 
 class BidKeep:
     """What a bid's undo point keeps under one ruleset (the card table holds one): the
-    fields its rules let a bid change, read in one call, and which of them are lists."""
+    fields its rules let a bid change, each read in one call: the lists (copied: the step
+    may change them in place), then the rest."""
 
     def __init__(self, rules):
-        self.names = tuple(f for f in _BID_FIELDS
-                           if f not in _BID_ONLY_IF or _BID_ONLY_IF[f](rules))
-        self.values = attrgetter(*self.names)
-        self.lists = tuple(i for i, f in enumerate(self.names) if f in _BID_LISTS)
+        names = [f for f in _BID_FIELDS if f not in _BID_ONLY_IF or _BID_ONLY_IF[f](rules)]
+        lists = [f for f in names if f in _BID_LISTS]  # (bids, blind, looked at least)
+        self.names = (*lists, *(f for f in names if f not in _BID_LISTS))
+        self.lists, self.values = attrgetter(*lists), attrgetter(*self.names[len(lists):])
         # D6: lists of lists, changed in place only while cards lie out
         self.nested = _BID_NESTED if rules.leftover != "none" else ()
 
@@ -146,13 +147,13 @@ def remember(st, ev):
         st.undo_point = (ev["seat"], ev["seq"], saved, {"type": "play", "card": ev["card"]})
         return
     keep = st.table.bid_keep
-    values = list(keep.values(st))
-    for i in keep.lists:  # (the step may change these in place)
-        values[i] = values[i][:]
     nested = [[list(x) for x in getattr(st, f)] for f in keep.nested] if st.out else None
-    saved = [keep, values, nested]  # (a list: step_undo tells it from a card's by its class)
-    st.undo_point = (ev["seat"], ev["seq"], saved, {k: ev[k] for k in ("type", "bid",
-                                                                          "blind") if k in ev})
+    # (a list: step_undo tells it from a card's by its class)
+    saved = [keep, (*map(list.copy, keep.lists(st)), *keep.values(st)), nested]
+    bid = {"type": "bid", "bid": ev["bid"]}
+    if "blind" in ev:
+        bid["blind"] = ev["blind"]
+    st.undo_point = (ev["seat"], ev["seq"], saved, bid)
 
 
 def _copy(value):
