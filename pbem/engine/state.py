@@ -37,6 +37,9 @@ from .scoring import end_of_game, score_hand
 from .tricks import breaks_spades, playable_cards, table_for
 
 
+_SEEN = (False, False, None)  # State._bid_context: no blind nil, no blind bid, every bid fits
+
+
 class State:
     """A game in progress. Change it only with `advance`."""
 
@@ -226,15 +229,18 @@ class State:
             return None
         if seat not in self.bid_turns[self.bid_index]:
             return None
+        table = self.table
+        if table.free_bids and self.looked[seat] and not table.side_unseen:
+            return _SEEN  # most bids: a seat that has seen its cards bids nothing blind
         r = self.rules
         side = self.side_of[seat]
         unlooked = not self.looked[seat]
-        if r.bidding == "side" or r.blind_side_unseen:
+        if table.side_unseen:
             unlooked = not any(self.looked[s] for s in self.sides[side])
         behind = self.behind(side) if unlooked else 0
         blind_nil = r.blind_nil and unlooked and behind >= r.blind_nil_behind
         blind_bids = bool(r.blind_min) and unlooked and behind >= r.blind_behind
-        if self.table.free_bids:  # no rule to test a bid against (most games)
+        if table.free_bids:  # no rule to test a bid against (most games)
             return blind_nil, blind_bids, None
         fits, forced = self._bid_fits(seat), forced_fits(self, seat)
         if forced is not None and fits is not None:

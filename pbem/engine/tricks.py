@@ -60,6 +60,8 @@ class CardTable:
         # no B4 side minimum, B8 total or B15 forced bids: every bid open fits
         self.free_bids = not (rules.side_min or rules.no_exact_total) \
             and rules.forced_bids == "none"
+        # blind bids go by whether the side has looked, not the seat (B5, B3)
+        self.side_unseen = rules.bidding == "side" or rules.blind_side_unseen
         # one pack: no two cards of a trick are alike, so the first card of the highest
         # power wins, by each led suit's table of power (-1: neither that suit nor a spade)
         self.one_pack = rules.decks == 1
