@@ -59,6 +59,12 @@ class BidKeep:
         # D6: lists of lists, changed in place only while cards lie out
         self.nested = _BID_NESTED if rules.leftover != "none" else ()
 
+    def __deepcopy__(self, memo):  # one a ruleset, never changed: a copy of a state shares it
+        return self
+
+    def __copy__(self):
+        return self
+
 
 def clean_talk(text: str) -> str:
     """One line of talk as people typed it: controls out, runs of spaces as one."""
@@ -169,7 +175,11 @@ def undo_target(st, seat: int) -> int | None:
 def undoable(st, seat: int) -> dict | None:
     """The move `seat` may take back now ({"seq", "type", "card" or "bid"}), if any."""
     point = st.undo_point
-    return dict(point[3], seq=point[1]) if point and point[0] == seat else None
+    if not point or point[0] != seat:
+        return None
+    move = point[3]  # (a card from the seat's own hand: the card alone)
+    return {"type": "play", "card": move, "seq": point[1]} if move.__class__ is str else dict(
+        move, seq=point[1])
 
 
 def check_undo(st, ev):

@@ -36,7 +36,6 @@ from .rulings import check_adjudicate, step_adjudicate
 from .scoring import end_of_game, score_hand
 from .tricks import breaks_spades, playable_cards, table_for
 
-
 _SEEN = (False, False, None)  # State._bid_context: no blind nil, no blind bid, every bid fits
 
 
@@ -881,10 +880,10 @@ def advance(st: State, ev: dict) -> None:
     st.seq = seq
     # what acts._unplay cannot work out, kept to take the card back: where the card was in
     # the hand, with the lead it had to make, if any (the turn was the seat's; the trick,
-    # the tricks and whether spades were broken follow from the cards played)
+    # the tricks and whether spades were broken follow from the cards played), and the card
+    # alone for the move (acts.undoable)
     st.undo_point = None if len(ev) != 4 and ev.get("auto") else (
-        seat, seq, at if st.must_lead is None else (at, st.must_lead),
-        st.table.play_actions[card])
+        seat, seq, at if st.must_lead is None else (at, st.must_lead), card)
     trick.append((seat, card))
     st.must_lead = None
     st.move_seq = st.last_moved[seat] = seq
