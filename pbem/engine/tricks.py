@@ -33,6 +33,9 @@ class CardTable:
         # and one pack (no identical cards to list once)
         self.follow_only = not (rules.rake or rules.must_beat) and rules.decks == 1
         self.first_trick_spades = rules.first_trick_spades
+        # Y3 alone: spades may be led once broken, and only then (what spades_closed says
+        # for these rules, asked without a call)
+        self.lead_once_broken = rules.first_trick_spades and rules.spade_lead == "broken"
         # following suit and the spade lead are all that limit a card (state._may_play)
         self.plain_play = not (rules.must_beat or rules.rake or rules.dummy) \
             and rules.first_trick_spades
