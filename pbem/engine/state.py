@@ -376,17 +376,20 @@ def step_deal(st: State, ev):
     _start_passing_or_bidding(st)
 
 
-def _can_bid_blind(st: State, seat: int) -> bool:
+def _looked_at_deal(st: State) -> list[bool]:
+    """Which seats start the bidding having looked: all but those whose side may bid blind
+    (the rules and the score decide it for a whole side, so it is asked once a side)."""
     r = st.rules
     if r.first_hand_unbid and st.hand_no == 0:
-        return False
+        return [True] * st.n
     if r.blind_moon:
-        return True
+        return [False] * st.n
     if not (r.blind_nil or r.blind_min):
-        return False
-    behind = st.behind(st.side_of[seat])
-    return bool(r.blind_nil and behind >= r.blind_nil_behind
-                or r.blind_min and behind >= r.blind_behind)
+        return [True] * st.n
+    looked = [not (r.blind_nil and behind >= r.blind_nil_behind
+                   or r.blind_min and behind >= r.blind_behind)
+              for behind in map(st.behind, range(len(st.sides)))]
+    return [looked[side] for side in st.side_of]
 
 
 def _start_passing_or_bidding(st: State):
@@ -394,7 +397,7 @@ def _start_passing_or_bidding(st: State):
     if r.pass_to_partner:  # everyone sees their cards to pass them: no blind bids after
         st.pass_steps = [(tuple(range(st.n)), r.pass_to_partner)]
     else:
-        st.looked = [not _can_bid_blind(st, s) for s in range(st.n)]
+        st.looked = _looked_at_deal(st)
     if give_leftover(st) or st.pass_steps:  # D6: the taker's discard comes first
         st.phase, st.after_pass = "pass", "bid"
         return
