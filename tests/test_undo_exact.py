@@ -200,3 +200,36 @@ def test_every_field_is_kept_by_a_bid_or_named_as_one_no_bid_changes():
     kept = set(_BID_FIELDS) | set(_BID_LISTS) | set(_BID_NESTED)
     assert not kept & NOT_BY_A_BID
     assert set(vars(st)) - kept == NOT_BY_A_BID
+
+
+def test_an_announcement_of_the_four_aces_is_taken_back():
+    """S7: random bids almost never hold the four aces, so the sweep above does not reach an
+    announcement; here the first bidder is dealt them and announces (house rules keep
+    `aces_called` in a bid's undo point only because their rules have the bonus)."""
+    rules = RULESETS["house"]
+    st = new_game(rules, 0)
+    deck = [c for c in rules.deck() if c not in ("AS", "AH", "AD", "AC")]
+    first = ["AS", "AH", "AD", "AC"] + deck[:rules.hand_size - 4]
+    rest = deck[rules.hand_size - 4:]
+    hands = [rest[i * rules.hand_size:(i + 1) * rules.hand_size] for i in range(3)]
+    hands.insert(1, first)  # seat 1 bids first: the dealer's left
+    deal = {"seq": 1, "type": "deal", "dealer": 0, "hands": hands}
+    if rest[3 * rules.hand_size:]:  # (cards the deal leaves out)
+        deal["out"] = rest[3 * rules.hand_size:]
+    advance(st, deal)
+    for _ in range(10):  # D6's discard and a look, if due, then seat 1's bid with the aces
+        seat = st.to_act()[0]
+        actions = legal(st, seat)
+        aces = [a for a in actions if a.get("aces")]
+        action = aces[0] if aces else actions[0]
+        if action["type"] == "pass":
+            action = {"type": "pass", "cards": st.hands[seat][-action["count"]:]}
+        before = st.snapshot()
+        (ev,) = apply(st, seat, action)
+        advance(st, ev)
+        if aces:
+            break
+    assert st.aces_called == [seat]
+    (undo,) = apply(st, seat, {"type": "undo"})
+    advance(st, undo)
+    assert differing(st, before) == []

@@ -21,17 +21,49 @@ UNDOABLE = ("bid", "play")
 _BID_FIELDS = ("bids", "blind", "looked", "comeout_side", "bid_index", "pass_steps", "phase",
                "after_pass", "must_lead", "turn", "declarer", "playing_hand", "bid_turns",
                "raising", "mo", "aces_called", "no_trump", "discarding", "out")
-_bid_fields = attrgetter(*_BID_FIELDS)
 _BID_LISTS = ("bids", "blind", "looked", "pass_steps", "bid_turns", "aces_called", "no_trump",
               "out")  # the lists: a bid's step may change them in place
 # lists of lists a bid changes in place only when it gives the cards left out of the deal
 # to the side that bid more (D6), so kept only while cards lie out
 _BID_NESTED = ("hands", "passed_to")
+# the fields above that a bid changes only under some rules, and the rules under which it
+# may; a table keeps only what its own rules can change (`BidKeep`), so a bid of a plain
+# game copies half of them
+_BID_ONLY_IF = {
+    "comeout_side": lambda r: r.bidding == "side" and r.blind_come_out,  # S9
+    "raising": lambda r: r.raise_round,  # B7
+    "bid_turns": lambda r: r.raise_round or r.moon or r.blind_moon,  # B7, B10's skipped
+    "mo": lambda r: r.mo != "none",  # B12
+    "aces_called": lambda r: r.aces_bonus,  # S7
+    "no_trump": lambda r: r.no_trump,  # B14
+    "declarer": lambda r: r.dummy, "playing_hand": lambda r: r.dummy,  # T4
+    "discarding": lambda r: r.leftover != "none", "out": lambda r: r.leftover != "none",  # D6
+}
 # T4: a card from the dummy comes back to it (the tuple of `_unplay` knows no dummy)
 _DUMMY_PLAY_FIELDS = ("trick", "won", "broken", "must_lead", "turn", "dummy_hand",
                       "trick_hands", "playing_hand")
 # C0 and C1 controls, DEL, and line/paragraph separators: talk is one line of plain text
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+class BidKeep:
+    """What a bid's undo point keeps under one ruleset (the card table holds one): the
+    fields its rules let a bid change, each read in one call: the lists (copied: the step
+    may change them in place), then the rest."""
+
+    def __init__(self, rules):
+        names = [f for f in _BID_FIELDS if f not in _BID_ONLY_IF or _BID_ONLY_IF[f](rules)]
+        lists = [f for f in names if f in _BID_LISTS]  # (bids, blind, looked at least)
+        self.names = (*lists, *(f for f in names if f not in _BID_LISTS))
+        self.lists, self.values = attrgetter(*lists), attrgetter(*self.names[len(lists):])
+        # D6: lists of lists, changed in place only while cards lie out
+        self.nested = _BID_NESTED if rules.leftover != "none" else ()
+
+    def __deepcopy__(self, memo):  # one a ruleset, never changed: a copy of a state shares it
+        return self
+
+    def __copy__(self):
+        return self
 
 
 def clean_talk(text: str) -> str:
@@ -120,13 +152,14 @@ def remember(st, ev):
         saved["hand"], saved["tricks"] = list(st.hands[ev["seat"]]), len(st.tricks)
         st.undo_point = (ev["seat"], ev["seq"], saved, {"type": "play", "card": ev["card"]})
         return
-    saved = dict(zip(_BID_FIELDS, _bid_fields(st), strict=True))
-    for f in _BID_LISTS:
-        saved[f] = saved[f][:]
-    for f in _BID_NESTED if st.out else ():
-        saved[f] = [list(x) for x in getattr(st, f)]
-    st.undo_point = (ev["seat"], ev["seq"], saved, {k: ev[k] for k in ("type", "bid",
-                                                                          "blind") if k in ev})
+    keep = st.table.bid_keep
+    nested = [[list(x) for x in getattr(st, f)] for f in keep.nested] if st.out else None
+    # (a list: step_undo tells it from a card's by its class)
+    saved = [keep, (*map(list.copy, keep.lists(st)), *keep.values(st)), nested]
+    bid = {"type": "bid", "bid": ev["bid"]}
+    if "blind" in ev:
+        bid["blind"] = ev["blind"]
+    st.undo_point = (ev["seat"], ev["seq"], saved, bid)
 
 
 def _copy(value):
@@ -142,7 +175,11 @@ def undo_target(st, seat: int) -> int | None:
 def undoable(st, seat: int) -> dict | None:
     """The move `seat` may take back now ({"seq", "type", "card" or "bid"}), if any."""
     point = st.undo_point
-    return dict(point[3], seq=point[1]) if point and point[0] == seat else None
+    if not point or point[0] != seat:
+        return None
+    move = point[3]  # (a card from the seat's own hand: the card alone)
+    return {"type": "play", "card": move, "seq": point[1]} if move.__class__ is str else dict(
+        move, seq=point[1])
 
 
 def check_undo(st, ev):
@@ -156,6 +193,10 @@ def check_undo(st, ev):
 
 def step_undo(st, ev):
     saved = st.undo_point[2]
+    if saved.__class__ is list:  # a bid
+        _unbid(st, *saved)
+        st.undo_point = None
+        return
     if saved.__class__ is not dict:  # a card from the seat's own hand
         _unplay(st, ev["seat"], saved)
         st.undo_point = None
@@ -167,6 +208,15 @@ def step_undo(st, ev):
     for name, value in saved.items():  # the saved copies: nothing else holds them
         setattr(st, name, value)
     st.undo_point = None  # one step back only
+
+
+def _unbid(st, keep, values, nested):
+    """Put back what `remember` kept of a bid (the kept copies: nothing else holds them)."""
+    for name, value in zip(keep.names, values, strict=True):
+        setattr(st, name, value)
+    if nested is not None:
+        for name, value in zip(keep.nested, nested, strict=True):
+            setattr(st, name, value)
 
 
 def _unplay(st, seat, saved):

@@ -37,7 +37,8 @@ def legal(st: State, seat: int) -> list[dict]:
     hand, trick = st.hands[seat], st.trick
     if trick:  # follow suit if you can, else any card
         pick = table.action_if_suit[table.suit[trick[0][1]]]
-    elif not st.broken and spades_closed(st.rules, st.broken, len(st.tricks)):
+    elif not st.broken and (table.lead_once_broken or spades_closed(st.rules, st.broken,
+                                                                       len(st.tricks))):
         # (spades broken are open to a lead wherever spades may go on the first trick)
         pick = table.action_if_not_spade  # (a hand of spades only: any of them)
     else:
@@ -105,8 +106,8 @@ def apply(st: State, seat: int, action: dict) -> list[dict]:
         led = table.suit[st.trick[0][1]]
         if table.suit[card] != led and not table.following[led].isdisjoint(hand):
             return _apply(st, seat, action, kind)
-    elif table.suit[card] == "S" and not st.broken and spades_closed(  # (as in legal())
-            st.rules, st.broken, len(st.tricks)):
+    elif table.suit[card] == "S" and not st.broken and (table.lead_once_broken or spades_closed(
+            st.rules, st.broken, len(st.tricks))):  # (as in legal())
         if not table.following["S"].issuperset(hand):  # a spade lead: only spades left
             return _apply(st, seat, action, kind)
     seq = st.seq + 1

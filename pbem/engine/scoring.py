@@ -68,7 +68,8 @@ def _score_side(st, i, side) -> dict:
         res["nils"] = [{"seat": s, "bid": bids[s], "made": won[s] == 0} for s in nils]
     made_set = False
     if numeric:
-        kept = no_trump_kept(st, side)  # B14: a broken promise loses the contract
+        # B14: a broken promise loses the contract (no call when nobody bid no trump)
+        kept = no_trump_kept(st, side) if st.no_trump else None
         contract, over, made_set, extra = _contract(st, i, bid, tricks, blind,
                                                     forced_set or kept is False)
         if kept is not None:  # double both ways
@@ -82,7 +83,7 @@ def _score_side(st, i, side) -> dict:
     if bags and not made_set and _took_cancel_card(st, side):  # S3: one bag less
         bags, scored = bags - 1, scored - 1
         res["bag_cancelled"] = True
-    if mo_immune(st, i):  # B12: a side that called Mo takes no bags
+    if st.mo is not None and mo_immune(st, i):  # B12: a side that called Mo takes no bags
         bags = scored = 0
     points += scored * r.overtrick_points
     res.update(bid=bid if numeric else 0, points=points, bags=bags, set=made_set)
@@ -109,7 +110,7 @@ def _add_calls_and_bonuses(st, i, side, res, bid, tricks, made):
     extra = bonuses(st, i, side, bid, tricks, made)
     if extra:
         res["bonus"], res["points"] = extra, res["points"] + sum(extra.values())
-    mo = mo_result(st, i)
+    mo = mo_result(st, i) if st.mo is not None else None
     if mo:
         res["mo"], res["points"] = mo, res["points"] + mo["points"]
 

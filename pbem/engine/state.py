@@ -36,6 +36,8 @@ from .rulings import check_adjudicate, step_adjudicate
 from .scoring import end_of_game, score_hand
 from .tricks import breaks_spades, playable_cards, table_for
 
+_SEEN = (False, False, None)  # State._bid_context: no blind nil, no blind bid, every bid fits
+
 
 class State:
     """A game in progress. Change it only with `advance`."""
@@ -226,15 +228,18 @@ class State:
             return None
         if seat not in self.bid_turns[self.bid_index]:
             return None
+        table = self.table
+        if table.free_bids and self.looked[seat] and not table.side_unseen:
+            return _SEEN  # most bids: a seat that has seen its cards bids nothing blind
         r = self.rules
         side = self.side_of[seat]
         unlooked = not self.looked[seat]
-        if r.bidding == "side" or r.blind_side_unseen:
+        if table.side_unseen:
             unlooked = not any(self.looked[s] for s in self.sides[side])
         behind = self.behind(side) if unlooked else 0
         blind_nil = r.blind_nil and unlooked and behind >= r.blind_nil_behind
         blind_bids = bool(r.blind_min) and unlooked and behind >= r.blind_behind
-        if self.table.free_bids:  # no rule to test a bid against (most games)
+        if table.free_bids:  # no rule to test a bid against (most games)
             return blind_nil, blind_bids, None
         fits, forced = self._bid_fits(seat), forced_fits(self, seat)
         if forced is not None and fits is not None:
@@ -371,17 +376,20 @@ def step_deal(st: State, ev):
     _start_passing_or_bidding(st)
 
 
-def _can_bid_blind(st: State, seat: int) -> bool:
+def _looked_at_deal(st: State) -> list[bool]:
+    """Which seats start the bidding having looked: all but those whose side may bid blind
+    (the rules and the score decide it for a whole side, so it is asked once a side)."""
     r = st.rules
     if r.first_hand_unbid and st.hand_no == 0:
-        return False
+        return [True] * st.n
     if r.blind_moon:
-        return True
+        return [False] * st.n
     if not (r.blind_nil or r.blind_min):
-        return False
-    behind = st.behind(st.side_of[seat])
-    return bool(r.blind_nil and behind >= r.blind_nil_behind
-                or r.blind_min and behind >= r.blind_behind)
+        return [True] * st.n
+    looked = [not (r.blind_nil and behind >= r.blind_nil_behind
+                   or r.blind_min and behind >= r.blind_behind)
+              for behind in map(st.behind, range(len(st.sides)))]
+    return [looked[side] for side in st.side_of]
 
 
 def _start_passing_or_bidding(st: State):
@@ -389,7 +397,7 @@ def _start_passing_or_bidding(st: State):
     if r.pass_to_partner:  # everyone sees their cards to pass them: no blind bids after
         st.pass_steps = [(tuple(range(st.n)), r.pass_to_partner)]
     else:
-        st.looked = [not _can_bid_blind(st, s) for s in range(st.n)]
+        st.looked = _looked_at_deal(st)
     if give_leftover(st) or st.pass_steps:  # D6: the taker's discard comes first
         st.phase, st.after_pass = "pass", "bid"
         return
@@ -875,10 +883,10 @@ def advance(st: State, ev: dict) -> None:
     st.seq = seq
     # what acts._unplay cannot work out, kept to take the card back: where the card was in
     # the hand, with the lead it had to make, if any (the turn was the seat's; the trick,
-    # the tricks and whether spades were broken follow from the cards played)
+    # the tricks and whether spades were broken follow from the cards played), and the card
+    # alone for the move (acts.undoable)
     st.undo_point = None if len(ev) != 4 and ev.get("auto") else (
-        seat, seq, at if st.must_lead is None else (at, st.must_lead),
-        st.table.play_actions[card])
+        seat, seq, at if st.must_lead is None else (at, st.must_lead), card)
     trick.append((seat, card))
     st.must_lead = None
     st.move_seq = st.last_moved[seat] = seq

@@ -3,6 +3,7 @@
 from functools import lru_cache
 from itertools import filterfalse
 
+from .acts import BidKeep
 from .bidlist import only_plain
 from .cards import RANKS
 from .frozen import Action
@@ -32,6 +33,9 @@ class CardTable:
         # and one pack (no identical cards to list once)
         self.follow_only = not (rules.rake or rules.must_beat) and rules.decks == 1
         self.first_trick_spades = rules.first_trick_spades
+        # Y3 alone: spades may be led once broken, and only then (what spades_closed says
+        # for these rules, asked without a call)
+        self.lead_once_broken = rules.first_trick_spades and rules.spade_lead == "broken"
         # following suit and the spade lead are all that limit a card (state._may_play)
         self.plain_play = not (rules.must_beat or rules.rake or rules.dummy) \
             and rules.first_trick_spades
@@ -51,6 +55,7 @@ class CardTable:
         self.action_if_not_spade = {c: a for c, a in self.play_actions.items()
                                     if self.suit[c] != "S"}.get
         self.bid_actions = {}  # bidlist.py's, by kind of seat
+        self.bid_keep = BidKeep(rules)  # what a bid's undo point keeps (acts.py)
         # the rules' cached properties, read as plain attributes: Python (3.11) finds a
         # cached_property's value by a slow generic lookup every time
         self.hand_size, self.max_bid = rules.hand_size, rules.max_bid
@@ -58,6 +63,8 @@ class CardTable:
         # no B4 side minimum, B8 total or B15 forced bids: every bid open fits
         self.free_bids = not (rules.side_min or rules.no_exact_total) \
             and rules.forced_bids == "none"
+        # blind bids go by whether the side has looked, not the seat (B5, B3)
+        self.side_unseen = rules.bidding == "side" or rules.blind_side_unseen
         # one pack: no two cards of a trick are alike, so the first card of the highest
         # power wins, by each led suit's table of power (-1: neither that suit nor a spade)
         self.one_pack = rules.decks == 1
