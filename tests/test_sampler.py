@@ -10,7 +10,8 @@ from helpers import deal, do, fixed_hands
 from bench import robot as match
 from pbem.engine import advance, apply, choose, make_deal, new_game, preset, view
 from pbem.engine.rules import PRESETS, RulesError
-from pbem.engine.sampler import _Knowledge
+from pbem.engine.sampler import _Knowledge, _Pad
+from pbem.engine.scoring import _score_side
 from pbem.engine.tricks import table_for
 
 SMART = {"robot": "sampler"}
@@ -157,3 +158,13 @@ def test_the_duplicate_match_plays_each_deal_twice():
         assert margin == 0 and bagged == 0
     margin, _, times = match.duplicate(("standard", "t", 0))
     assert isinstance(margin, float) and times[False, True] and times[True, True]
+
+
+def test_scores_its_playouts_under_the_last_spades_bonus():
+    """S7 reads the hand's tricks, which a playout does not keep: the estimate scores the
+    contract without it (hypothesis found the sampler failing on this, made bids only)."""
+    st = game({}, last_spades_bonus=10)
+    bids(st, [3, 3, 3, 3])
+    v = view(st, 0)
+    pad = _Pad(st.rules, v, [3, 3, 3, 4])  # side 0 made its 6 exactly
+    assert _score_side(pad, 0, st.rules.sides[0])["points"] == 60

@@ -55,7 +55,7 @@ def _last_winner(st):
 def _high_spade_run(st, side) -> int:
     """How many of the hand's last tricks, in an unbroken run, the side won with a spade
     of nine or above (the card that won, played by a seat of the side that bid a number)."""
-    if st.claimed_by is not None:
+    if st.claimed_by is not None or not st.tricks:  # (the sampler's playouts keep none)
         return 0
     suit, power = st.table.suit, st.table.power
     run = 0
