@@ -1,6 +1,6 @@
 """Clock speed: rebuilding deadlines after a restart, and a tick among many pending ones.
 
-    .venv/bin/python bench/clock.py [--games N] [--due D] [--reminders] [--pg URL]
+    .venv/bin/python bench/clock.py [--games N] [--due D] [--reminders] [--pg URL [--trips]]
 
 Sets up N active games (default 10,000; create_game + play.start, one human and three
 robots, the human's bid first, so each game waits on the human with one pending timeout),
@@ -17,8 +17,10 @@ then times, in a fresh Store (an empty state cache, as after a restart):
   row is marked done and the mails are queued; then the robots' replies (decided outside
   it, their own write with the next deadlines). Wall time, and this process's CPU time
   (SQLite works in the process; on a machine shared with other jobs it varies less), and
-  per timeout the SQL statements run and the pool checkouts (on PostgreSQL each checkout
-  pings the server first: a round trip of its own); neither depends on the machine's load
+  per timeout the SQL statements run and the pool checkouts; neither depends on the
+  machine's load. With --trips (PostgreSQL), the round trips too: the server's
+  ReadyForQuery messages in libpq's trace (each ends one exchange the client waits for);
+  the trace slows the client, so the times of such a run are not comparable.
 
 --reminders arms the default reminders too (24 and 2 hours before: three rows a game).
 SQLite (a file under /tmp) by default; --pg URL runs on a fresh schema of that PostgreSQL
@@ -28,6 +30,7 @@ server instead (dropped afterwards).
 import argparse
 import statistics
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from datetime import timedelta
@@ -39,7 +42,7 @@ from sqlalchemy import delete, event, func, update  # noqa: E402
 from sqlmodel import select  # noqa: E402
 
 from bench.scratch_db import ScratchDatabase  # noqa: E402
-from pbem import clock, deadlines, play  # noqa: E402
+from pbem import clock, deadlines, gc_tuning, play  # noqa: E402
 from pbem.engine import preset  # noqa: E402
 from pbem.store.games import create_game  # noqa: E402
 from pbem.store.models import Deadline  # noqa: E402
@@ -67,7 +70,8 @@ def pending(store) -> int:
                       .where(Deadline.state == "pending")).one()
 
 
-def run(url: str, games: int, due: int, reminders: bool) -> list[tuple[str, str, str]]:
+def run(url: str, games: int, due: int, reminders: bool, trips: bool = False
+        ) -> list[tuple[str, str, str]]:
     rows = []
     store = Store(url)
     took = setup(store, games, reminders)
@@ -111,7 +115,7 @@ def run(url: str, games: int, due: int, reminders: bool) -> list[tuple[str, str,
         s.exec(update(Deadline).where(Deadline.id.in_(ids))
                .values(due=now - timedelta(hours=1)))
         s.commit()
-    with counted(store.engine) as count:
+    with counted(store.engine) as count, round_trips(store.engine, trips) as exchanges:
         t, cpu = time.perf_counter(), time.process_time()
         handled = clock.tick(store, now, limit=due)
         took, cpu = time.perf_counter() - t, time.process_time() - cpu
@@ -124,6 +128,9 @@ def run(url: str, games: int, due: int, reminders: bool) -> list[tuple[str, str,
     rows.append(("  the same, SQL statements and pool checkouts",
                  f"{count['statements']:,} / {count['checkouts']:,}",
                  f"{count['statements'] / each:.1f} / {count['checkouts'] / each:.1f} a timeout"))
+    if exchanges:
+        rows.append(("  the same, round trips to PostgreSQL", f"{exchanges[0]:,}",
+                     f"{exchanges[0] / each:.1f} a timeout"))
     return rows
 
 
@@ -148,6 +155,33 @@ def counted(engine):
         event.remove(engine.pool, "checkout", checkout)
 
 
+@contextmanager
+def round_trips(engine, on: bool):
+    """If `on` (PostgreSQL): [the round trips the engine's connections make meanwhile] once
+    done. libpq traces each connection handed out to a file, and each exchange the client
+    waits for ends with the server's ReadyForQuery."""
+    out: list[int] = []
+    if not on:
+        yield out
+        return
+    traced = {}
+    with tempfile.TemporaryFile("w+") as f:
+        def checkout(dbapi_conn, *_):
+            if id(dbapi_conn) not in traced:
+                dbapi_conn.pgconn.trace(f.fileno())
+                traced[id(dbapi_conn)] = dbapi_conn
+
+        event.listen(engine.pool, "checkout", checkout)
+        try:
+            yield out
+        finally:
+            event.remove(engine.pool, "checkout", checkout)
+            for dbapi_conn in traced.values():
+                dbapi_conn.pgconn.untrace()
+        f.seek(0)
+        out.append(sum(line.split("\t")[3:4] == ["ReadyForQuery"] for line in f))
+
+
 def table(title: str, rows) -> str:
     w = [max(len(r[i]) for r in rows) for i in range(3)]
     line = "+-" + "-+-".join("-" * x for x in w) + "-+"
@@ -163,9 +197,15 @@ def main(argv=None):
     ap.add_argument("--due", type=int, default=1_000, help="deadlines due in the last tick")
     ap.add_argument("--reminders", action="store_true", help="arm reminders too")
     ap.add_argument("--pg", metavar="URL", help="PostgreSQL instead of SQLite")
+    ap.add_argument("--trips", action="store_true",
+                    help="count the round trips to PostgreSQL (slows the run)")
     args = ap.parse_args(argv)
+    gc_tuning.for_long_running()  # as `pbem clock` and `pbem serve` run the tick
+    if args.trips and not args.pg:
+        ap.error("--trips counts round trips to PostgreSQL: give --pg URL")
     with ScratchDatabase(args.pg) as db:
-        rows = run(db.url, args.games, min(args.due, args.games), args.reminders)
+        rows = run(db.url, args.games, min(args.due, args.games), args.reminders,
+                   args.trips)
         print(table(f"clock on {db.kind}: {args.games:,} active games", rows))
 
 

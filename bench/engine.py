@@ -4,7 +4,8 @@
     .venv/bin/python bench/engine.py --instructions [--preset NAME ...]
 
 - random: whole hands a second of CPU time (deal, bids, every play) choosing at random
-  among legal()
+  among legal(); OpenSpiel's C++ Spades the same way beside it (standard), when `pyspiel`
+  imports
 - instructions: CPU instructions a random hand, counted by valgrind's callgrind (two runs of
   different lengths, so that starting Python is not counted); OpenSpiel's C++ Spades driven
   from Python beside it when `pyspiel` imports (pip install -e '.[bench]')
@@ -74,13 +75,27 @@ def play_hand(st, rng, pick, log=None):
 
 def hands_per_second(rules, pick, seconds, seed=1) -> float:
     """Hands a second of this process's CPU time (other work on the machine does not count)."""
-    rng = random.Random(seed)
-    st, hands = new_game(rules, 0), 0
-    start = time.process_time()
-    while time.process_time() - start < seconds:
+    rng, st = random.Random(seed), new_game(rules, 0)
+
+    def ten():
+        nonlocal st
         st = play_hands(rules, st, rng, pick, 10)
+    return per_cpu_second(ten, seconds)
+
+
+def per_cpu_second(play_ten, seconds) -> float:
+    """Hands a second of CPU time, `play_ten` playing ten at a time."""
+    hands, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        play_ten()
         hands += 10
     return hands / (time.process_time() - start)
+
+
+def openspiel_per_second(seconds, seed=1) -> float:
+    """OpenSpiel's random hands a second of CPU time, from the same kind of Python loop."""
+    rng = random.Random(seed)
+    return per_cpu_second(lambda: openspiel_hands(rng, 10), seconds)
 
 
 def play_hands(rules, st, rng, pick, count):
@@ -269,6 +284,9 @@ def main(argv=None):
         rows.append(bench(name, args.seconds))
         print(f"  {name} done", file=sys.stderr)
     print(table(rows))
+    if "standard" in args.preset and has_openspiel():
+        print(f"OpenSpiel spades (C++), the same random play: "
+              f"{openspiel_per_second(args.seconds):,.0f} hands/s")
 
 
 if __name__ == "__main__":

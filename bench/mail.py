@@ -1,7 +1,7 @@
 """Mail throughput end to end, beside the same client against a do-nothing SMTP server.
 
     .venv/bin/python bench/mail.py [--seconds S] [--pg URL] [--connection-per-mail]
-                                   [--profile FILE] [--connections N]
+                                   [--profile FILE] [--connections N] [--processes N]
 
 - end to end: one client sends mails over SMTP (smtplib) to `pbem.mail.inbound.controller`
   on a free port; each mail is the next legal move of a 4-human game (to a target of
@@ -17,6 +17,13 @@
   game, as a relay delivers (Postfix's default destination concurrency is 20). Each sends
   a chunk of mails made beforehand, all N together; mails/s is the mails over the wall time
   of those chunks (with one client, nearly the sum of its mails' times).
+- --processes N: the server is N receiving processes on one port (pbem.mail.workers, as
+  `pbem smtp --processes N` runs them), not a thread of the bench's own process, so the
+  client no longer shares the server's core. The server's CPU a mail is then the sum of the
+  workers' CPU time (user + system, from /proc) over the timed mails, divided by them: all
+  of it (SMTP, the event loop, the handler), where the in-process figure is the handler's
+  thread only; each worker's share says how the connections spread. SQL statements are
+  counted in-process only.
 - ceiling: the same client sends the very same mails (the same bytes, the same connection
   pattern) to an aiosmtpd Controller whose handler only answers 250. The two run
   interleaved, a chunk of mails to each in turn, so both see the same load.
@@ -57,11 +64,13 @@ from sqlalchemy import event  # noqa: E402
 from sqlmodel import select  # noqa: E402
 
 from bench.scratch_db import ScratchDatabase  # noqa: E402
+from pbem import gc_tuning  # noqa: E402
 from pbem.config import Settings  # noqa: E402
 from pbem.engine import advance, apply, choose, parse_action, preset, score_pad, view  # noqa: E402
 from pbem.engine.auto import auto_card  # noqa: E402
 from pbem.gamelog import replay_log  # noqa: E402
 from pbem.mail.inbound import MAX_SIZE, controller  # noqa: E402
+from pbem.mail.workers import Workers  # noqa: E402
 from pbem.notify import reply_address  # noqa: E402
 from pbem.play import start  # noqa: E402
 from pbem.store.games import create_game, export  # noqa: E402
@@ -206,8 +215,13 @@ class Measured:
         self.inner, self.on, self.cpu, self.statements = processor, False, [], []
         self.profile = cProfile.Profile() if profile else None
         self.known = processor.known
-        self.mine = threading.local()
+        self.mine, self.engine = threading.local(), engine
         event.listen(engine, "before_cursor_execute", self._count)
+
+    workers: list[float] = []  # no worker processes: the server is a thread here
+
+    def close(self) -> None:
+        event.remove(self.engine, "before_cursor_execute", self._count)
 
     def _count(self, *_args):
         if getattr(self.mine, "n", None) is not None:
@@ -236,6 +250,7 @@ class Run:
     cpu: list[float]  # CPU seconds of the server's thread for each of ours
     statements: list[int]  # SQL statements for each of ours
     wall: tuple[float, float] = (0.0, 0.0)  # seconds all clients sent to ours, to the ceiling
+    workers: list[float] = dataclasses.field(default_factory=list)  # CPU s of each worker
 
 
 class Lane:
@@ -252,15 +267,22 @@ class Lane:
 
 
 def bench(store, cfg, mails: int | None = None, seconds: float = 0.0,
-          per_mail: bool = False, profile: str | None = None, connections: int = 1) -> Run:
-    """`mails` mails (or as many as `seconds` of ours allow) to our server and the same to
-    the ceiling, interleaved, over `connections` connections at once (each its own game);
-    then the check that every one of ours moved."""
-    assert not (profile and connections > 1), "--profile follows one connection's thread"
-    ours, top = _server(store, cfg), Controller(Nothing(), hostname="127.0.0.1",
-                                                port=free_port(), data_size_limit=MAX_SIZE)
-    measured = ours.handler.processor = Measured(ours.handler.processor, store.engine,
-                                                        bool(profile))
+          per_mail: bool = False, profile: str | None = None, connections: int = 1,
+          processes: int = 0) -> Run:
+    """`mails` mails (or as many as `seconds` of ours allow) to our server (in this process,
+    or `processes` worker processes) and the same to the ceiling, interleaved, over
+    `connections` connections at once (each its own game); then the check that every one of
+    ours moved."""
+    assert not (profile and (connections > 1 or processes)), \
+        "--profile follows one connection's thread in this process"
+    top = Controller(Nothing(), hostname="127.0.0.1", port=free_port(),
+                     data_size_limit=MAX_SIZE)
+    if processes:
+        ours = measured = Processes(cfg, processes)
+    else:
+        ours = _server(store, cfg)
+        measured = ours.handler.processor = Measured(ours.handler.processor, store.engine,
+                                                            bool(profile))
     ours.start()
     top.start()
     lanes = [Lane(store, ours.port, top.port, per_mail) for _ in range(connections)]
@@ -290,9 +312,51 @@ def bench(store, cfg, mails: int | None = None, seconds: float = 0.0,
         measured.profile.dump_stats(profile)
     check(store, [x.players for x in lanes], connections * WARM_UP +
           sum(len(x.a.times) for x in lanes))
-    event.remove(store.engine, "before_cursor_execute", measured._count)
+    measured.close()
     return Run([t for x in lanes for t in x.a.times], [t for x in lanes for t in x.b.times],
-               measured.cpu, measured.statements, tuple(wall))
+               measured.cpu, measured.statements, tuple(wall), measured.workers)
+
+
+class Processes:
+    """Our server as worker processes (pbem.mail.workers); `workers`: the CPU seconds each
+    used while `on` (no figures a mail: `cpu` and `statements` stay empty)."""
+
+    def __init__(self, cfg, processes: int):
+        # port 0: the kernel's free port, bound at once (no race with the ceiling's port)
+        self.pool = Workers(dataclasses.replace(cfg, smtp_host="127.0.0.1", smtp_port=0),
+                            processes)
+        self.port, self.statements, self.cpu, self.workers = self.pool.port, [], [], []
+        self._before: dict[int, float] = {}
+
+    def start(self) -> None:
+        self.pool.start()
+
+    @property
+    def on(self) -> bool:
+        return bool(self._before)
+
+    @on.setter
+    def on(self, on: bool) -> None:
+        now = {pid: _cpu_seconds(pid) for pid in self.pool.pids()}
+        if on:
+            self._before = now
+            return
+        if now.keys() != self._before.keys():
+            raise SystemExit("a worker process died while timed: no figure")
+        self.workers = [now[p] - self._before[p] for p in now]
+        self._before = {}
+
+    def stop(self) -> None:
+        self.pool.stop()
+
+    def close(self) -> None:
+        pass
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU time of process `pid` so far (/proc/PID/stat, proc(5))."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _all_at_once(lanes: list[Lane], client) -> float:
@@ -364,19 +428,23 @@ def main() -> None:
     ap.add_argument("--profile", metavar="FILE", help="cProfile of the server's work")
     ap.add_argument("--connections", type=int, default=1, metavar="N",
                     help="N clients at once, each on its own connection and game")
+    ap.add_argument("--processes", type=int, default=0, metavar="N",
+                    help="the server as N worker processes (default: a thread of this one)")
     args = ap.parse_args()
+    gc_tuning.for_long_running()  # as the serving process (and each worker) runs
     per_mail = args.connection_per_mail
     print(f"python {platform.python_version()}, {platform.machine()}, "
           f"{'postgresql' if args.pg else 'sqlite'}, "
           f"{'a connection per mail' if per_mail else 'one connection for all mails'}, "
-          f"{args.connections} client(s) at once")
+          f"{args.connections} client(s) at once, server "
+          f"{f'in {args.processes} worker process(es)' if args.processes else 'in-process'}")
     db = ScratchDatabase(args.pg)
     var = Path(tempfile.mkdtemp(prefix="pbem-bench-var-"))
     try:
         store = Store(db.url)
         cfg = Settings(var_dir=var, database_url=db.url, mail_domain=DOMAIN)
         run = bench(store, cfg, seconds=args.seconds, per_mail=per_mail, profile=args.profile,
-                    connections=args.connections)
+                    connections=args.connections, processes=args.processes)
         store.engine.dispose()
     finally:
         db.close()
@@ -389,10 +457,16 @@ def main() -> None:
     e2e, ceil = len(run.ours) / run.wall[0], len(run.ceiling) / run.wall[1]
     met = e2e >= TARGET_RATE and pct(run.ours, 0.99) < TARGET_P99
     print(f"ratio end to end / ceiling: {e2e / ceil:.3f}; target {'met' if met else 'missed'}")
+    load = f"load average {os.getloadavg()[0]:.2f}"
+    if run.workers:
+        shares = " / ".join(f"{x:.2f}" for x in run.workers)
+        print(f"CPU time of the server's processes a mail: "
+              f"{1000 * sum(run.workers) / len(run.ours):.2f} ms (each worker's seconds: "
+              f"{shares}); {load}")
+        return
     print(f"CPU time of the server's thread a mail: median {pct(run.cpu, 0.5):.2f} ms, "
           f"p99 {pct(run.cpu, 0.99):.2f} ms; SQL statements a mail: "
-          f"{sum(run.statements) / len(run.statements):.1f}; load average "
-          f"{os.getloadavg()[0]:.2f}")
+          f"{sum(run.statements) / len(run.statements):.1f}; {load}")
 
 
 if __name__ == "__main__":

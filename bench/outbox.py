@@ -22,6 +22,7 @@ on the PostgreSQL server --pg names. Each case gets a fresh database.
 
 import argparse
 import asyncio
+import os
 import platform
 import shutil
 import socket
@@ -180,8 +181,14 @@ def case(pg, n: int, tag: str, run):
         db.close()
 
 
-def maildir_case(pg, n: int) -> float:
+def maildir_case(pg, n: int, read: int = 0) -> float:
+    """`read`: mails already read in cur/, as months of a mail client leave them."""
     box = Path(tempfile.mkdtemp(prefix="pbem-bench-mail-"))
+    (box / "cur").mkdir()
+    for i in range(read):
+        (box / "cur" / f"pbem-read{i}:2,S").touch()
+    old = time.time() - 3600  # read an hour ago
+    os.utime(box / "cur", (old, old))
     try:
         return case(pg, n, "m", lambda store: drain_all(store, maildir_delivery(box, DOMAIN)))
     finally:
@@ -227,6 +234,7 @@ def main() -> None:
     ap.add_argument("--backlog", type=int, default=1500)
     ap.add_argument("--delay", type=float, default=0.4)
     ap.add_argument("--pg", metavar="URL", help="PostgreSQL instead of a SQLite file")
+    ap.add_argument("--read", type=int, default=0, help="read mails in the Maildir's cur/")
     ap.add_argument("--skip", default="", help="cases to skip: maildir,relay,ceiling,lag,backlog")
     args = ap.parse_args()
     skip, n = set(args.skip.split(",")), args.mails
@@ -234,9 +242,9 @@ def main() -> None:
           f"{'postgresql' if args.pg else 'sqlite'}; target >= 500 mails/s, lag < 2 s, "
           f"a backlog of 1,500 at 0.4 s < 60 s")
     if "maildir" not in skip:
-        t = maildir_case(args.pg, n)
+        t = maildir_case(args.pg, n, args.read)
         print(f"maildir: {n} mails in {t:.2f} s = {n / t:.0f} mails/s "
-              f"({1000 * CPU[-1] / n:.2f} ms CPU a mail)")
+              f"({1000 * CPU[-1] / n:.2f} ms CPU a mail, {args.read} read mails in cur/)")
     if "relay" not in skip:
         for conns in (None, 1):
             t, relay = relay_case(args.pg, n, 0.0, conns)

@@ -6,7 +6,7 @@ specific name in this table gives a module its layer. tests/test_layers.py reads
 and every import, and fails on a module without a layer, an upward import or a cycle.
 
     1 rules      pbem.engine pbem.gamelog pbem.simulate
-    2 store      pbem.store pbem.config pbem.signing pbem.asks
+    2 store      pbem.store pbem.config pbem.signing pbem.asks pbem.gc_tuning
     3 reactions  pbem.notify pbem.compose pbem.deadlines pbem.orders pbem.vacation pbem.digest
                  pbem.league pbem.talk pbem.owntime pbem.seatclock pbem.prepared
     4 door       pbem.play
@@ -15,8 +15,9 @@ and every import, and fails on a module without a layer, an upward import or a c
 
 1. The rules: pure and deterministic, no I/O (pbem.engine imports nothing else of pbem); the
    log format; robot games.
-2. Tables, sessions, the game-state cache, the outbox; settings; signed links, and the
-   mailed links that ask an address's owner before anything is done for it.
+2. Tables, sessions, the game-state cache, the outbox; settings, and the collector's pace
+   for servers; signed links, and the mailed links that ask an address's owner before
+   anything is done for it.
 3. What a move writes in its own transaction, computed from the state and its new events
    (the mails, the next deadlines, a league game's result), and what writes without moving
    a game (vacations, digests, leagues' entries and rounds). None of it imports the door.

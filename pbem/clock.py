@@ -9,13 +9,13 @@ dedupe key). APScheduler's own job store decides nothing (PITFALLS.md).
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import bindparam, or_, update
+from sqlalchemy import bindparam, case, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from . import compose, play, vacation
 from .config import load
-from .deadlines import ROBOT, time_control
+from .deadlines import CLOSED, PAUSED, ROBOT, time_control
 from .engine import choose, view
 from .league import seasons
 from .notify import seat_names
@@ -155,7 +155,7 @@ def _timeout_at_once(store, row, now, read) -> int | None:
     mails = _timeout_mails(game, seats, players, row, text)
 
     def also(s):
-        if not _done_in(s, row, now, f"timeout: {how}"):
+        if not _take(s, row, now, f"timeout: {how}"):
             raise play.Refused("another clock has this timeout")
         return mails  # queued with the move's own
 
@@ -185,6 +185,34 @@ _DONE = update(Deadline).where(Deadline.id == bindparam("row"), Deadline.state =
 def _done_in(s, row, now, result: str) -> bool:
     res = s.connection().execute(_DONE, {"row": row.id, "at": now, "said": result})
     return res.rowcount == 1
+
+
+def _mine(value, other):
+    """`value` for the timeout's own row, `other` for the rest."""
+    return case((Deadline.id == bindparam("row"), value), else_=other)
+
+
+# a timeout taken by its move's write: the row done (only if still pending: of two clocks one
+# wins) and, in the same statement, the game's other open rows at its move or before
+# cancelled (its reminders, its robot's row, rows a league pause keeps), which the move's
+# `deadlines.arm` would otherwise cancel in a statement of its own (`deadlines.CLOSED`)
+_TAKE = update(Deadline).where(
+    Deadline.game_id == bindparam("g"), Deadline.seq <= bindparam("q"),
+    or_(Deadline.state == "pending", (Deadline.state == PAUSED) & (Deadline.id != bindparam("row")))
+).values(state=_mine("done", "cancelled"), claimed_at=_mine(bindparam("at"), Deadline.claimed_at),
+         result=_mine(bindparam("said"), Deadline.result)).returning(Deadline.id)
+
+
+def _take(s, row, now, result: str) -> bool:
+    """Take a pending timeout in its move's transaction (`_TAKE`). False if another clock,
+    a move or a league pause came first: the caller refuses the move, and the rollback takes
+    back whatever the statement cancelled."""
+    ids = s.connection().execute(_TAKE, {"g": row.game_id, "q": row.seq, "row": row.id,
+                                         "at": now, "said": result}).scalars().all()
+    if row.id not in ids:
+        return False
+    s.info[CLOSED] = row.game_id
+    return True
 
 
 def _timeout_move(game, st, row, how, who, applied=False) -> tuple[dict | None, str]:

@@ -9,6 +9,20 @@ def _env(name: str, default: str) -> str:
     return os.environ.get(name) or default
 
 
+MAX_SMTP_PROCESSES = 64  # receiving processes: well past any machine's cores
+
+
+class SettingError(ValueError):
+    """A setting in the environment that cannot be used: the message says which and why."""
+
+
+def _env_int(name: str, default: int, low: int, high: int) -> int:
+    raw = _env(name, str(default)).strip()
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise SettingError(f"{name} must be a whole number from {low} to {high}, not {raw!r}")
+    return int(raw)
+
+
 @dataclass(frozen=True)
 class Settings:
     var_dir: Path = field(default_factory=lambda: Path(_env("PBEM_VAR_DIR", "var")))
@@ -23,10 +37,13 @@ class Settings:
             object.__setattr__(self, "database_url", url)
 
     smtp_host: str = field(default_factory=lambda: _env("PBEM_SMTP_HOST", "127.0.0.1"))
-    smtp_port: int = field(default_factory=lambda: int(_env("PBEM_SMTP_PORT", "2525")))
+    smtp_port: int = field(default_factory=lambda: _env_int("PBEM_SMTP_PORT", 2525, 0, 65535))
+    # processes receiving mail on that port (pbem.mail.workers); 1: the serving process itself
+    smtp_processes: int = field(default_factory=lambda: _env_int(
+        "PBEM_SMTP_PROCESSES", 1, 1, MAX_SMTP_PROCESSES))
     smtp_url: str = field(default_factory=lambda: os.environ.get("PBEM_SMTP_URL", ""))
     web_host: str = field(default_factory=lambda: _env("PBEM_WEB_HOST", "127.0.0.1"))
-    web_port: int = field(default_factory=lambda: int(_env("PBEM_WEB_PORT", "5000")))
+    web_port: int = field(default_factory=lambda: _env_int("PBEM_WEB_PORT", 5000, 0, 65535))
     dkim_selector: str = field(default_factory=lambda: _env("PBEM_DKIM_SELECTOR", "pbem"))
     from_name: str = field(default_factory=lambda: _env("PBEM_FROM_NAME", "Spades by email"))
     # the MTA in front of us (Postfix with OpenDMARC, say): its Authentication-Results count

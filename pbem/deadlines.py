@@ -30,6 +30,10 @@ EXTRA = "extra"  # a row that records who gave more time at which move (never fi
 PAUSED = "paused"  # a row's state while its league is paused: it keeps the time it has left
 ROBOT = "robot"  # a robot's turn: moved after the commit; if that runner died, by the clock
 ROBOT_GRACE = timedelta(minutes=1)  # the runner after the commit has this long first
+# in a transaction's Session.info: the game whose open rows a statement of this transaction
+# cancelled already, up to the move its pending timeout was armed for (pbem.clock's timeout
+# taken in its move's write), so `arm` has none left to cancel
+CLOSED = "pbem_deadlines_closed"
 
 
 def check(tc: dict | None) -> dict:
@@ -113,7 +117,7 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
     an undo, the one it had for that move). `rebuild` cancels the stale rows of many games
     in one statement (`cancelled`), reads their bank rows at once (`clock_rows`) and writes
     all their new rows in one statement (`out`: a list they are added to)."""
-    if not cancelled:  # Core, built once: the ORM's update (and building it) cost more
+    if not cancelled and s.info.get(CLOSED) != game.id:  # Core, built once: the ORM cost more
         s.connection().execute(_CANCEL, {"g": game.id, "q": st.move_seq})
     if st.phase == "over":
         return

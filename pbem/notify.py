@@ -14,12 +14,14 @@ from .store.models import now as utcnow
 
 
 def mails(game, seats, players, st, events, before=None, orders=None, clocks=None,
-          now=None, answered=None) -> list[dict]:
+          now=None, answered=None, answering=False) -> list[dict]:
     """`orders`: each seat's pending orders, as written (a turn mail lists its own);
     `clocks`: a bank clock's seats (pbem.seatclock), each mail tells its own bank; `now`:
     the time the turn mails count their deadlines from (the write's, which arms them);
     `answered`: the seat whose mail made this move, which the answer to it tells what
-    happened (the table, the hand just scored), so it gets no news mail of it besides."""
+    happened (the table, the hand just scored), so it gets no news mail of it besides;
+    `answering`: that answer is written with this move, from this table, so where it is
+    the seat's turn (`answer_stands`) the answer is its turn mail too."""
     if not events:
         return []
     cfg = load()
@@ -29,6 +31,8 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
         return out  # talk and offers: no turn mail, nothing moved
     humans = {x.seat: x for x in seats if not x.robot and mailable(players.get(x.player_id))}
     acting = [s for s in st.to_act() if s in humans and legal(st, s)]
+    if answering and answer_stands(game, st, answered):
+        acting = [s for s in acting if s != answered]
     for seat in [s for s in acting if _asked_anew(s, events, answered)]:
         player = players[humans[seat].player_id]
         if (player.prefs or {}).get("turns") != "daily":  # else: the daily list of moves
@@ -61,6 +65,17 @@ def _asked_anew(seat, events, answered=None) -> bool:
     if seat == answered and events[0]["type"] == "undo":
         return False
     return any(ev["type"] != "look" or ev.get("seat") == seat for ev in events)
+
+
+def answer_stands(game, st, seat) -> bool:
+    """Can the answer to the seat's mail, written with its move from the table the move
+    left, stand for its turn mail (its Message-ID, links and deadline: one mail, not two)?
+    When it is the seat's turn on that table (it won the trick, bids first in the new hand,
+    looked at its cards), unless the game has a bank clock: the write pays the banks after
+    the answer is rendered, so the turn mail tells the bank. A table the robots change after
+    the write (their moves after a deal) gets its own turn mail from their write."""
+    return seat in st.to_act() and bool(legal(st, seat)) \
+        and time_control(game)["clock"] != "bank"
 
 
 def _news(st, before) -> bool:

@@ -10,6 +10,7 @@ mail if it is not allowed then or the bidding ends without it (a misdeal, a part
 for the side)."""
 
 from sqlalchemy import bindparam
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from . import notify
@@ -121,45 +122,83 @@ class Pending:
                 f"Your order \"{row.text}\" was dropped: {why}.\n")))
 
 
-def give(store, game_id: int, seat: int, line: str, st) -> list[SeatOrder]:
+def give(store, game_id: int, seat: int, line: str, st, ref: str | None = None
+         ) -> list[SeatOrder]:
     """Keep the orders a line gives for the seat, checked against what it holds now; a
-    ValueError says why not (nothing is kept then)."""
+    ValueError says why not (nothing is kept then). `ref`: the mail line's (None on the
+    web): a line kept before, by this mail's earlier try or its twin, is not kept again."""
     orders = read(line)
     if orders is None:
         raise ValueError(f"{line!r} is not an order")
+    refs = [f"{ref}.{i}" if ref else None for i in range(len(orders))]
+    with store.reader() as s:
+        if kept := _kept(s, refs):  # before the checks: the first may have played since
+            return kept
     if st.phase != "play":
         raise ValueError("orders are for the play of a hand: give them once the bids are in "
                          "(a bid before your turn, bid 4 say, is kept for your turn)")
     for order in orders:
         if order.get("card") and order["card"] not in st.hands[seat]:
             raise ValueError(f"{order['card']} is not in your hand")
-    with store.session() as s:
+
+    def keep(s):
         have = len(pending(s, game_id, seat))
         if have + len(orders) > MAX_ORDERS:
             raise ValueError(f"you have {have} orders: at most {MAX_ORDERS} a hand")
         rows = [SeatOrder(game_id=game_id, seat=seat, spec=o, text=line[:100],
-                          hand=st.hand_no) for o in orders]
+                          hand=st.hand_no, ref=r) for o, r in zip(orders, refs, strict=True)]
         s.add_all(rows)
-        s.commit()
-    return rows
+        return rows
+
+    return _keep_once(store, refs, keep)
 
 
-def give_bid(store, game_id: int, seat: int, action: dict, text: str, st) -> SeatOrder:
+def give_bid(store, game_id: int, seat: int, action: dict, text: str, st,
+             ref: str | None = None) -> SeatOrder:
     """Keep a bid the seat gives before its turn to bid (`action` as pbem.engine.parse_action
-    reads it), in place of an earlier one; ValueError says why not (nothing kept then)."""
+    reads it), in place of an earlier one; ValueError says why not (nothing kept then).
+    `ref` as for `give`."""
+    refs = [f"{ref}.0" if ref else None]
+    with store.reader() as s:
+        if kept := _kept(s, refs):  # this mail's line, kept before (and maybe made since)
+            return kept[0]
     order = bid_order(action)
     _check_ahead(st, seat, order["bid"])
-    with store.session() as s:
+
+    def keep(s):
         for row in pending(s, game_id, seat):
             if row.spec["kind"] == "bid":  # the newer bid stands: no mail for this one
                 row.state = "dropped"
                 s.add(row)
         row = SeatOrder(game_id=game_id, seat=seat, spec=order, text=text[:100],
-                        hand=st.hand_no)
+                        hand=st.hand_no, ref=refs[0])
         s.add(row)
-        s.commit()
-        s.refresh(row)
-    return row
+        return [row]
+
+    return _keep_once(store, refs, keep)[0]
+
+
+def _kept(s, refs: list[str | None]) -> list[SeatOrder]:
+    """The orders kept before under these refs (none for orders given on the web)."""
+    if refs[0] is None:
+        return []
+    return list(s.exec(select(SeatOrder).where(SeatOrder.ref.in_(refs))
+                       .order_by(SeatOrder.id)).all())
+
+
+def _keep_once(store, refs, keep) -> list[SeatOrder]:
+    """`keep(s)`'s rows, committed; if the same mail's twin, delivered at the same time,
+    kept them first (the unique ref refuses ours), theirs."""
+    try:
+        with store.session() as s:
+            rows = keep(s)
+            s.commit()
+            return rows
+    except IntegrityError:
+        with store.reader() as s:
+            if kept := _kept(s, refs):
+                return kept
+        raise
 
 
 def may_bid_ahead(st, seat: int) -> bool:

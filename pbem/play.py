@@ -119,8 +119,8 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
     checked = _check_claim(store, game_id, seat, action)
 
     answered = seat if source == "mail" else None  # pbem.notify: the answer tells it
-    plan = _foresee(store, game_id, seat, action, seen, expect_seq, answered) \
-        if checked is None else None
+    plan = _foresee(store, game_id, seat, action, seen, expect_seq, answered,
+                    after is not None) if checked is None else None
     if plan is not None and plan.ahead is not None and hasattr(after, "prepare"):
         after.prepare(*plan.ahead[:2])  # its mails too are rendered outside the write
 
@@ -256,7 +256,7 @@ def move_robots(store: Store, game_id: int) -> Result | None:
 
 
 def _foresee(store, game_id, seat=None, action=None, seen=None, expect_seq=None,
-             answered=None) -> Plan:
+             answered=None, answering=False) -> Plan:
     """The robots' next moves, from a read (after `seat`'s `action`, if given: the replies
     to a player's move, so they go in its write): while it is a robot's turn. `seen`: what
     its caller just read (`Seen`), so there is no second read; the state is the caller's
@@ -273,7 +273,8 @@ def _foresee(store, game_id, seat=None, action=None, seen=None, expect_seq=None,
     finally:
         store.keep(game_id, st)  # after its copy is made: the cache's state is everyone's
     if plan.ahead is not None and seen.table and fresh:  # its mails, outside the write
-        plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow(), answered)
+        plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow(), answered,
+                                         answering)
     return plan
 
 
@@ -448,18 +449,28 @@ def _once(store, game_id, first, actor, source, ref, plan=None, queued=(), after
         insert_all(s, Move, rows)
         season = _react(s, game, seats, players, st, events, before, orders.texts(),
                         _clock_movers(events, n, actor, source), ready, table, queued,
-                        actor if source == "mail" else None)
+                        actor if source == "mail" else None, after is not None)
         wait = any(x.robot and x.seat in st.to_act() for x in seats)  # not foreseen
         s.commit()
     store.keep(game_id, st)
     if season is not None:
         _next_round(store, season)
-    return Result(game_id, st.snapshot(), events, robots_wait=wait)  # a copy: the cache's
-    # own changes later
+    return Result(game_id, _copy(st, plan, events), events, robots_wait=wait)
+
+
+def _copy(st, plan, events) -> State:
+    """The caller's copy of `st` (the cache's own, which its next writer changes): the state
+    the read foresaw, when the write made just the events foreseen (with their seqs: so from
+    the same state), which nobody else holds; else a snapshot."""
+    ahead = plan.ahead if plan is not None else None
+    if ahead is not None and events and ahead[1] == events and ahead[0].seq == st.seq:
+        plan.ahead = None  # handed over: the plan keeps no hold on it
+        return ahead[0]
+    return st.snapshot()
 
 
 def _react(s, game, seats, players, st, events, before, orders, movers, ready=None,
-           table=None, queued=(), answered=None) -> int | None:
+           table=None, queued=(), answered=None, answering=False) -> int | None:
     """What the move writes beside its events, in its transaction and in this order: the
     mails (`ready`: rendered before the write, taken if they fit), the next deadlines, the
     game's status and, when a league game ends, its result. (A bank clock's banks are paid
@@ -475,7 +486,7 @@ def _react(s, game, seats, players, st, events, before, orders, movers, ready=No
         now, mails = ready.now, ready.rows  # the deadlines count from the mails' time
     else:
         mails = notify.mails(game, seats, players, st, events, before, orders, clocks, now,
-                             answered)
+                             answered, answering)
     insert_all(s, Outbox, [*queued, *mails])
     if any(ev["type"] not in QUIET for ev in events):
         deadlines.arm(s, game, st, seats, players, now, clocks, _kept_dues(s, game, events))
@@ -542,7 +553,7 @@ def _move(s, st, game_id, seat, action, expect_seq) -> list[dict]:
     if not isinstance(seat, int) or not 0 <= seat < st.n:
         raise IllegalAction(f"there is no seat {seat} in game {game_id}")
     kind = action.get("type") if isinstance(action, dict) else None
-    if expect_seq is not None and expect_seq != st.seq and kind not in _TIMELESS:
+    if expect_seq is not None and kind not in _TIMELESS:
         _check_stale(s, st, game_id, seat, expect_seq)
     if kind == "say":
         action = _talk(s, game_id, seat, action)
@@ -604,14 +615,26 @@ def _kept_dues(s, game, events) -> dict:
 
 
 def _check_stale(s, st, game_id, seat, expect_seq):
-    since = s.exec(select(Move).where(Move.game_id == game_id, Move.seq > expect_seq)).all()
+    why = stale(s, st, game_id, seat, expect_seq)
+    if why:
+        raise Stale(why, st.snapshot())
+
+
+def stale(s, st, game_id, seat, expect_seq) -> str | None:
+    """Why a move the seat makes from the table it saw at `expect_seq` is stale in `st` (read
+    in `s`), or None if it still means the same: the one rule, for the door and for the move
+    links that lead to it (pbem.web.links). Talk, offers and another seat's look or pass
+    since do not count, nor a move taken back since with its undo."""
+    if expect_seq == st.seq:
+        return None
     if expect_seq > st.seq:
-        raise Stale(f"move {expect_seq} has not happened yet: the game is at move {st.seq}",
-                    st.snapshot())
+        return f"move {expect_seq} has not happened yet: the game is at move {st.seq}"
+    since = s.exec(select(Move).where(Move.game_id == game_id, Move.seq > expect_seq)).all()
     if any(m.type not in QUIET and (m.type not in _HARMLESS or m.actor == seat)
            for m in _not_taken_back(since)):
-        raise Stale(f"the game has moved on (you saw move {expect_seq}, it is now at "
-                    f"{st.seq}): here is the table as it is now", st.snapshot())
+        return (f"the game has moved on (you saw move {expect_seq}, it is now at {st.seq}): "
+                "here is the table as it is now")
+    return None
 
 
 def _not_taken_back(since: list[Move]) -> list[Move]:

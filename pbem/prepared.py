@@ -48,12 +48,14 @@ class Prepared:
     rows: list[dict]
 
 
-def prepare(game, seats, players, st, events, before, now, answered=None) -> Prepared:
+def prepare(game, seats, players, st, events, before, now, answered=None,
+            answering=False) -> Prepared:
     """The mails the write would queue for `events` (the table being `st` after them);
-    `answered`: the seat whose mail made the move (pbem.notify.mails)."""
+    `answered`, `answering`: the seat whose mail made the move, and whether its answer
+    goes with it (pbem.notify.mails)."""
     return Prepared((game, seats, players), (st.seq, events, before), now,
                     notify.mails(game, seats, players, st, events, before, now=now,
-                                 answered=answered))
+                                 answered=answered, answering=answering))
 
 
 def same_table(s, game_id: int, prepared: Prepared | None, ref: str | None) -> Found | None:

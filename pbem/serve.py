@@ -11,9 +11,11 @@ import threading
 import time
 from urllib.parse import urlparse
 
+from . import gc_tuning
 from .clock import scheduler
 from .config import Settings
 from .mail.inbound import controller
+from .mail.workers import Workers
 from .signing import secret_keys
 from .store.outbox import any_due, drain, maildir_delivery
 from .store.relay import CONNECTIONS, Relay
@@ -64,9 +66,11 @@ def send_until(stop: threading.Event, store, deliver, every: float,
 
 
 def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool = True,
-        every: float = 2.0, stop: threading.Event | None = None, echo=print) -> None:
-    """Serve until `stop` is set (or Ctrl-C): the web pages, receiving mail, and sending
-    the outbox every `every` seconds."""
+        every: float = 2.0, stop: threading.Event | None = None, echo=print,
+        smtp_processes: int = 1) -> None:
+    """Serve until `stop` is set (or Ctrl-C): the web pages, receiving mail (here, or in
+    `smtp_processes` processes of its own: pbem.mail.workers), and sending the outbox every
+    `every` seconds. The clock and the outbox run here only."""
     stop = stop or threading.Event()
     ctl = site = None
     if web:
@@ -77,13 +81,16 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
         threading.Thread(target=site.run, daemon=True).start()
         echo(f"web on http://{cfg.web_host}:{cfg.web_port}/ (links use {cfg.base_url})")
     if smtp:
-        ctl = controller(store, cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp)
+        ctl = (Workers(cfg, smtp_processes, lmtp) if smtp_processes > 1 else
+               controller(store, cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp))
         ctl.start()
-        echo(f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}, "
+        many = f" in {smtp_processes} processes" if smtp_processes > 1 else ""
+        echo(f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}{many}, "
              f"mail for play+TOKEN@{cfg.mail_domain} and pbem@{cfg.mail_domain}")
     ticker = scheduler(store)
     ticker.start()
     echo("clock: deadlines checked every 30 s")
+    gc_tuning.for_long_running()
     deliver = delivery(cfg)
     echo("outbound mail: " + ("relay " + urlparse(cfg.smtp_url).hostname if cfg.smtp_url
                               else f"Maildir {cfg.maildir}"))

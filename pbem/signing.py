@@ -1,11 +1,25 @@
 """Signed links (itsdangerous): moves, league joins and partners, the care of a stuck table,
 new games and leagues confirmed by their creators; a salt per purpose, and a list of secrets
-so keys can rotate (the newest signs, every one still verifies)."""
+so keys can rotate (the newest signs, every one still verifies).
 
+A link is itsdangerous's URLSafeTimedSerializer token, and itsdangerous verifies every one
+(links mailed long ago too). Signing is ours: a turn mail signs a link per legal move, and
+itsdangerous builds a signer, derives its key and tries zlib on each; here the key is
+derived once per Signer, and a short payload is not compressed (zlib never pays there;
+itsdangerous reads a payload either way)."""
+
+import hashlib
+import hmac
+import json
+import os
 import secrets as _secrets
+import threading
+import time
+import zlib
 from pathlib import Path
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+from itsdangerous.encoding import base64_encode, int_to_bytes
 
 MOVE = "pbem.move"
 UNSUBSCRIBE = "pbem.unsubscribe"  # a one-click unsubscribe link (RFC 8058)
@@ -13,6 +27,10 @@ CARE = "pbem.care"  # a stuck table: the organiser lets the robot move, or gives
 NEW_GAME, NEW_LEAGUE = "pbem.new-game", "pbem.new-league"  # the creator confirms (pbem.asks)
 SIGN_IN = "pbem.sign-in"  # a player's mailed link to their home page (pbem.web.signin)
 MAX_AGE = 14 * 24 * 3600  # a move link lives as long as the longest deadline
+SHORT = 200  # bytes of JSON below which a payload is not worth compressing
+
+_key_file: dict = {}  # path -> ((inode, mtime, size), key)
+_key_lock = threading.Lock()
 
 
 def secret_keys(cfg) -> list[str]:
@@ -24,15 +42,45 @@ def secret_keys(cfg) -> list[str]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_secrets.token_urlsafe(32))
         path.chmod(0o600)
-    return [path.read_text().strip()]
+    return [_read_key(path)]
+
+
+def _read_key(path: Path) -> str:
+    """The file's key, read again only when the file changed: one stat a call, not an open
+    and a read (a turn mail asks for it). A key file replaced (renamed over: a new inode) or
+    rewritten (a new mtime or size) while we run signs the next link."""
+    st = os.stat(path)
+    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+    with _key_lock:
+        known = _key_file.get(path)
+        if known is not None and known[0] == stamp:
+            return known[1]
+    key = path.read_text().strip()
+    with _key_lock:
+        _key_file[path] = (stamp, key)
+    return key
 
 
 class Signer:
     def __init__(self, keys: list[str], purpose: str = MOVE):
         self.s = URLSafeTimedSerializer(keys, salt=purpose)
+        # itsdangerous's key for the newest secret (its default "django-concat", SHA-1)
+        key = hashlib.sha1(purpose.encode() + b"signer" + keys[-1].encode()).digest()
+        self._mac = hmac.new(key, digestmod=hashlib.sha1)
 
     def dumps(self, data: dict) -> str:
-        return self.s.dumps(dict(data, n=_secrets.token_hex(6)))  # n: this link's own id
+        """A token itsdangerous's `loads` reads: payload.timestamp.signature."""
+        raw = json.dumps(dict(data, n=_secrets.token_hex(6)),  # n: this link's own id
+                         ensure_ascii=False, separators=(",", ":")).encode()
+        payload = base64_encode(raw)
+        if len(raw) > SHORT:
+            packed = zlib.compress(raw)
+            if len(packed) < len(raw) - 1:
+                payload = b"." + base64_encode(packed)
+        value = payload + b"." + base64_encode(int_to_bytes(int(time.time())))
+        mac = self._mac.copy()
+        mac.update(value)
+        return (value + b"." + base64_encode(mac.digest())).decode()
 
     def loads(self, token: str, max_age: int = MAX_AGE) -> dict:
         """The data, or ValueError saying why the link is no good."""

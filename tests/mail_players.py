@@ -55,7 +55,8 @@ class Mail:
 
     @property
     def is_turn(self) -> bool:
-        return "your turn" in self.headline
+        """A turn mail, or an answer that stands for one (its Message-ID is a turn mail's)."""
+        return "your turn" in self.headline or self.message_id.startswith("<turn.")
 
     def section(self, title: str) -> list[str]:
         """The indented lines after a line starting with `title`, up to a blank line."""
@@ -76,8 +77,10 @@ class Mail:
 
     def moves(self) -> list[str]:
         """What the mail says one may reply: the text after "reply:", or the whole line."""
+        lines = self.section("It is your turn. Reply to this mail with one of:") \
+            or self.section("Legal now:")  # an answer that is the turn mail too
         return [line.split("reply:", 1)[1].strip() if "reply:" in line else line
-                for line in self.section("It is your turn. Reply to this mail with one of:")]
+                for line in lines]
 
     def cards_shown(self) -> set[str]:
         """Every card named anywhere in the mail (text and HTML), as symbols or as a code."""

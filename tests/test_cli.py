@@ -194,3 +194,15 @@ def test_demo_prints_the_game():
     assert len(tricks) == 13 * hands
     assert all(len(t.split(", ")) == 4 for t in tricks)
     assert "♠" in out and out.splitlines()[-1].startswith("game over: ")
+
+
+@pytest.mark.parametrize("name, value", [("PBEM_SMTP_PROCESSES", "abc"),
+                                         ("PBEM_SMTP_PROCESSES", "0"),
+                                         ("PBEM_SMTP_PORT", "99999"),
+                                         ("PBEM_WEB_PORT", "-1")])
+def test_a_mistyped_setting_is_named_not_a_traceback(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    res = CliRunner().invoke(main, ["smtp"])
+    assert res.exit_code == 1
+    assert f"{name} must be a whole number" in res.output and repr(value) in res.output
+    assert "Traceback" not in res.output

@@ -187,3 +187,31 @@ def test_a_failed_delivery_is_retried_with_backoff(store, tmp_path):
     msg = message_from_bytes(next((mail / "new").iterdir()).read_bytes())
     assert msg["From"] == "Spades by email <play@pbem.test>" and msg["To"].endswith("@example.org")
     assert msg["Reply-To"].startswith("play+") and msg["Auto-Submitted"] == "auto-generated"
+
+
+def test_read_mail_is_found_in_cur_after_the_scan_was_cached(store, tmp_path, monkeypatch):
+    """cur/ is read again only when it changed: a mail read after the last scan still counts
+    as delivered, and sending many mails to a Maildir that was not touched reads cur/ once."""
+    play_a_few_moves(store)
+    mail = tmp_path / "mail"
+    deliver = maildir_delivery(mail, domain="pbem.test")
+    rows = outbox(store)
+    deliver(rows[0])
+    cur = mail / "cur"
+    for i in range(50):  # months of read mail
+        (cur / f"old{i}:2,S").write_bytes(b"x")
+    hour_ago = time.time() - 3600
+    os.utime(cur, (hour_ago, hour_ago))  # not changed lately: the scan may be kept
+    scans = []
+    real_scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda p: scans.append(p) or real_scandir(p))
+    for row in rows[1:]:
+        assert not deliver.delivered(key_name(row.dedupe_key))
+    assert len(scans) == 1
+    first = next((mail / "new").iterdir())
+    first.rename(cur / (first.name + ":2,RS"))  # the client reads it: cur/ changes
+    deliver(rows[0])  # a redo finds it there and writes nothing
+    assert len(scans) == 2
+    assert not list((mail / "new").iterdir())
+    first_id = rows[0].headers.get("Message-ID") or f"<{key_name(rows[0].dedupe_key)}@pbem.test>"
+    assert maildir_ids(mail)[first_id] == 1

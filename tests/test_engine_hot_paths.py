@@ -174,3 +174,59 @@ def test_legal_actions_are_shared_and_refuse_to_change():
                 assert "auto" not in act and json.loads(json.dumps(act)) == act
         random_step(st, rng)
     assert seen >= 60
+
+
+def test_a_legal_action_of_another_moment_is_answered_as_its_plain_copy():
+    """apply() takes legal()'s own card actions the quick way: one kept from an earlier
+    turn, another seat or another game gets the answer a plain dict of it gets (the
+    refusal's words, or the same event) and changes nothing."""
+    rng = random.Random(5)
+    st, other = new_game(preset("standard"), 0), new_game(preset("standard"), 0)
+    kept, tried = [], 0
+    while st.phase != "over" and tried < 300:
+        random_step(st, rng)
+        if other.phase != "over":
+            random_step(other, rng)
+        if st.phase != "play":
+            continue
+        seat = st.to_act()[0]
+        kept = (kept + [a for s in range(st.n) for a in legal(st, s)]
+                + [a for s in range(other.n) for a in legal(other, s)])[-40:]
+        before = deep(st).__dict__
+        for act in kept:
+            for who in (seat, (seat + 1) % st.n):
+                tried += 1
+                assert _answer(st, who, act) == _answer(st, who, dict(act))
+                assert st.__dict__ == before
+        kept = kept[-20:]
+    assert tried >= 300
+
+
+def _answer(st, seat, action):
+    try:
+        events = apply(st, seat, action)
+    except IllegalAction as e:
+        return f"refused: {e}"
+    st._checked = None  # (an event not advanced leaves no mark for the next try)
+    return events
+
+
+def test_a_deal_starts_from_a_clear_table_even_after_an_offer_between_hands():
+    """The deal no longer clears the table (the hand's end did): what may come between the
+    hands, an offer to resign, talk, a substitute, is gone or kept as before."""
+    rng = random.Random(7)
+    st = new_game(preset("standard"), 0)
+    while st.hand_no == 0:
+        random_step(st, rng)
+    twin = st.snapshot()
+    for ev in ({"type": "concede", "seat": 0}, {"type": "say", "seat": 1, "text": "gg"},
+               {"type": "substitute", "seat": 2, "out": "cy", "in": "dee"}):
+        advance(st, {"seq": st.seq + 1, **ev})
+    assert st.offers == {0}
+    deal = make_deal(st, random.Random(1))
+    advance(st, deal)
+    advance(twin, dict(make_deal(twin, random.Random(1)), seq=twin.seq + 1))
+    assert st.offers == set()
+    mine, theirs = deep(st).__dict__, deep(twin).__dict__
+    between = {"seq", "talk", "move_seq", "last_moved", "deal_record"}  # what those events
+    assert {k for k in mine if mine[k] != theirs[k]} <= between  # and the deal's seq change

@@ -41,7 +41,8 @@ def table(name: str, n: int):
 
 
 def answer(game, seats, players, st, seat) -> tuple[str, str]:
-    """What pbem.mail.inbound renders for an answer to `seat`'s mail."""
+    """What pbem.mail.inbound renders for an answer to `seat`'s mail, written with its move:
+    where it is the seat's turn again, with the deadline (it is the turn mail too)."""
     names = notify.seat_names(seats, players)
     cfg = notify.load()
     v = compose.context(view(st, seat), game.id, names)
@@ -50,6 +51,8 @@ def answer(game, seats, players, st, seat) -> tuple[str, str]:
               "moves": compose.moves(v, notify.reply_address(cfg, x),
                                      notify.link_maker(cfg, game.id, seat, st.seq)),
               "table_url": f"{cfg.base_url}/t/{x.token}"}
+    if notify.answer_stands(game, st, seat):
+        values["due"] = notify.due_words(game, players[x.player_id], NOW)[0]
     return compose.render("reply.txt", **values), compose.render("reply.html", **values)
 
 
@@ -67,7 +70,7 @@ def corpus(name: str, seed: int, steps: int = 400):
         seat = random_step(st, rng)
         events = [{"type": "x", "seq": s} for s in range(seq + 1, st.seq + 1)] or [{"type": "x"}]
         for row in notify.mails(game, seats, players, st, events, before, now=NOW,
-                                answered=seat):
+                                answered=seat, answering=True):
             yield row["dedupe_key"], row["subject"], row["body_text"], row["body_html"]
         if seat is not None:
             yield ("answer", seat, *answer(game, seats, players, st, seat))
@@ -85,14 +88,17 @@ def test_every_preset_renders_a_corpus(fixed_links):
     assert set(PINNED) == set(PRESETS)
 
 
-PINNED: dict[str, tuple[str, int]] = {  # taken on lead at 3dc43e2, before this work
-    "barmore": ("952e4fc7cf3e24ed", 915), "cutthroat-3": ("ab05230953f7cfb8", 851),
-    "cutthroat-4": ("17cc1658a8cf6c21", 898), "dummy-3": ("a055baf4f6a6ed3b", 841),
-    "mo": ("481306aa35825ea8", 899), "nyc": ("29fce865aba65328", 375),
-    "six-handed": ("10980f992d223b45", 932), "standard": ("9a4be5063ff26c2b", 901),
-    "suicide": ("d73a9dcc49643def", 901), "tournament-300": ("df60ce41815e980e", 899),
-    "tournament-500": ("99d6738f8390dd52", 899), "two-handed": ("15fee4b4910f1688", 814),
-    "whiz": ("01cf133c004ceb13", 902),
+# taken on lead at 3dc43e2, before this work; then (links) the answer that can stand for
+# the mover's turn mail is it: 310 turn mails of the 13 presets' corpora gone, each
+# answer to the same seat with the deadline line added, nothing else changed
+PINNED: dict[str, tuple[str, int]] = {
+    "barmore": ("db0b00dbc53df2db", 900), "cutthroat-3": ("95177ebe9646b6ea", 807),
+    "cutthroat-4": ("0b591e4f7ea118a3", 878), "dummy-3": ("6969a033b39d165f", 807),
+    "mo": ("868918cecf06e914", 877), "nyc": ("37fd4971586de502", 368),
+    "six-handed": ("29850f17efd68159", 917), "standard": ("43455305f1cf7c57", 882),
+    "suicide": ("63f712ecc127f023", 877), "tournament-300": ("f984a362766b8d1c", 877),
+    "tournament-500": ("2be292661433b0ad", 877), "two-handed": ("f61985f8d7511ff5", 772),
+    "whiz": ("fea46666fe3cb249", 878),
 }
 
 

@@ -96,8 +96,9 @@ def test_bid_in_the_body(env, bidding):
     assert moves_of(env.store, bidding) == [{"seq": 2, "type": "bid", "seat": 0, "bid": 3}]
     mails = env.replies()
     subjects = sorted(headline(m) for m in mails)
-    assert subjects == [f"Game {bidding}: you bid 3", f"Game {bidding}: your turn (move 5)"]
+    assert subjects == [f"Game {bidding}: you bid 3"]  # she leads: the answer is her turn mail
     reply = answer(mails)
+    assert reply["Message-ID"].startswith(f"<turn.{bidding}.0.5.")
     assert "bid 3: done" in text(reply) and reply["In-Reply-To"] == "<b1@example.org>"
     assert reply["Reply-To"] == to
     assert snapshot(env.store, bidding)["moves"] == before["moves"] + 4  # ann's + 3 robots'

@@ -6,6 +6,7 @@ import os
 
 import pytest
 from sqlalchemy import create_engine, text
+from sqlalchemy.exc import IntegrityError
 
 from pbem.store.db import make_engine
 
@@ -57,3 +58,61 @@ def test_a_connection_the_server_closed_is_replaced_before_use(engine, pings):
     now = backend(engine)  # no error: found out at checkout, and a new one connected
     assert now != gone and len(pings) == 1
     assert backend(engine) == now and len(pings) == 1  # quiet again: no more pings
+
+
+def round_trips(engine, work, tmp_path) -> int:
+    """The round trips `work(engine)` makes: the server's ReadyForQuery messages in libpq's
+    trace of the (one, pooled) connection it uses."""
+    path = tmp_path / "trace"
+    with engine.connect() as c:
+        raw = c.connection.dbapi_connection
+    with open(path, "w") as f:
+        raw.pgconn.trace(f.fileno())
+        try:
+            work(engine)
+        finally:
+            raw.pgconn.untrace()
+    return sum(line.split("\t")[3:4] == ["ReadyForQuery"] for line in open(path))
+
+
+def test_a_transaction_begins_in_the_round_trip_of_its_first_statement(engine, tmp_path):
+    def one_statement(engine):
+        with engine.begin() as c:
+            assert c.execute(text("SELECT 1")).scalar() == 1
+
+    assert round_trips(engine, one_statement, tmp_path) == 2  # BEGIN + SELECT; COMMIT
+
+
+def test_every_statement_of_a_transaction_is_in_it(engine):
+    with engine.connect() as c:
+        c.execute(text("CREATE TEMP TABLE t (x int)"))
+        c.commit()
+        xids = {c.execute(text("SELECT pg_current_xact_id()")).scalar() for _ in range(3)}
+        c.execute(text("INSERT INTO t VALUES (1)"))
+        c.execute(text("INSERT INTO t VALUES (:x)"), [{"x": 2}, {"x": 3}])
+        c.rollback()  # takes back both inserts: neither ran in autocommit
+        assert len(xids) == 1
+        assert c.execute(text("SELECT count(*) FROM t")).scalar() == 0
+        c.rollback()
+        c.execute(text("INSERT INTO t VALUES (:x)"), [{"x": 2}, {"x": 3}])  # first, many rows
+        c.rollback()
+        assert c.execute(text("SELECT count(*) FROM t")).scalar() == 0
+
+
+def test_a_connection_asked_for_autocommit_gets_no_begin(engine):
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as c:
+        c.execute(text("VACUUM pg_class"))  # refused inside a transaction
+    with engine.begin() as c:  # the pool's connection back to transactions
+        xids = {c.execute(text("SELECT pg_current_xact_id()")).scalar() for _ in range(2)}
+        assert len(xids) == 1
+
+
+def test_a_first_statement_that_fails_raises_as_ever_and_the_connection_goes_on(engine):
+    with engine.connect() as c:
+        c.execute(text("CREATE TEMP TABLE u (x int PRIMARY KEY)"))
+        c.execute(text("INSERT INTO u VALUES (1)"))
+        c.commit()
+        with pytest.raises(IntegrityError):  # what the door's retry on a race catches
+            c.execute(text("INSERT INTO u VALUES (1)"))
+        c.rollback()
+        assert c.execute(text("SELECT count(*) FROM u")).scalar() == 1

@@ -121,7 +121,12 @@ def test_a_move_by_mail_has_its_turn_mails_rendered_outside_the_write(store, mon
         renders = watch_renders(monkeypatch)
         assert env.send(env.mail(env.address(gid), "bid 3", frm=ANN))[0] == 250
     assert renders and not any(renders), "a mail was rendered inside the write"
-    assert "your turn (move 5)" in turn_mail(store, gid).body_text  # her lead, after the robots
+    with store.reader() as s:  # her lead, after the robots: the answer is her turn mail
+        answer = s.exec(select(Outbox).where(Outbox.dedupe_key.startswith("reply:"))).one()
+        assert s.exec(select(Outbox).where(Outbox.dedupe_key == f"turn:{gid}:0:5")).first() \
+            is None
+    assert "move 5" in answer.body_text and "Your move is due by" in answer.body_text
+    assert answer.headers["Message-ID"].startswith(f"<turn.{gid}.0.5.")
 
 
 def test_a_move_from_the_table_page_of_a_table_of_players_renders_its_mails_outside(

@@ -12,10 +12,19 @@
 import click
 
 from .. import play
+from ..config import SettingError
 from . import db, dkim, game, league, mail, rules, serve
 
 
-@click.group()
+class _Main(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except SettingError as e:  # a mistyped setting: say which, not a traceback
+            raise click.ClickException(str(e)) from e
+
+
+@click.group(cls=_Main)
 def main():
     """pbem: Spades by email."""
 

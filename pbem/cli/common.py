@@ -3,6 +3,7 @@ first use when it is a SQLite file), rule options, the clock's options, the scor
 text, and running until stopped."""
 
 import json
+import signal
 import sys
 import threading
 
@@ -11,6 +12,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
+from .. import gc_tuning
 from ..config import load
 from ..deadlines import CLOCKS, MAX_HOURS, check
 from ..engine import RulesError, preset
@@ -176,8 +178,15 @@ def pad_table(pad: dict, names) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
+def stop_on_sigterm() -> None:
+    """SIGTERM (systemd's stop, `kill`) stops the command as Ctrl-C does, so that it stops
+    the processes it started before it goes."""
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
 def run_until_stopped(banner: str, stop) -> None:
     """Say what runs, wait for Ctrl-C (or SIGINT), then stop it."""
+    gc_tuning.for_long_running()
     click.echo(banner)
     try:
         threading.Event().wait()

@@ -2,23 +2,35 @@
 
 import click
 
-from ..config import load
+from ..config import MAX_SMTP_PROCESSES, load
 from ..digest import send_digests
 from ..store.outbox import drain
-from .common import open_store, run_until_stopped
+from .common import open_store, run_until_stopped, stop_on_sigterm
 
 
 @click.command("smtp")
 @click.option("--lmtp", is_flag=True, help="Speak LMTP (behind Postfix) instead of SMTP.")
-def smtp_cmd(lmtp):
+@click.option("--processes", type=click.IntRange(1, MAX_SMTP_PROCESSES), metavar="N",
+              help="Receive in N processes on the one port [PBEM_SMTP_PROCESSES, 1].")
+def smtp_cmd(lmtp, processes):
     """Only the inbound mail handler (beside other processes that send the outbox)."""
+    cfg = load()
+    store = open_store()  # migrated here, once, before any worker opens it
+    what = f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}"
+    processes = processes or cfg.smtp_processes
+    if processes > 1:
+        from ..mail.workers import Workers
+
+        stop_on_sigterm()
+        pool = Workers(cfg, processes, lmtp=lmtp)
+        pool.start()
+        run_until_stopped(f"{what}, {processes} processes", pool.stop)
+        return
     from ..mail.inbound import controller  # aiosmtpd: loaded only by the commands that serve
 
-    cfg = load()
-    ctl = controller(open_store(), cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp)
+    ctl = controller(store, cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp)
     ctl.start()
-    run_until_stopped(f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}",
-                      ctl.stop)
+    run_until_stopped(what, ctl.stop)
 
 
 @click.command("outbox")

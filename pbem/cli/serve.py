@@ -3,21 +3,28 @@
 import click
 
 from ..clock import scheduler
-from ..config import load
-from .common import open_store, run_until_stopped
+from ..config import MAX_SMTP_PROCESSES, load
+from .common import open_store, run_until_stopped, stop_on_sigterm
 
 
 @click.command("serve")
 @click.option("--lmtp", is_flag=True, help="Speak LMTP (behind Postfix) instead of SMTP.")
 @click.option("--no-smtp", is_flag=True, help="Receive no mail here.")
 @click.option("--no-web", is_flag=True, help="Serve no pages here (gunicorn does).")
-def serve_cmd(lmtp, no_smtp, no_web):
+@click.option("--smtp-processes", type=click.IntRange(1, MAX_SMTP_PROCESSES), metavar="N",
+              help="Receive mail in N processes of its own [PBEM_SMTP_PROCESSES, 1: here].")
+def serve_cmd(lmtp, no_smtp, no_web, smtp_processes):
     """Run pbem: the web on PBEM_WEB_HOST:PBEM_WEB_PORT (127.0.0.1:5000), mail in on
     PBEM_SMTP_HOST:PBEM_SMTP_PORT (127.0.0.1:2525), and the outbox sent (to PBEM_SMTP_URL,
     or into the Maildir under ./var)."""
     from ..serve import run  # the web and mail servers: loaded only when serving
 
-    run(open_store(), load(), smtp=not no_smtp, lmtp=lmtp, web=not no_web, echo=click.echo)
+    cfg = load()
+    processes = smtp_processes or cfg.smtp_processes
+    if processes > 1 and not no_smtp:
+        stop_on_sigterm()  # the receiving processes are stopped, not left behind
+    run(open_store(), cfg, smtp=not no_smtp, lmtp=lmtp, web=not no_web, echo=click.echo,
+        smtp_processes=processes)
 
 
 @click.command("clock")

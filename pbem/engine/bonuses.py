@@ -21,7 +21,8 @@ HIGH_SPADE = 100 + RANKS.index("9")  # the power of the nine of spades (tricks.p
 
 
 def bonuses(st, side_index, side, bid, tricks, made) -> dict:
-    """The side's bonus points this hand, by name (empty when none applies)."""
+    """The side's bonus points this hand, by name (empty when none applies). Scoring asks
+    only when Rules.any_bonus says one of these may score: a new bonus goes there too."""
     r = st.rules
     out = {}
     if r.high_bid_bonus and made and bid >= 7:

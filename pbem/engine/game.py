@@ -2,9 +2,10 @@
 
 from .acts import resign_events, undo_target
 from .errors import IllegalAction
+from .frozen import Action
 from .rules import NILS, Rules
 from .shuffle import shuffle
-from .state import State, advance, check, may_decline
+from .state import State, _check, advance, check, may_decline
 from .tricks import spades_closed
 
 SERVER_EVENTS = (None, "deal", "substitute", "adjudicate")  # the server's, never a player's
@@ -36,14 +37,15 @@ def legal(st: State, seat: int) -> list[dict]:
         return []
     hand, trick = st.hands[seat], st.trick
     if trick:  # follow suit if you can, else any card
-        pick = table.action_if_suit[table.suit[trick[0][1]]]
+        pick = table.action_if_led[trick[0][1]]
     elif not st.broken and (table.lead_once_broken or spades_closed(st.rules, st.broken,
                                                                        len(st.tricks))):
         # (spades broken are open to a lead wherever spades may go on the first trick)
         pick = table.action_if_not_spade  # (a hand of spades only: any of them)
     else:
-        return list(map(table.play_actions.__getitem__, hand))
-    return list(filter(None, map(pick, hand))) or list(map(table.play_actions.__getitem__, hand))
+        return [*map(table.action_of, hand)]
+    # ([*...]: no call of the list type)
+    return [*filter(None, map(pick, hand))] or [*map(table.action_of, hand)]
 
 
 def _legal(st: State, seat: int) -> list[dict]:
@@ -51,7 +53,7 @@ def _legal(st: State, seat: int) -> list[dict]:
     limit it."""
     ph = st.phase
     if ph == "play":
-        return list(map(st.table.play_actions.__getitem__, st.playable(seat)))
+        return [*map(st.table.action_of, st.playable(seat))]
     if ph == "bid":
         if st.comeout_side is not None:
             if st.side_of[seat] == st.comeout_side:
@@ -85,38 +87,40 @@ def apply(st: State, seat: int, action: dict) -> list[dict]:
     """The events that `seat` taking `action` adds to the log; IllegalAction if it may not.
     Does not change `st`: pass each event to `advance`. A `concede` is the side's `resign`
     once no partner is left to ask; an `undo` without a seq takes back the seat's last move."""
-    try:  # (of what JSON brings only an object has a get)
-        kind = action.get("type")
-    except AttributeError:
-        kind = None
-    if (kind != "play" or len(action) != 2 or seat.__class__ is not int or seat != st.turn
-            or st.phase != "play" or st.declarer is not None):
-        return _apply(st, seat, action, kind)
-    # most moves: a card from the seat's own hand, checked here in a few steps (the hot
-    # path: no call) and marked checked for advance(); any doubt goes the long way, which
-    # says why the card may not be played
-    card, hand, table = action.get("card"), st.hands[seat], st.table
-    if card not in hand:  # (a list's `in` hashes nothing: any JSON value may come here)
-        return _apply(st, seat, action, kind)
+    if (action.__class__ is not Action or action["type"] != "play" or seat.__class__ is not int
+            or seat != st.turn or st.phase != "play" or st.declarer is not None):
+        return _apply(st, seat, action)
+    # most moves: one of legal()'s own card actions (frozen.py: a type and a card, no more)
+    # for a card from the seat's own hand, checked here in a few steps (the hot path: no
+    # call) and marked checked for advance(); any doubt goes the long way, which says why
+    # the card may not be played
+    card, hand, table = action["card"], st.hands[seat], st.table
+    if card not in hand:  # (perhaps an answer of legal() to another state)
+        return _apply(st, seat, action)
     # the answer of `card in st.playable(seat)`, without listing the cards
     if st.must_lead or not table.plain_play:
         if card not in st.playable(seat):
-            return _apply(st, seat, action, kind)
+            return _apply(st, seat, action)
     elif st.trick:  # follow suit if you can
         led = table.suit[st.trick[0][1]]
         if table.suit[card] != led and not table.following[led].isdisjoint(hand):
-            return _apply(st, seat, action, kind)
+            return _apply(st, seat, action)
     elif table.suit[card] == "S" and not st.broken and (table.lead_once_broken or spades_closed(
             st.rules, st.broken, len(st.tricks))):  # (as in legal())
         if not table.following["S"].issuperset(hand):  # a spade lead: only spades left
-            return _apply(st, seat, action, kind)
+            return _apply(st, seat, action)
     seq = st.seq + 1
     st._checked = (seq, seat, card)  # what advance() compares (the event is the caller's)
     return [{"seq": seq, "type": "play", "seat": seat, "card": card}]
 
 
-def _apply(st: State, seat, action, kind) -> list[dict]:
-    """apply() but for a card from the seat's own hand that may be played."""
+def _apply(st: State, seat, action) -> list[dict]:
+    """apply() but for legal()'s action of a card from the seat's own hand that may be
+    played."""
+    try:  # (of what JSON brings only an object has a get)
+        kind = action.get("type")
+    except AttributeError:
+        kind = None
     if kind in SERVER_EVENTS:
         raise IllegalAction("not an action a player can take")
     if kind == "concede" and st.phase != "over" and 0 <= (
@@ -131,7 +135,7 @@ def _apply(st: State, seat, action, kind) -> list[dict]:
             ev[k] = v
     if ev["type"] == "undo" and "undo" not in ev and seat.__class__ is int:
         ev["undo"] = undo_target(st, seat)
-    check(st, ev, live=True)
+    _check(st, ev, live=True)  # (in full: the event was made just now)
     st._checked = dict(ev)  # so that advance() of this same event need not check it again
     return [ev]
 

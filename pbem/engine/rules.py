@@ -139,6 +139,12 @@ class Rules:
     def max_bid(self) -> int:
         return self.bid_max or self.hand_size
 
+    @cached_property
+    def any_bonus(self) -> bool:
+        """Does an S7 bonus (bonuses.py) score under these rules?"""
+        return bool(self.high_bid_bonus or self.last_spades_bonus or self.last_trick_bonus
+                    or self.double_nil_bonus or self.aces_bonus)
+
     def deck(self) -> list[str]:
         """Every card in play, each pack's copy listed (two packs: cards appear twice)."""
         one = [c for c in all_cards() if c not in self.remove]

@@ -33,17 +33,25 @@ def _score_side(st, i, side) -> dict:
     tricks_all = sum(map(won.__getitem__, side))  # (in C: no generator a side)
     res = {"seats": list(side), "tricks": tricks_all}
     if st.unbid:  # B13: the first hand is not bid, 10 a trick
-        res.update(bid=None, points=10 * tricks_all, bags=0, set=False)
+        res["bid"], res["points"], res["bags"], res["set"] = None, 10 * tricks_all, 0, False
         return res
-    moon = moon_score(st, i, side)  # B10: a moon is the side's whole contract
-    if moon:
-        res.update(moon)
-        return res
-    nils = [s for s in side if bids[s] in NILS]
-    numeric = [s for s in side if s not in nils]
-    bid = sum(bids[s] for s in numeric if bids[s] is not None)
-    blind = any(map(st.blind.__getitem__, numeric))
-    tricks = sum(map(won.__getitem__, numeric))
+    if r.moon or r.blind_moon:  # B10: a moon is the side's whole contract
+        moon = moon_score(st, i, side)
+        if moon:
+            res.update(moon)
+            return res
+    # the nil bidders apart, and the others' bids, blind bids and tricks: one loop (a
+    # comprehension or generator a total costs a call each)
+    nils, numeric, bid, tricks, blind = [], [], 0, 0, False
+    for s in side:
+        if bids[s] in NILS:
+            nils.append(s)
+            continue
+        numeric.append(s)
+        if bids[s] is not None:
+            bid += bids[s]
+        tricks += won[s]
+        blind = blind or st.blind[s]
     points, bags, forced_set = 0, 0, False
     if nils:
         failed = [s for s in nils if won[s]]
@@ -76,18 +84,22 @@ def _score_side(st, i, side) -> dict:
             contract, res["no_trump"] = 2 * contract, kept
         points += contract
         bags += over
-        res.update(extra)
+        if extra:
+            res.update(extra)
     scored = bags
     if r.nil_fail == "bags_unless_set" and made_set and nils:  # counted, but worth nothing
         scored -= sum(won[s] for s in failed)
-    if bags and not made_set and _took_cancel_card(st, side):  # S3: one bag less
-        bags, scored = bags - 1, scored - 1
+    if bags and not made_set and r.bag_cancel_card and _took_cancel_card(st, side):  # S3
+        bags, scored = bags - 1, scored - 1  # one bag less
         res["bag_cancelled"] = True
     if st.mo is not None and mo_immune(st, i):  # B12: a side that called Mo takes no bags
         bags = scored = 0
     points += scored * r.overtrick_points
-    res.update(bid=bid if numeric else 0, points=points, bags=bags, set=made_set)
-    _add_calls_and_bonuses(st, i, side, res, bid, tricks, bool(numeric) and not made_set)
+    # (item by item: update() with keywords builds a dict to read)
+    res["bid"], res["points"], res["bags"], res["set"] = bid if numeric else 0, points, bags, \
+        made_set
+    if r.any_bonus or st.mo is not None:
+        _add_calls_and_bonuses(st, i, side, res, bid, tricks, bool(numeric) and not made_set)
     if blind:
         res["blind"] = True
     return res
@@ -96,10 +108,9 @@ def _score_side(st, i, side) -> dict:
 def _took_cancel_card(st, side) -> bool:
     """pagat: "a special card which cancels one sandbag on that hand for the side that
     takes it in their tricks. If the side ... makes no overtricks, or loses their bid, the
-    special card has no effect." A fixed card (the seed's "three of spades")."""
+    special card has no effect." A fixed card (the seed's "three of spades"), asked only
+    when the rules name one."""
     card = st.rules.bag_cancel_card
-    if not card:
-        return False
     if st.claimed_by in side and any(card in h for h in st.hands):
         return True  # still in a hand: the claimer takes it
     return any(w in side and any(c == card for _, c in cards) for cards, w in st.tricks)
@@ -183,31 +194,38 @@ def end_of_game(st, row) -> int | None:
         for i, res in enumerate(row["sides"]):
             if res.get("boston"):
                 return i
-    ended = _double_nil_end(st, row)
-    if ended is not None:
-        return ended
+    if r.double_nil_ends or r.blind_double_nil_ends:
+        ended = _double_nil_end(st, row)
+        if ended is not None:
+            return ended
     if r.moon_wins:  # B10: "a successful Moon bid automatically wins the game"
         for i, res in enumerate(row["sides"]):
             if res.get("moon", {}).get("made"):
                 return i
-    losers = set()
-    if r.sets_to_lose:
-        losers |= {i for i in everyone if st.sets_in_row[i] >= r.sets_to_lose}
-    if r.floor is not None:
-        losers |= {i for i in everyone if shown[i] <= r.floor}
-    if losers:
-        rest = [i for i in everyone if i not in losers] or list(everyone)
-        won = _highest(shown, rest)
+    if r.sets_to_lose or r.floor is not None:
+        won = _last_standing(st, shown)
         if won is not None:
             return won
-    over = [i for i in everyone if shown[i] >= r.target]
-    if over:
-        won = _highest(shown, over)
+    if max(shown) >= r.target:  # (most hands: nobody is there yet, nothing to list)
+        won = _highest(shown, [i for i in everyone if shown[i] >= r.target])
         if won is not None:
             return won
     if r.max_hands and st.hand_no >= r.max_hands:
         return _highest(shown, everyone)
     return None
+
+
+def _last_standing(st, shown) -> int | None:
+    """E2, E3: the best side of those that have not lost (sets in a row, the floor)."""
+    r, everyone = st.rules, range(len(shown))
+    losers = set()
+    if r.sets_to_lose:
+        losers |= {i for i in everyone if st.sets_in_row[i] >= r.sets_to_lose}
+    if r.floor is not None:
+        losers |= {i for i in everyone if shown[i] <= r.floor}
+    if not losers:
+        return None
+    return _highest(shown, [i for i in everyone if i not in losers] or list(everyone))
 
 
 def _double_nil_end(st, row) -> int | None:
@@ -216,7 +234,7 @@ def _double_nil_end(st, row) -> int | None:
     r = st.rules
     for i, res in enumerate(row["sides"]):
         dn = res.get("double_nil")
-        if not dn or not (r.double_nil_ends or (r.blind_double_nil_ends and dn["blind"])):
+        if not dn or not (r.double_nil_ends or dn["blind"]):  # (one of the two is on)
             continue
         if dn["made"]:
             return i

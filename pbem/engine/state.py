@@ -39,6 +39,12 @@ from .tricks import breaks_spades, playable_cards, table_for
 _SEEN = (False, False, None)  # State._bid_context: no blind nil, no blind bid, every bid fits
 
 
+def _no_cards(n: int) -> list[list[str]]:
+    """A new empty list for each of `n` seats (at most six): a literal, cut to size, costs
+    CPython 3.11 a third of what a comprehension does (it makes and calls a function)."""
+    return [[], [], [], [], [], []][:n]
+
+
 class State:
     """A game in progress. Change it only with `advance`."""
 
@@ -76,11 +82,11 @@ class State:
 
     def _clear_hand(self):
         n = self.n
-        self.hands: list[list[str]] = [[] for _ in range(n)]
-        self.dealt: list[list[str]] = [[] for _ in range(n)]
+        self.hands: list[list[str]] = _no_cards(n)
+        self.dealt: list[list[str]] = _no_cards(n)
         self.out: list[str] = []
         self.stock: list[str] = []
-        self.discards: list[list[str]] = [[] for _ in range(n)]
+        self.discards: list[list[str]] = _no_cards(n)
         self.looked = [True] * n
         self.bids: list = [None] * n
         self.blind = [False] * n
@@ -90,8 +96,8 @@ class State:
         self.comeout_side: int | None = None
         self.pass_steps: list[tuple[tuple[int, ...], int]] = []
         self.passes: dict[int, list[str]] = {}
-        self.passed_to: list[list[str]] = [[] for _ in range(n)]  # cards each seat received
-        self.passed_away: list[list[str]] = [[] for _ in range(n)]
+        self.passed_to: list[list[str]] = _no_cards(n)  # cards each seat received
+        self.passed_away: list[list[str]] = _no_cards(n)
         self.after_pass = "bid"
         self.discarding = False  # D6: the pass step due is the leftover taker's discard
         self.turn = -1
@@ -114,8 +120,11 @@ class State:
         self.trick_hands: list[int] = []  # T4: which hand played each card of the trick
 
     def snapshot(self) -> "State":
-        """An independent copy (the rules and card table are shared: they never change)."""
+        """An independent copy. The rules and card table are shared: they never change; so
+        are the score pad's rows of finished hands (only appended, never changed), the most
+        of a long game's copy: the copy has its own list of them."""
         memo = {id(self.rules): self.rules, id(self.table): self.table}
+        memo.update((id(row), row) for row in self.history)
         twin = State.__new__(State)
         twin.__dict__ = {k: clone(v, memo) for k, v in self.__dict__.items()}
         return twin
@@ -360,7 +369,9 @@ def _deck_mismatch(cards, deck) -> str:
 
 
 def step_deal(st: State, ev):
-    st._clear_hand()
+    # the table was cleared when the last hand ended (or at the misdeal, or the start): of
+    # what it holds only an offer to resign can have come since, and it lasts to the deal
+    st.offers = set()
     st.deal_record = {"seq": ev["seq"], "hands": ev["hands"], "out": ev.get("out", []),
                       "stock": ev.get("stock", []), "commitment": ev.get("commitment"),
                       "dummy": ev.get("dummy", [])}
@@ -885,14 +896,13 @@ def advance(st: State, ev: dict) -> None:
     # the hand, with the lead it had to make, if any (the turn was the seat's; the trick,
     # the tricks and whether spades were broken follow from the cards played), and the card
     # alone for the move (acts.undoable)
-    st.undo_point = None if len(ev) != 4 and ev.get("auto") else (
+    st.undo_point = None if "auto" in ev and ev["auto"] else (
         seat, seq, at if st.must_lead is None else (at, st.must_lead), card)
     trick.append((seat, card))
     st.must_lead = None
     st.move_seq = st.last_moved[seat] = seq
-    if not st.broken:  # Y3: only a spade played on another suit's lead breaks spades
-        suit = st.table.suit
-        st.broken = suit[card] == "S" and suit[trick[0][1]] != "S"
+    if not st.broken and st.table.suit[card] == "S":  # Y3: only a spade played on
+        st.broken = st.table.suit[trick[0][1]] != "S"  # another suit's lead breaks spades
     if len(trick) < st.n:
         st.turn = (seat + 1) % st.n
     else:

@@ -43,6 +43,7 @@ class CardTable:
         self.following = {s: frozenset(c for c in self.deck if self.suit[c] == s)
                           for s in "SHDC"}
         self.play_actions = {c: Action(type="play", card=c) for c in self.deck}
+        self.action_of = self.play_actions.__getitem__  # (bound once, not at each call)
         # following is all there is to a card on a trick, from the first trick on
         self.plain_follow = self.follow_only and rules.first_trick_spades
         self.follows = {s: cards.__contains__ for s, cards in self.following.items()}
@@ -50,8 +51,10 @@ class CardTable:
         # twice: game.legal() picks its cards from a hand in C, by these lookups of each
         # suit's actions (None: a card of another suit)
         self.quick_cards = self.plain_play and rules.decks == 1
-        self.action_if_suit = {s: {c: self.play_actions[c] for c in cards}.get
-                               for s, cards in self.following.items()}
+        action_if_suit = {s: {c: self.play_actions[c] for c in cards}.get
+                          for s, cards in self.following.items()}
+        self.action_if_led = {c: action_if_suit[self.suit[c]] for c in self.deck}  # by the
+        # trick's first card
         self.action_if_not_spade = {c: a for c, a in self.play_actions.items()
                                     if self.suit[c] != "S"}.get
         self.bid_actions = {}  # bidlist.py's, by kind of seat

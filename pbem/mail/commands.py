@@ -186,11 +186,15 @@ class Move(Command):
         return act(ctx, line, action)
 
 
+def line_ref(ctx) -> str:
+    """The line's ref: each line of a mail applies once for each seat it reached (one mail
+    may be addressed to the player's seats in several games), the mail's retry included."""
+    return f"{ctx.message_id}#{ctx.seat.game_id}.{ctx.seat.seat}.{len(ctx.done)}"
+
+
 def act(ctx, line, action) -> str:
     """Submit one line's action for the mail's seat; the table as it is now either way."""
-    # each line of a mail applies once for each seat it reached: one mail may be
-    # addressed to the player's seats in several games
-    ref = f"{ctx.message_id}#{ctx.seat.game_id}.{ctx.seat.seat}.{len(ctx.done)}"
+    ref = line_ref(ctx)
     seen, ctx.seen = ctx.seen, None  # a read is good for one move only
     after = _Answering(ctx, line, action) if ctx.answer is not None and ctx.last else None
     try:
@@ -287,7 +291,8 @@ def bid_ahead(ctx, action, line) -> str:
     made by the door at that turn."""
     gid, seat = ctx.seat.game_id, ctx.seat.seat
     try:
-        orders.give_bid(ctx.store, gid, seat, action, did(action), ctx.state)
+        orders.give_bid(ctx.store, gid, seat, action, did(action), ctx.state,
+                        line_ref(ctx))
         result = settle(ctx.store, gid)  # its turn may have come meanwhile
     except (ValueError, Refused) as e:
         raise CommandError(show_cards(getattr(e, "reason", str(e)))) from None
@@ -355,7 +360,7 @@ class Orders(Command):
                 mine = [r.text for r in orders.pending(s, gid, seat)]
             return "orders: " + ("; ".join(dict.fromkeys(mine)) or "none")
         try:
-            kept = orders.give(ctx.store, gid, seat, line, ctx.state)
+            kept = orders.give(ctx.store, gid, seat, line, ctx.state, line_ref(ctx))
             result = settle(ctx.store, gid)  # one may act at once, if it is your turn
         except (ValueError, Refused) as e:
             raise CommandError(show_cards(getattr(e, "reason", str(e)))) from None

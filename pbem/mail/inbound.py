@@ -24,13 +24,21 @@ from sqlmodel import select
 from .. import compose
 from ..engine import parse_action, view
 from ..league.seasons import tell_organisers
-from ..notify import link_maker, mail_row, reply_address, seat_names
+from ..notify import (
+    answer_stands,
+    due_words,
+    link_maker,
+    mail_row,
+    reply_address,
+    seat_names,
+)
 from ..play import Seen
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.bulk import insert_all
 from ..store.games import table_of
 from ..store.models import Game, Inbound, Outbox, Player, Seat
+from ..store.models import now as utcnow
 from .authres import verdict
 from .bounce import classify
 from .commands import ACCOUNT_COMMANDS, SEAT_COMMANDS, Context, did, help_text, run
@@ -42,6 +50,8 @@ log = logging.getLogger(__name__)
 
 MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
 _TOKEN = select(Seat.id).where(Seat.token == bindparam("t"))
+_GAME = select(Seat.game_id).where(Seat.token == bindparam("t"))
+_SEEN = select(Inbound.id).where(Inbound.message_id == bindparam("k"))
 ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ORGANISER_COMMANDS
 STRANGERS = [c for c in ACCOUNT if c.strangers]
 
@@ -88,7 +98,7 @@ class Processor:
             key = "sha256:" + hashlib.sha256(key.encode()).hexdigest()
         bounce = rcpt.lower().startswith(bounces.PREFIX)  # never answered, nor read as commands
         with self.store.reader() as s:  # one read: seen before? whose seat, from whom?
-            if s.exec(select(Inbound.id).where(Inbound.message_id == key)).first():
+            if s.connection().execute(_SEEN, {"k": key}).first():  # Core: the ORM costs more
                 return "duplicate"
             who = self._who(s, inc, rcpt) if not (bounce or inc.ignore) else None
         answers = Answers()  # our answers' Outbox rows, written with the Inbound row
@@ -107,10 +117,17 @@ class Processor:
     def _who(self, s, inc: Incoming, rcpt: str) -> tuple:
         """The seat `rcpt` names (None: the account address), its player and its `Table`
         (read here, in the same transaction), or the player the sender is."""
-        seat = self.seat_for(rcpt, s)
-        if seat is not None:
-            table = Table(s, self.store, seat.game_id)
-            return seat, table.players.get(seat.player_id), table
+        local, _, domain = rcpt.lower().rpartition("@")
+        token = local[5:] if local.startswith("play+") else None
+        game_id = token and domain == self.cfg.mail_domain.lower() and \
+            s.connection().execute(_GAME, {"t": token}).scalar()  # Core: the ORM costs more
+        if game_id:  # the seat's row comes with its table's
+            table = Table(s, self.store, game_id)
+            seat = next((x for x in table.seats if x.token == token), None)
+            if seat is not None:
+                return seat, table.players.get(seat.player_id), table
+            # handed over between the two reads (PostgreSQL): as if the mail came after it
+            self.store.keep(game_id, table.take())
         return None, s.exec(select(Player).where(Player.email == inc.sender)).first(), None
 
     def _record(self, key: str, outcome: str, answers: list[dict]) -> str:
@@ -171,7 +188,7 @@ class Processor:
         # (the write takes them only if it finds the same rows: pbem.prepared)
         lines = inc.lines or _subject_command(inc.subject)
         answer = SeatAnswer(lambda ctx: [_fitted(self._reply(inc, seat, player, key, ctx,
-                                                             lines, None, names))], key)
+                                                             lines, None, names, game))], key)
         # ctx.state is `live` itself, not a copy, until a command gives a newer one: no other
         # thread sees it before the door (or the `finally`) keeps it in the cache
         ctx = Context(self.store, player, seat, inc.message_id or key,
@@ -212,21 +229,29 @@ class Processor:
                               inc.message_id, None, f"pbem@{self.cfg.mail_domain}"))
         return "refused" if error else "done"
 
-    def _reply(self, inc, seat, player, key, ctx, lines, error, names) -> dict:
+    def _reply(self, inc, seat, player, key, ctx, lines, error, names, game=None) -> dict:
         """Every answer to a seat's mail shows the table and the moves legal now, text and
-        HTML, threaded under the mail (and so the turn mail) it answers."""
+        HTML, threaded under the mail (and so the turn mail) it answers. `game`: the answer
+        is written with the mail's move, from the table it left; where that is the seat's
+        turn it is the turn mail too (pbem.notify.answer_stands, which sends none then):
+        the deadline, and a turn mail's Message-ID, so a reply to it is read as one."""
         st = ctx.state
         v = compose.context(view(st, seat.seat), seat.game_id, names)
         link = link_maker(self.cfg, seat.game_id, seat.seat, st.seq)
+        turn = game is not None and answer_stands(game, st, seat.seat)
         values = {"done": ctx.done, "error": _error(error, lines), "v": v, "names": names,
                   "text": _summary_text(ctx, lines, SEAT_COMMANDS),
                   "moves": compose.moves(v, reply_address(self.cfg, seat), link),
-                  "table_url": f"{self.cfg.base_url}/t/{seat.token}"}
+                  "table_url": f"{self.cfg.base_url}/t/{seat.token}",
+                  "due": due_words(game, player, utcnow())[0] if turn else None}
         row = mail_row(self.cfg, seat.game_id, seat, player, f"reply:{key}"[:200],
                        f"Game {seat.game_id}: " + outcome(ctx, lines, error),
                        compose.render("reply.txt", **values),
                        compose.render("reply.html", **values))
         row["headers"].update(self._thread(inc, seat.game_id), **{"Auto-Submitted": "auto-replied"})
+        if turn:
+            row["headers"]["Message-ID"] = compose.turn_message_id(
+                seat.game_id, seat.seat, st.seq, self.cfg.mail_domain)
         return row
 
     def _thread(self, inc, game_id) -> dict:
@@ -365,6 +390,10 @@ def _summary(ctx, lines, error, commands) -> str:
 
 
 OK = "250 2.0.0 OK: message accepted"
+LATER = "451 4.3.0 Temporary failure: try again later"
+# the database away, or the machine short of something (descriptors, disk, memory): a relay
+# keeps the mail and tries again, where a 5xx would bounce it
+TRANSIENT = (OperationalError, OSError, MemoryError)
 
 
 class Handler:
@@ -376,8 +405,12 @@ class Handler:
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         try:
             ok = await asyncio.to_thread(self.processor.known, address)
-        except OperationalError:
-            return "451 4.3.0 Temporary failure: try again later"
+        except TRANSIENT as e:
+            log.warning("could not look up a recipient now: %s", type(e).__name__)
+            return LATER
+        except Exception:  # never aiosmtpd's "500 Error: (type) text", which shows our paths
+            log.exception("could not look up the recipient %r", address[:300])
+            return LATER
         if not ok:
             return "550 5.1.1 No such recipient here"
         envelope.rcpt_tos.append(address)
@@ -399,8 +432,10 @@ class Handler:
     async def _deliver(self, mail_from, rcpt, raw) -> str:
         try:
             await asyncio.to_thread(self.processor.process, mail_from, rcpt, raw)
-        except OperationalError:
-            return "451 4.3.0 Temporary failure: try again later"
+        except TRANSIENT as e:  # its text may hold the statement's values: the type only
+            log.warning("could not take a mail for %s now (%s): the sender will retry",
+                        rcpt, type(e).__name__)
+            return LATER
         except Unreadable as e:
             log.warning("refused a mail for %s: %s", rcpt, e)
             return f"554 5.6.0 This mail cannot be read: {e}"
@@ -416,8 +451,13 @@ class _Controller(Controller):
         super().__init__(handler, data_size_limit=MAX_SIZE, **kw)
 
     def factory(self):
-        cls = LMTP if self.lmtp else SMTP
-        return cls(self.handler, data_size_limit=MAX_SIZE, hostname=self.hostname)
+        return protocol(self.handler, self.lmtp, self.hostname)
+
+
+def protocol(handler: Handler, lmtp: bool, hostname: str) -> SMTP:
+    """The protocol of one connection: SMTP, or LMTP behind Postfix."""
+    cls = LMTP if lmtp else SMTP
+    return cls(handler, data_size_limit=MAX_SIZE, hostname=hostname)
 
 
 def controller(store, cfg, host: str, port: int, lmtp: bool = False) -> Controller:

@@ -1,6 +1,8 @@
 """Many rows of one table in one INSERT, from dicts: in a hot write (a move, a timeout)
 building and flushing ORM objects cost more than the SQL."""
 
+from functools import cache
+
 from pydantic_core import PydanticUndefined
 from sqlalchemy import insert
 
@@ -9,16 +11,23 @@ def insert_all(s, model, rows: list[dict]) -> None:
     """`rows` (each a dict of `model`'s fields) inserted in `s`'s transaction; a field a row
     leaves out gets the model's default, as an ORM object would."""
     if rows:
-        s.connection().execute(insert(model.__table__), [_filled(model, r) for r in rows])
+        statement, defaults = _plan(model)
+        s.connection().execute(statement, [_filled(defaults, r) for r in rows])
 
 
-def _filled(model, row: dict) -> dict:
+@cache
+def _plan(model) -> tuple:
+    """The model's INSERT (built once: its SQL is compiled once, not looked up each time)
+    and its fields' defaults, as (name, factory, value)."""
+    defaults = [(name, field.default_factory, field.default)
+                for name, field in model.model_fields.items() if name != "id"
+                and (field.default_factory is not None or field.default is not PydanticUndefined)]
+    return insert(model.__table__), defaults
+
+
+def _filled(defaults, row: dict) -> dict:
     out = dict(row)
-    for name, field in model.model_fields.items():
-        if name in out or name == "id":
-            continue
-        if field.default_factory is not None:
-            out[name] = field.default_factory()
-        elif field.default is not PydanticUndefined:
-            out[name] = field.default
+    for name, factory, value in defaults:
+        if name not in out:
+            out[name] = factory() if factory is not None else value
     return out

@@ -28,6 +28,7 @@ def make_engine(url: str) -> Engine:
     if not url.startswith("sqlite"):
         engine = create_engine(url)
         _ping_when_stirred(engine)
+        _begin_with_first_statement(engine)
         return engine
     path = url.split("///", 1)[-1]
     if path and path != ":memory:":
@@ -54,6 +55,46 @@ def _ping_when_stirred(engine: Engine) -> None:
             engine.dialect.do_ping(dbapi_conn)
         except engine.dialect.loaded_dbapi.Error as e:  # every pooled one is as dead
             raise exc.InvalidatePoolError(str(e)) from e
+
+
+def _begin_with_first_statement(engine: Engine) -> None:
+    """psycopg sends a transaction's BEGIN alone and waits for its answer: a round trip
+    before every transaction's first statement (one of eight a due timeout made:
+    bench/clock.py, issue 15). Here the driver is left in autocommit and the BEGIN goes in a
+    pipeline with the first statement: one round trip for both. Every statement SQLAlchemy
+    runs comes through here, so none runs outside a transaction; COMMIT and ROLLBACK are the
+    driver's as before (it sends them whenever the server is in a transaction). A connection
+    put in AUTOCOMMIT on purpose (an execution option) gets no BEGIN, and one SQLAlchemy
+    took out of autocommit (resetting that option) has psycopg's own BEGIN again."""
+
+    from psycopg.pq import TransactionStatus  # here: a SQLite process never loads psycopg
+
+    idle = TransactionStatus.IDLE  # a connection outside a transaction
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn, _record):
+        dbapi_conn.autocommit = True
+
+    @event.listens_for(engine, "do_execute")
+    def _execute(cursor, statement, parameters, context):
+        if not _needs_begin(cursor.connection, context, idle):
+            return False
+        with cursor.connection.pipeline():
+            cursor.execute("BEGIN")
+            cursor.execute(statement, parameters)
+        return True
+
+    @event.listens_for(engine, "do_executemany")
+    @event.listens_for(engine, "do_execute_no_params")
+    def _begin_alone(cursor, *args):
+        if _needs_begin(cursor.connection, args[-1], idle):
+            cursor.execute("BEGIN")  # rare first statements: a round trip of its own
+        return False
+
+
+def _needs_begin(dbapi_conn, context, idle) -> bool:
+    return (dbapi_conn.autocommit and dbapi_conn.info.transaction_status == idle
+            and context.execution_options.get("isolation_level") != "AUTOCOMMIT")
 
 
 def _quiet(dbapi_conn) -> bool:

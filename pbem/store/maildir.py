@@ -19,11 +19,13 @@ import hashlib
 import os
 import secrets
 import threading
+import time
 from pathlib import Path
 
 from .bounces import return_path
 
 WORKERS = 2  # one writes a file while the other builds the next mail
+RACY_NS = 2_000_000_000  # a directory changed this recently may change again unseen (mtime ticks)
 
 
 def key_name(dedupe_key: str) -> str:
@@ -50,13 +52,11 @@ class MaildirDelivery:
         self._pending: list[tuple[Path, str]] = []  # (tmp file, name in new/)
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
+        self._read = _ReadNames(self.root / "cur")
 
     def delivered(self, name: str) -> bool:
         """Is the mail in new/ or, read by now, in cur/ (as NAME:2,FLAGS)?"""
-        if (self.root / "new" / name).exists():
-            return True
-        with os.scandir(self.root / "cur") as it:
-            return any(e.name.startswith(name + ":") for e in it)
+        return (self.root / "new" / name).exists() or name in self._read.names()
 
     def __call__(self, row) -> None:
         self.stage(row)
@@ -117,3 +117,25 @@ class MaildirDelivery:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+
+
+class _ReadNames:
+    """The mail names in cur/ (a reader moves mail there as NAME:2,FLAGS), read again only
+    when the directory changed: a Maildir read for months holds many thousands, and a scan
+    for every mail sent would grow with them. A directory changed within RACY_NS of the
+    scan is read again next time too, since a coarse mtime could hide a later change."""
+
+    def __init__(self, path: Path):
+        self.path, self._lock = path, threading.Lock()
+        self._seen, self._names = None, frozenset()
+
+    def names(self) -> frozenset:
+        with self._lock:
+            st = os.stat(self.path)
+            seen = (st.st_ino, st.st_mtime_ns)
+            if seen != self._seen:
+                with os.scandir(self.path) as it:
+                    self._names = frozenset(e.name.partition(":")[0] for e in it)
+                racy = time.time_ns() - st.st_mtime_ns < RACY_NS
+                self._seen = None if racy else seen
+            return self._names

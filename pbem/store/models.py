@@ -155,6 +155,9 @@ class SeatOrder(SQLModel, table=True):
     hand: int  # the hand it was given in: orders last a hand
     state: str = Field(default="pending", max_length=10)  # pending, done, dropped
     created: datetime = Field(default_factory=now)
+    # the mail line that gave it, and its place in the line (pbem.orders.give): a mail
+    # delivered again, or twice at once, keeps its orders once. None: given on the web
+    ref: str | None = Field(default=None, unique=True, max_length=300)
 
 
 class League(SQLModel, table=True):

@@ -1,11 +1,12 @@
 """Move links from turn mails. GET shows the move and one confirm button and changes
 nothing (mail scanners fetch links); POST applies it. A link applies once: its id is the
-move's ref. A stale link says the game has moved on and shows the table as it is."""
+move's ref. A stale link (by the door's rule, pbem.play.stale: a move taken back since
+does not count) says the game has moved on and shows the table as it is."""
 
 from flask import Blueprint, current_app, render_template
 from sqlmodel import select
 
-from ..play import Refused, submit
+from ..play import Refused, stale, submit
 from ..signing import Signer
 from ..store.models import Seat
 from . import data
@@ -47,10 +48,10 @@ def confirm(token):
         return refusal
     d, seat = found
     t = data.load(d["g"])
-    if not t.state.move_seq <= d["q"] <= t.state.seq:  # stale (talk since does not count):
-        # the table as it is now, with fresh moves
-        return back(seat.token, error="The game has moved on since this mail was sent: here "
-                    "is the table as it is now.")
+    with data.store().reader() as s:  # the door's own rule: its POST would be refused
+        why = stale(s, t.state, d["g"], d["s"], d["q"])
+    if why:  # the table as it is now, with fresh moves
+        return back(seat.token, error=f"This mail's link no longer works: {why}.")
     return render_template("web/move.html", token=token, label=action_label(d["a"]),
                            stale=False, seat=seat, t=t,
                            v=seat_view(t, seat.seat), chosen=d["a"].get("card"))  # beside it
