@@ -230,3 +230,36 @@ def test_a_deal_starts_from_a_clear_table_even_after_an_offer_between_hands():
     mine, theirs = deep(st).__dict__, deep(twin).__dict__
     between = {"seq", "talk", "move_seq", "last_moved", "deal_record"}  # what those events
     assert {k for k in mine if mine[k] != theirs[k]} <= between  # and the deal's seq change
+
+
+def test_a_bid_offered_at_another_moment_is_answered_as_its_plain_copy():
+    """apply() takes a plain bid of legal()'s answer the quick way: one offered at another
+    turn, to another seat, in another game or under other rules (blind bids, a bid of 17,
+    no nil) gets the answer a plain dict of it gets and changes nothing."""
+    rng = random.Random(9)
+    names = ["standard", "barmore", "nyc", "cutthroat-3", "six-handed", "whiz"]
+    games = [new_game(preset(name), 0) for name in names]
+    kept, tried = [], 0
+    while tried < 2000 and any(st.phase != "over" for st in games):
+        for st in games:
+            if st.phase == "over":
+                continue
+            if st.phase == "bid":
+                seat = st.to_act()[0]
+                tried += _same_answers(st, seat, kept)  # the last offer: an earlier move's
+                kept = (kept + [a for s in range(st.n) for a in legal(st, s)
+                                if a["type"] == "bid"])[-60:]
+                legal(st, seat)  # (the seat on turn's own offer is the latest)
+                tried += _same_answers(st, seat, kept)
+            random_step(st, rng)
+    assert tried >= 2000
+
+
+def _same_answers(st, seat, actions) -> int:
+    """apply() answers each action, for `seat` and the next, as it does its plain copy."""
+    before = deep(st).__dict__
+    for act in actions:
+        for who in (seat, (seat + 1) % st.n):
+            assert _answer(st, who, act) == _answer(st, who, dict(act))
+            assert st.__dict__ == before
+    return 2 * len(actions)

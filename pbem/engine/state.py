@@ -73,6 +73,9 @@ class State:
         self.reveals: dict[int, str] = {}  # deal seq -> salt, once revealed
         self.revealed_deal: dict | None = None  # the latest revealed deal, cards and salt
         self._checked: dict | None = None  # the last event `check` passed, at this seq
+        # legal()'s last quick answer, for apply(): (seq, seat, the test giving back an
+        # action offered: a card's by its card, a bid's by its id; else None)
+        self._offered: tuple = (-1, None, None)
         self.move_seq = 0  # the last event that was not talk or an offer (acts.QUIET)
         self.last_moved = [0] * self.n  # each seat's last own event but talk and offers
         self.talk: list[dict] = []  # the latest `say` events (acts.TALK_KEEP)
@@ -196,13 +199,16 @@ class State:
         return with_mo(self, seat, with_no_trump(self, seat, out))
 
     def bid_actions(self, seat: int) -> list | tuple:
-        """legal()'s bids: bid_options(seat) as actions, ready-made where they are plain."""
+        """legal()'s bids: bid_options(seat) as actions, ready-made where they are plain
+        (offered to apply()'s quick way: see State._offered)."""
         if self.table.only_plain_bids:  # (and so no raise round either)
             ctx = self._bid_context(seat)
             if ctx is None:
                 return ()
             if ctx[2] is None:
-                return bid_actions(self.table, self.rules, ctx[0], ctx[1])
+                acts, test = bid_actions(self.table, self.rules, ctx[0], ctx[1])
+                self._offered = (self.seq, seat, test)
+                return acts
         return [{"type": "bid", **o} for o in self.bid_options(seat)]
 
     def bid_allowed(self, seat: int, bid, blind: bool) -> bool:

@@ -44,6 +44,7 @@ class CardTable:
                           for s in "SHDC"}
         self.play_actions = {c: Action(type="play", card=c) for c in self.deck}
         self.action_of = self.play_actions.__getitem__  # (bound once, not at each call)
+        self.action_if_any = self.play_actions.get  # (None: not a card of this deck)
         # following is all there is to a card on a trick, from the first trick on
         self.plain_follow = self.follow_only and rules.first_trick_spades
         self.follows = {s: cards.__contains__ for s, cards in self.following.items()}
