@@ -92,23 +92,28 @@ def apply(st: State, seat: int, action: dict) -> list[dict]:
     Does not change `st`: pass each event to `advance`. A `concede` is the side's `resign`
     once no partner is left to ask; an `undo` without a seq takes back the seat's last move."""
     offered = st._offered
-    if action.__class__ is Action and offered[0] == st.seq and offered[1] == seat \
-            and seat.__class__ is int:
+    if offered[0] == st.seq and offered[1] == seat and seat.__class__ is int:
         # most moves: one of the cards or plain bids legal() just offered this seat, at
         # this seq (an action of the card table's own, the one its test gives back); a card
         # still in the hand. No other check is needed (the hot path: no call but the test)
-        card = action.get("card")
-        if card is None:
-            if offered[2](id(action)) is action:  # a bid
-                ev = {"seq": st.seq + 1, "type": "bid", "seat": seat, "bid": action["bid"]}
-                if "blind" in action:
-                    ev["blind"] = action["blind"]
-                st._checked = dict(ev)  # (as _apply marks it)
-                return [ev]
-        elif offered[2](card) is action and card in st.hands[seat]:
-            seq = st.seq + 1
-            st._checked = (seq, seat, card)  # what advance() compares
-            return [{"seq": seq, "type": "play", "seat": seat, "card": card}]
+        if action.__class__ is Action:
+            card = action.get("card")
+            if card is None:
+                if offered[2](id(action)) is action:  # a bid
+                    ev = {"seq": st.seq + 1, "type": "bid", "seat": seat, "bid": action["bid"]}
+                    if "blind" in action:
+                        ev["blind"] = action["blind"]
+                    st._checked = dict(ev)  # (as _apply marks it)
+                    return [ev]
+            elif offered[2](card) is action and card in st.hands[seat]:
+                seq = st.seq + 1
+                st._checked = (seq, seat, card)  # what advance() compares
+                return [{"seq": seq, "type": "play", "seat": seat, "card": card}]
+        elif action.__class__ is dict and len(action) == 2 and action.get("type") == "play":
+            card = action.get("card")  # a robot's card: as legal()'s own action for it
+            own = offered[2](card) if card.__class__ is str else None
+            if own is not None:
+                return apply(st, seat, own)
     if (action.__class__ is not Action or action["type"] != "play" or seat.__class__ is not int
             or seat != st.turn or st.phase != "play" or st.declarer is not None):
         return _apply(st, seat, action)
