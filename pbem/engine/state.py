@@ -74,7 +74,8 @@ class State:
         self.revealed_deal: dict | None = None  # the latest revealed deal, cards and salt
         self._checked: dict | None = None  # the last event `check` passed, at this seq
         # legal()'s last quick answer, for apply(): (seq, seat, the test giving back an
-        # action offered: a card's by its card, a bid's by its id; else None)
+        # action offered: a card's by its card, a bid's by its id; else None). A note, like
+        # _checked: no part of the game (a replay, which asks no legal(), has none)
         self._offered: tuple = (-1, None, None)
         self.move_seq = 0  # the last event that was not talk or an offer (acts.QUIET)
         self.last_moved = [0] * self.n  # each seat's last own event but talk and offers
