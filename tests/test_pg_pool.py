@@ -140,14 +140,18 @@ def count(engine, name) -> int:
 
 
 def test_blind_inserts_go_with_the_commit_in_one_round_trip(engine, table, tmp_path):
-    def write(engine):
+    def write(engine, x):
         with engine.begin() as c:
             assert c.execute(text("SELECT 1")).scalar() == 1
-            c.execute(blind(table), [{"x": 1}, {"x": 2}])  # many rows
-            c.execute(blind(table), {"x": 3})  # one
+            c.execute(blind(table), [{"x": x}, {"x": x + 1}])  # many rows
+            c.execute(blind(table), {"x": x + 2})  # one
 
-    assert round_trips(engine, write, tmp_path) == 2  # BEGIN + SELECT; INSERTs + COMMIT
-    assert count(engine, table) == 3
+    def writes(engine):
+        write(engine, 1)
+        write(engine, 4)  # the next transaction on the connection too
+
+    assert round_trips(engine, writes, tmp_path) == 4  # each: BEGIN + SELECT; INSERTs + COMMIT
+    assert count(engine, table) == 6
 
 
 def test_a_blind_insert_taken_by_another_raises_at_commit_as_an_integrity_error(engine, table):

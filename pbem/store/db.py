@@ -134,10 +134,9 @@ def _blind_until_answered(engine: Engine) -> None:
     commit, rollback = dialect.do_commit, dialect.do_rollback
 
     def do_commit(dbapi_conn):
-        pipe = getattr(dbapi_conn, "blind", None)
+        pipe = _take_blind(dbapi_conn)
         if pipe is None:
             return commit(dbapi_conn)
-        dbapi_conn.blind = None
         try:
             dbapi_conn.execute("COMMIT", prepare=False)
             pipe.close()
@@ -148,13 +147,22 @@ def _blind_until_answered(engine: Engine) -> None:
         return None
 
     def do_rollback(dbapi_conn):
-        pipe = getattr(dbapi_conn, "blind", None)
+        pipe = _take_blind(dbapi_conn)
         if pipe is not None:
-            dbapi_conn.blind = None
             _drop(pipe)
         return rollback(dbapi_conn)
 
     dialect.do_commit, dialect.do_rollback = do_commit, do_rollback
+
+
+def _take_blind(dbapi_conn) -> ExitStack | None:
+    """The connection's pipeline of blind statements, if any, taken off it. SQLAlchemy hands
+    do_commit and do_rollback the pool's proxy: the pipeline is on the driver's connection."""
+    raw = getattr(dbapi_conn, "dbapi_connection", dbapi_conn)
+    pipe = getattr(raw, "blind", None)
+    if pipe is not None:
+        raw.blind = None
+    return pipe
 
 
 def _ended(dbapi_conn, rollback) -> None:
