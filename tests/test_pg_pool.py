@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.exc import IntegrityError
 
-from pbem.store.db import BLIND, make_engine
+from pbem.store.db import BLIND, READ_ONLY, make_engine
 
 PG = os.environ.get("PBEM_TEST_DATABASE_URL")
 pytestmark = pytest.mark.skipif(not PG, reason="needs PostgreSQL: set PBEM_TEST_DATABASE_URL")
@@ -177,3 +177,17 @@ def test_a_statement_after_blind_inserts_sees_them_and_brings_their_error(engine
         c.execute(blind(table), {"x": 5})
         c.rollback()  # blind inserts taken back unanswered
         assert c.execute(text(f"SELECT count(*) FROM {table}")).scalar() == 0
+
+
+def test_a_reader_reads_without_begin_or_rollback(engine, tmp_path):
+    reader = engine.execution_options(**{READ_ONLY: True})  # Store.reader's
+
+    def read(engine):
+        with reader.connect() as c:
+            assert c.execute(text("SELECT 1")).scalar() == 1
+            assert c.execute(text("SELECT 2")).scalar() == 2
+
+    assert round_trips(engine, read, tmp_path) == 2  # no ROLLBACK, nor DEALLOCATE ALL after it
+    with engine.begin() as c:  # the pool's connection back to transactions
+        xids = {c.execute(text("SELECT pg_current_xact_id()")).scalar() for _ in range(2)}
+        assert len(xids) == 1

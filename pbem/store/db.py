@@ -183,8 +183,13 @@ def _drop(pipe: ExitStack) -> None:
 
 
 def _needs_begin(dbapi_conn, context, idle) -> bool:
+    """A reader (READ_ONLY) gets no BEGIN: at READ COMMITTED each statement reads its own
+    snapshot in a transaction too, so one changes nothing but the ROLLBACK's round trip at
+    its end, and the DEALLOCATE ALL psycopg sends after a ROLLBACK (a round trip more, and
+    every statement prepared again: in a tick, a timeout's write after its read)."""
+    options = context.execution_options
     return (dbapi_conn.autocommit and dbapi_conn.info.transaction_status == idle
-            and context.execution_options.get("isolation_level") != "AUTOCOMMIT")
+            and options.get("isolation_level") != "AUTOCOMMIT" and not options.get(READ_ONLY))
 
 
 def _quiet(dbapi_conn) -> bool:
