@@ -67,11 +67,11 @@ def _begin_with_first_statement(engine: Engine) -> None:
     before every transaction's first statement (one of eight a due timeout made:
     bench/clock.py, issue 15). Here the driver is left in autocommit and the BEGIN goes in a
     pipeline with the first statement: one round trip for both. Every statement SQLAlchemy
-    runs comes through here, so none runs outside a transaction; COMMIT and ROLLBACK are the
-    driver's as before (it sends them whenever the server is in a transaction), except after
-    blind statements (`_blind_until_answered`). A connection put in AUTOCOMMIT on purpose (an
-    execution option) gets no BEGIN, and one SQLAlchemy took out of autocommit (resetting
-    that option) has psycopg's own BEGIN again."""
+    runs comes through here, so none runs outside a transaction but a reader's
+    (`_needs_begin`); COMMIT and ROLLBACK are the driver's as before (it sends them whenever
+    the server is in a transaction), except after blind statements (`_blind_until_answered`).
+    A connection put in AUTOCOMMIT on purpose (an execution option) gets no BEGIN, and one
+    SQLAlchemy took out of autocommit (resetting that option) has psycopg's own BEGIN again."""
 
     from psycopg.pq import TransactionStatus  # here: a SQLite process never loads psycopg
 
@@ -166,8 +166,8 @@ def _take_blind(dbapi_conn) -> ExitStack | None:
 
 
 def _ended(dbapi_conn, rollback) -> None:
-    """A COMMIT that fails ends the transaction (the server's rolls it back): so here, for
-    SQLAlchemy does not roll back after a failed commit (its pool's reset skips it too)."""
+    """A COMMIT that failed ends its transaction here: SQLAlchemy does not roll back after
+    a failed commit (its pool's reset skips it too), and the server's is left aborted."""
     try:
         rollback(dbapi_conn)
     except Exception:  # noqa: BLE001 - a lost connection: the commit's error is the one raised
