@@ -21,6 +21,7 @@ from .league import seasons
 from .notify import seat_names
 from .orders import any_pending
 from .signing import CARE, Signer, secret_keys
+from .store.bulk import insert_all
 from .store.games import mailable, players_of
 from .store.models import (
     Deadline,
@@ -45,7 +46,7 @@ OVERTAKEN = "overtaken"  # a reminder whose timeout came first (the clock was do
 def tick(store, now: datetime | None = None, limit: int = 500) -> int:
     """Handle every deadline due by `now`, oldest first; returns how many were handled."""
     now = now or utcnow()
-    with store.session() as s:  # state first: the index (state, due) skips the past rows
+    with store.reader() as s:  # state first: the index (state, due) skips the past rows
         rows = s.exec(select(Deadline).where(
             Deadline.state.in_(("pending", "firing")), Deadline.due <= now,
             or_(Deadline.state == "pending", Deadline.claimed_at < now - LEASE))
@@ -258,7 +259,7 @@ def _finish(store, row, result: str) -> None:
 def _fire(store, row, now) -> str:
     if row.kind == ROBOT:  # the runner after the move's commit did not get to it
         return "robot moved" if play.move_robots(store, row.game_id) else "moved on"
-    with store.session() as s:
+    with store.reader() as s:
         game = s.get(Game, row.game_id)
         st = store.state(s, game)
         store.keep(game.id, st)
@@ -377,7 +378,7 @@ def _send(store, to, game_id, key, subject, text) -> None:
 def _add(store, mail: dict) -> None:
     try:
         with store.session() as s:
-            s.add(Outbox(**mail))
+            insert_all(s, Outbox, [mail])  # with its COMMIT, one round trip (PostgreSQL)
             s.commit()
     except IntegrityError:
         pass  # sent before: a redo after a crash

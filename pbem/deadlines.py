@@ -5,11 +5,12 @@ them is pbem.clock; vacations that move them are pbem.vacation."""
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, case, func, insert, update
+from sqlalchemy import bindparam, case, func, update
 from sqlmodel import select
 
 from . import owntime, seatclock
 from .engine.acts import QUIET
+from .store.bulk import insert_all
 from .store.models import Deadline, Game, Move, Player, Seat, SeatClock
 from .store.models import now as utcnow
 from .store.states import catch_up, fresh
@@ -156,8 +157,7 @@ def _row(game_id, seat, seq, kind, hours_before, due) -> dict:
 
 def insert_rows(s, rows: list[dict]) -> None:
     """New Deadline rows in one statement (building ORM objects cost more than the SQL)."""
-    if rows:
-        s.connection().execute(insert(Deadline.__table__), rows)
+    insert_all(s, Deadline, rows)
 
 
 def _reminder(cal, start, hours, due, h) -> datetime:

@@ -7,8 +7,11 @@ import random
 import threading
 from collections import Counter
 
+import pytest
 from sqlmodel import select
 
+from pbem import play
+from pbem.deadlines import CLOSED
 from pbem.engine import choose, legal, preset, view
 from pbem.gamelog import replay_log
 from pbem.play import Refused, Stale, start, submit
@@ -171,3 +174,44 @@ def test_processes_hammering_the_same_games_lose_and_double_nothing(db_url, stor
             f"worker {wid}: what it was told was applied is not what the log holds"
     assert sum(len(o[1]) for o in outs) == len(cli)
     assert sum(o[2] for o in outs) > 0, "no conflict happened: the test raced nothing"
+
+
+def test_a_race_found_only_at_the_commit_is_retried_as_one(db_url, store, monkeypatch):
+    """On PostgreSQL a move's INSERTs are blind (pbem.store.db.BLIND): in a write with no
+    statement after them (a timeout's, whose `also` took the game's deadline rows) the move
+    log's unique (game, seq) taken by a racing writer is found at the COMMIT. The door still
+    sees the race: the loser reads again and is refused as stale, and nothing is doubled."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite's writers queue at BEGIN IMMEDIATE: they never race in a write")
+    gid = new_game(store)
+    st = replay_log(export(store, gid))
+    seat = st.to_act()[0]
+    gate, waited, found = threading.Barrier(2), set(), []
+    race_of = play._race
+    monkeypatch.setattr(play, "_race", lambda e: found.append(e.statement) or race_of(e))
+
+    def also(s):  # both writers have read the game before either writes its move
+        s.info[CLOSED] = gid  # as the clock's `_take`: no deadline statement after the move
+        if threading.get_ident() not in waited:  # the first try only; a retry reads afresh
+            waited.add(threading.get_ident())
+            gate.wait(timeout=30)
+        return []
+
+    out = [None, None]
+
+    def go(i):
+        try:
+            out[i] = submit(Store(db_url), gid, seat, legal(st, seat)[i], expect_seq=st.seq,
+                            source="clock", ref=f"commit-{i}", also=also)
+        except Exception as e:  # Stale is the expected loss; anything else fails the test
+            out[i] = e
+
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(type(x).__name__ for x in out) == ["Result", "Stale"], out
+    assert found == [None]  # one race, found by the COMMIT (no statement of its own)
+    log = check_log(store, gid)
+    assert [m.seq for m in log if m.ref and m.ref.startswith("commit-")] == [st.seq + 1]

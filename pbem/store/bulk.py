@@ -1,10 +1,14 @@
 """Many rows of one table in one INSERT, from dicts: in a hot write (a move, a timeout)
-building and flushing ORM objects cost more than the SQL."""
+building and flushing ORM objects cost more than the SQL. Nobody waits for its answer (BLIND:
+on PostgreSQL it comes with the next statement's or the COMMIT's, in one round trip; an error,
+a unique key taken, is raised there as the same IntegrityError)."""
 
 from functools import cache
 
 from pydantic_core import PydanticUndefined
 from sqlalchemy import insert
+
+from .db import BLIND
 
 
 def insert_all(s, model, rows: list[dict]) -> None:
@@ -22,7 +26,8 @@ def _plan(model) -> tuple:
     defaults = [(name, field.default_factory, field.default)
                 for name, field in model.model_fields.items() if name != "id"
                 and (field.default_factory is not None or field.default is not PydanticUndefined)]
-    return insert(model.__table__), defaults
+    # inline: no RETURNING of the new id (nobody reads it), which a blind statement cannot have
+    return insert(model.__table__).inline().execution_options(**{BLIND: True}), defaults
 
 
 def _filled(defaults, row: dict) -> dict:

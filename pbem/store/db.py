@@ -5,6 +5,7 @@ import select
 import sqlite3
 import threading
 import time
+from contextlib import ExitStack
 from functools import lru_cache
 from pathlib import Path
 
@@ -13,6 +14,10 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, create_engine
 
 READ_ONLY = "pbem_read_only"  # the execution option of a reading engine (Store.reader)
+# the execution option of a statement nobody waits for (an INSERT without RETURNING, in a
+# transaction): on PostgreSQL it is sent, and its answer read with the next statement's or
+# the COMMIT's, in one round trip (`_send`); SQLite runs it as any other
+BLIND = "pbem_blind"
 BUSY_MS = 30_000  # how long a SQLite statement (or a write's BEGIN) waits for a lock
 # a waiting writer's steps (seconds): short, because write transactions are (a move's is
 # about a millisecond), but not shorter: on a busy machine waiters that wake more often
@@ -62,10 +67,11 @@ def _begin_with_first_statement(engine: Engine) -> None:
     before every transaction's first statement (one of eight a due timeout made:
     bench/clock.py, issue 15). Here the driver is left in autocommit and the BEGIN goes in a
     pipeline with the first statement: one round trip for both. Every statement SQLAlchemy
-    runs comes through here, so none runs outside a transaction; COMMIT and ROLLBACK are the
-    driver's as before (it sends them whenever the server is in a transaction). A connection
-    put in AUTOCOMMIT on purpose (an execution option) gets no BEGIN, and one SQLAlchemy
-    took out of autocommit (resetting that option) has psycopg's own BEGIN again."""
+    runs comes through here, so none runs outside a transaction but a reader's
+    (`_needs_begin`); COMMIT and ROLLBACK are the driver's as before (it sends them whenever
+    the server is in a transaction), except after blind statements (`_blind_until_answered`).
+    A connection put in AUTOCOMMIT on purpose (an execution option) gets no BEGIN, and one
+    SQLAlchemy took out of autocommit (resetting that option) has psycopg's own BEGIN again."""
 
     from psycopg.pq import TransactionStatus  # here: a SQLite process never loads psycopg
 
@@ -74,27 +80,116 @@ def _begin_with_first_statement(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _connect(dbapi_conn, _record):
         dbapi_conn.autocommit = True
+        dbapi_conn.blind = None  # the pipeline blind statements wait in (`_send`)
 
     @event.listens_for(engine, "do_execute")
     def _execute(cursor, statement, parameters, context):
-        if not _needs_begin(cursor.connection, context, idle):
-            return False
-        with cursor.connection.pipeline():
-            cursor.execute("BEGIN")
-            cursor.execute(statement, parameters)
-        return True
+        return _send(cursor, context, idle, lambda: cursor.execute(statement, parameters))
 
     @event.listens_for(engine, "do_executemany")
+    def _executemany(cursor, statement, parameters, context):
+        return _send(cursor, context, idle, lambda: cursor.executemany(statement, parameters))
+
     @event.listens_for(engine, "do_execute_no_params")
-    def _begin_alone(cursor, *args):
-        if _needs_begin(cursor.connection, args[-1], idle):
-            cursor.execute("BEGIN")  # rare first statements: a round trip of its own
+    def _execute_no_params(cursor, statement, context):
+        return _send(cursor, context, idle, lambda: cursor.execute(statement))
+
+    _blind_until_answered(engine)
+
+
+def _send(cursor, context, idle, run) -> bool:
+    """Run a statement in the connection's pipeline when it needs one: after a BEGIN sent
+    with it, or as a blind statement (BLIND) nobody waits for, or after blind ones, whose
+    errors this statement's answer brings. Returns False (the dialect runs it) otherwise."""
+    conn = cursor.connection
+    begin = _needs_begin(conn, context, idle)
+    held = getattr(conn, "blind", None)
+    blind = context.execution_options.get(BLIND) and (  # only where a COMMIT or ROLLBACK ends it
+        begin or not conn.autocommit or conn.info.transaction_status != idle)
+    if not (begin or blind or held):
         return False
+    pipe, conn.blind = held or ExitStack(), None
+    try:
+        if held is None:
+            pipe.enter_context(conn.pipeline())
+        if begin:
+            cursor.execute("BEGIN")
+        run()
+    except BaseException:
+        _drop(pipe)
+        raise
+    if blind:
+        conn.blind = pipe  # sent; its answer comes with the next statement's, or the COMMIT's
+    else:
+        pipe.close()  # one Sync, one round trip: every answer, the first error raised
+    return True
+
+
+def _blind_until_answered(engine: Engine) -> None:
+    """A blind statement's error (a unique key taken by a racing writer) comes with the
+    COMMIT's answer: the COMMIT goes in the pipeline with them, one round trip, and raises it
+    from do_commit, where SQLAlchemy makes it an IntegrityError as the statement itself
+    would have. A rollback drops their answers (nothing they did stays)."""
+    dialect = engine.dialect
+    commit, rollback = dialect.do_commit, dialect.do_rollback
+
+    def do_commit(dbapi_conn):
+        pipe = _take_blind(dbapi_conn)
+        if pipe is None:
+            return commit(dbapi_conn)
+        try:
+            dbapi_conn.execute("COMMIT", prepare=False)
+            pipe.close()
+        except BaseException:
+            _drop(pipe)
+            _ended(dbapi_conn, rollback)
+            raise
+        return None
+
+    def do_rollback(dbapi_conn):
+        pipe = _take_blind(dbapi_conn)
+        if pipe is not None:
+            _drop(pipe)
+        return rollback(dbapi_conn)
+
+    dialect.do_commit, dialect.do_rollback = do_commit, do_rollback
+
+
+def _take_blind(dbapi_conn) -> ExitStack | None:
+    """The connection's pipeline of blind statements, if any, taken off it. SQLAlchemy hands
+    do_commit and do_rollback the pool's proxy: the pipeline is on the driver's connection."""
+    raw = getattr(dbapi_conn, "dbapi_connection", dbapi_conn)
+    pipe = getattr(raw, "blind", None)
+    if pipe is not None:
+        raw.blind = None
+    return pipe
+
+
+def _ended(dbapi_conn, rollback) -> None:
+    """A COMMIT that failed ends its transaction here: SQLAlchemy does not roll back after
+    a failed commit (its pool's reset skips it too), and the server's is left aborted."""
+    try:
+        rollback(dbapi_conn)
+    except Exception:  # noqa: BLE001 - a lost connection: the commit's error is the one raised
+        pass
+
+
+def _drop(pipe: ExitStack) -> None:
+    """Leave a pipeline whose answers no longer matter (an error is on its way up)."""
+    try:
+        pipe.close()
+    except Exception:  # noqa: BLE001 - the first error is the one raised
+        pass
 
 
 def _needs_begin(dbapi_conn, context, idle) -> bool:
+    """A reader (READ_ONLY) gets no BEGIN: at READ COMMITTED each statement reads its own
+    snapshot in a transaction too, so one changes nothing but the ROLLBACK's round trip at
+    its end, and the DEALLOCATE ALL psycopg sends after a ROLLBACK (a round trip more, and
+    every statement prepared again: in a tick, a timeout's write after its read)."""
+    options = context.execution_options
     return (dbapi_conn.autocommit and dbapi_conn.info.transaction_status == idle
-            and context.execution_options.get("isolation_level") != "AUTOCOMMIT")
+            and options.get("isolation_level") != "AUTOCOMMIT" and not options.get(READ_ONLY))
 
 
 def _quiet(dbapi_conn) -> bool:
