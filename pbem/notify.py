@@ -26,7 +26,7 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
         return []
     cfg = load()
     names = seat_names(seats, players)
-    out = talk.mails(game, seats, players, st, events, names, mail_row)
+    out = talk.mails(cfg, game, seats, players, st, events, names, mail_row)
     if all(ev["type"] in QUIET for ev in events):
         return out  # talk and offers: no turn mail, nothing moved
     humans = {x.seat: x for x in seats if not x.robot and mailable(players.get(x.player_id))}
