@@ -7,7 +7,7 @@ from .deadlines import due_time, time_control
 from .engine import legal, view
 from .engine.acts import QUIET
 from .engine.orders import bids_later
-from .signing import Signer, secret_keys
+from .signing import secret_keys, signer
 from .store import prefs
 from .store.games import mailable
 from .store.models import now as utcnow
@@ -26,7 +26,7 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
         return []
     cfg = load()
     names = seat_names(seats, players)
-    out = talk.mails(game, seats, players, st, events, names, mail_row)
+    out = talk.mails(cfg, game, seats, players, st, events, names, mail_row)
     if all(ev["type"] in QUIET for ev in events):
         return out  # talk and offers: no turn mail, nothing moved
     humans = {x.seat: x for x in seats if not x.robot and mailable(players.get(x.player_id))}
@@ -199,10 +199,10 @@ def turn_mail(cfg, game, seat, player, st, names, orders=None, clock=None, now=N
 
 def link_maker(cfg, game_id, seat, seq):
     """A signed web link per legal move (pbem.web.links); it names game, seat, move, seq."""
-    signer = Signer(secret_keys(cfg))
+    sign = signer(tuple(secret_keys(cfg)))  # made once a key set
 
     def link(action) -> str:
-        token = signer.dumps({"g": game_id, "s": seat, "a": action, "q": seq})
+        token = sign.dumps({"g": game_id, "s": seat, "a": action, "q": seq})
         return f"{cfg.base_url}/m/{token}"
 
     return link

@@ -16,6 +16,7 @@ import secrets as _secrets
 import threading
 import time
 import zlib
+from functools import lru_cache
 from pathlib import Path
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
@@ -90,3 +91,10 @@ class Signer:
             raise ValueError("this link has expired") from None
         except BadSignature:
             raise ValueError("this link is not valid") from None
+
+
+@lru_cache(maxsize=16)
+def signer(keys: tuple[str, ...], purpose: str = MOVE) -> Signer:
+    """A Signer made once a key set and purpose (its key derivation and itsdangerous's
+    serializer cost more than a link), shared by threads: signing copies its HMAC."""
+    return Signer(list(keys), purpose)

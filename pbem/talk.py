@@ -3,14 +3,13 @@ taken-back moves. Talk is public, so every other human at the table hears it: at
 unless the player chose `notify digest`, which tells it in the daily digest. An offer
 to resign asks the partner for a decision, so every other human hears of it at once."""
 
-from .config import load
 from .store import prefs
 from .store.games import mailable
 
 
-def mails(game, seats, players, st, events, names, mail_row) -> list[dict]:
-    """Outbox rows for the talk, offers and undos among `events` (mail_row: notify's)."""
-    cfg = load()
+def mails(cfg, game, seats, players, st, events, names, mail_row) -> list[dict]:
+    """Outbox rows for the talk, offers and undos among `events` (mail_row: notify's;
+    `cfg`: its settings, read once for all of a move's mails)."""
     humans = [x for x in seats if not x.robot and mailable(players.get(x.player_id))]
     out = []
     for ev in events:

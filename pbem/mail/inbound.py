@@ -17,8 +17,9 @@ import logging
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, func
 from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import aliased
 from sqlmodel import select
 
 from .. import compose
@@ -36,8 +37,7 @@ from ..play import Seen
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.bulk import insert_all
-from ..store.games import table_of
-from ..store.models import Game, Inbound, Outbox, Player, Seat
+from ..store.models import Game, Inbound, Move, Outbox, Player, Seat
 from ..store.models import now as utcnow
 from .authres import verdict
 from .bounce import classify
@@ -50,7 +50,16 @@ log = logging.getLogger(__name__)
 
 MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
 _TOKEN = select(Seat.id).where(Seat.token == bindparam("t"))
-_GAME = select(Seat.game_id).where(Seat.token == bindparam("t"))
+_BY_TOKEN = aliased(Seat)
+# a seat mail's table in one statement: the game, its seats (in order) with their players,
+# and its last seq; by the game's id, or by one of its seats' tokens
+_TABLE = (select(Game, Seat, Player,
+                 select(func.max(Move.seq)).where(Move.game_id == Game.id).scalar_subquery())
+          .join(Seat, Seat.game_id == Game.id)
+          .join(Player, Player.id == Seat.player_id, isouter=True).order_by(Seat.seat))
+_TABLE_OF_GAME = _TABLE.where(Game.id == bindparam("g"))
+_TABLE_OF_TOKEN = _TABLE.where(Game.id == select(_BY_TOKEN.game_id).where(
+    _BY_TOKEN.token == bindparam("t")).scalar_subquery())
 _SEEN = select(Inbound.id).where(Inbound.message_id == bindparam("k"))
 ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ORGANISER_COMMANDS
 STRANGERS = [c for c in ACCOUNT if c.strangers]
@@ -97,9 +106,9 @@ class Processor:
         if len(key) > 190:  # fits every column it keys (Outbox.dedupe_key is 200)
             key = "sha256:" + hashlib.sha256(key.encode()).hexdigest()
         bounce = rcpt.lower().startswith(bounces.PREFIX)  # never answered, nor read as commands
-        with self.store.reader() as s:  # one read: seen before? whose seat, from whom?
-            if s.connection().execute(_SEEN, {"k": key}).first():  # Core: the ORM costs more
-                return "duplicate"
+        if self._seen(key):
+            return "duplicate"
+        with self.store.reader() as s:  # one read: whose seat, from whom?
             who = self._who(s, inc, rcpt) if not (bounce or inc.ignore) else None
         answers = Answers()  # our answers' Outbox rows, written with the Inbound row
         try:
@@ -114,20 +123,26 @@ class Processor:
             return outcome
         return self._record(key, outcome, answers.rows)
 
+    def _seen(self, key: str) -> bool:
+        """Was this mail taken before? One SELECT without a session, as `known`'s (the
+        Inbound row's unique key is what keeps a mail delivered twice at once from being
+        taken twice: pbem.mail.inbound._record, SeatAnswer)."""
+        try:
+            return bool(self.store.quick_rows(_SEEN, k=key))
+        except Exception:  # the driver's own errors: the session's read says what failed
+            with self.store.reader() as s:
+                return s.connection().execute(_SEEN, {"k": key}).first() is not None
+
     def _who(self, s, inc: Incoming, rcpt: str) -> tuple:
         """The seat `rcpt` names (None: the account address), its player and its `Table`
         (read here, in the same transaction), or the player the sender is."""
         local, _, domain = rcpt.lower().rpartition("@")
         token = local[5:] if local.startswith("play+") else None
-        game_id = token and domain == self.cfg.mail_domain.lower() and \
-            s.connection().execute(_GAME, {"t": token}).scalar()  # Core: the ORM costs more
-        if game_id:  # the seat's row comes with its table's
-            table = Table(s, self.store, game_id)
-            seat = next((x for x in table.seats if x.token == token), None)
-            if seat is not None:
+        if token and domain == self.cfg.mail_domain.lower():
+            table = Table.read(s, self.store, _TABLE_OF_TOKEN, {"t": token})
+            if table is not None:  # the token's seat is among the rows read with it
+                seat = next(x for x in table.seats if x.token == token)
                 return seat, table.players.get(seat.player_id), table
-            # handed over between the two reads (PostgreSQL): as if the mail came after it
-            self.store.keep(game_id, table.take())
         return None, s.exec(select(Player).where(Player.email == inc.sender)).first(), None
 
     def _record(self, key: str, outcome: str, answers: list[dict]) -> str:
@@ -174,7 +189,7 @@ class Processor:
             if table is not None:  # the player's row changed: read the table again
                 self.store.keep(seat.game_id, table.take())
                 with self.store.reader() as s:
-                    table = Table(s, self.store, seat.game_id)
+                    table = Table.read(s, self.store, _TABLE_OF_GAME, {"g": seat.game_id})
                 player = table.players.get(seat.player_id)
         if seat is None:
             return self._account(inc, player, key, out)
@@ -297,10 +312,19 @@ class Table:
     """A seat mail's game as read with its seat: the game, its seats and players, and its
     state (`live`, the cache's: whoever `take`s it keeps it back or hands it to the door)."""
 
-    def __init__(self, s, store, game_id: int):
-        self.game = s.get(Game, game_id)
-        self.live = store.state(s, self.game)
-        self.seats, self.players = table_of(s, game_id)
+    def __init__(self, game, seats, players, live):
+        self.game, self.seats, self.players, self.live = game, seats, players, live
+
+    @classmethod
+    def read(cls, s, store, statement, params) -> "Table | None":
+        """The table `statement` (`_TABLE_OF_...`) finds, None if none: one statement
+        where the game, its seats and its last seq were three."""
+        rows = s.exec(statement, params=params).all()
+        if not rows:
+            return None
+        game = rows[0][0]
+        return cls(game, [r[1] for r in rows], {p.id: p for _, _, p, _ in rows if p},
+                   store.state(s, game, rows[0][3] or 0))
 
     def take(self):
         live, self.live = self.live, None

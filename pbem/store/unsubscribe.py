@@ -6,11 +6,10 @@ that does the same. What it stops depends on the mail: news of each trick become
 digest, a mail a turn becomes one list a day, and any other mail stops all our mail until
 the player writes `mail on` to pbem@DOMAIN."""
 
-from functools import lru_cache
 
 from sqlmodel import select
 
-from ..signing import UNSUBSCRIBE, Signer, secret_keys
+from ..signing import UNSUBSCRIBE, Signer, secret_keys, signer
 from .models import Player
 
 # the kind of mail (its dedupe key's first word): the pref that stops it, and its words
@@ -34,18 +33,13 @@ def headers(cfg, domain: str, to_addr: str, dedupe_key: str, keys=None) -> dict:
     """The List-* headers; `keys`: the signing keys, when the caller has them at hand."""
     kind = kind_of(dedupe_key)
     pref, value, _ = stops(kind)
-    token = _signer(tuple(keys or secret_keys(cfg))).dumps({"e": to_addr, "k": kind})
+    token = signer(tuple(keys or secret_keys(cfg)), UNSUBSCRIBE).dumps({"e": to_addr, "k": kind})
     out = {"List-Id": f"Spades by email <games.{domain}>",
            "List-Unsubscribe": f"<{cfg.base_url}/u/{token}>, "
                                f"<mailto:pbem@{domain}?subject={pref}%20{value}>"}
     if cfg.base_url.lower().startswith("https://"):  # RFC 8058: one-click is https only
         out["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     return out
-
-
-@lru_cache(maxsize=8)
-def _signer(keys: tuple[str, ...]) -> Signer:
-    return Signer(list(keys), UNSUBSCRIBE)  # made once a key set: a mail each costs less
 
 
 def read(cfg, token: str) -> dict:
