@@ -267,21 +267,27 @@ def _foresee(store, game_id, seat=None, action=None, seen=None, expect_seq=None,
         return seen
     st, robots = seen.state, seen.robots
     autos = _autos(*seen.table[1:]) if seen.table else {}  # as the write will find them
-    fresh = _fresh(st, expect_seq)  # before the cache has `st` back: then it is everyone's
+    at = (st.seq, st.move_seq)  # before the cache has `st` back: then it is everyone's
     try:
         plan = _robots_plan(game_id, st, robots, seat, action, autos)
     finally:
         store.keep(game_id, st)  # after its copy is made: the cache's state is everyone's
-    if plan.ahead is not None and seen.table and fresh:  # its mails, outside the write
+    if plan.ahead is not None and seen.table \
+            and _fresh(store, game_id, seat, *at, expect_seq):  # its mails, outside the write
         plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow(), answered,
                                          answering)
     return plan
 
 
-def _fresh(st, expect_seq) -> bool:
-    """The read's mirror of `_check_stale`: nothing but talk and offers since the move
-    the player saw (another seat's look or pass, which the write also lets by, is rare)."""
-    return expect_seq is None or st.move_seq <= expect_seq <= st.seq
+def _fresh(store, game_id, seat, seq, move_seq, expect_seq) -> bool:
+    """Will the write let the move by? The door's rule (`stale`), from the read's state at
+    `seq`: the state alone says yes when nothing but talk and offers came since the move
+    the player saw; else (another seat's look or pass, a move and its undo since) one more
+    read asks the rule, so the mails are still rendered outside the write."""
+    if expect_seq is None or move_seq <= expect_seq <= seq:
+        return True
+    with store.reader() as s:
+        return _stale_at(s, seq, game_id, seat, expect_seq) is None
 
 
 def _robots_read(store, game_id, table: bool = False) -> Seen | Plan:
@@ -625,14 +631,20 @@ def stale(s, st, game_id, seat, expect_seq) -> str | None:
     in `s`), or None if it still means the same: the one rule, for the door and for the move
     links that lead to it (pbem.web.links). Talk, offers and another seat's look or pass
     since do not count, nor a move taken back since with its undo."""
-    if expect_seq == st.seq:
+    return _stale_at(s, st.seq, game_id, seat, expect_seq)
+
+
+def _stale_at(s, seq, game_id, seat, expect_seq) -> str | None:
+    """`stale` for a game at `seq` (the read before a move asks it of a state it has lent)."""
+    if expect_seq == seq:
         return None
-    if expect_seq > st.seq:
-        return f"move {expect_seq} has not happened yet: the game is at move {st.seq}"
-    since = s.exec(select(Move).where(Move.game_id == game_id, Move.seq > expect_seq)).all()
+    if expect_seq > seq:
+        return f"move {expect_seq} has not happened yet: the game is at move {seq}"
+    since = s.exec(select(Move).where(Move.game_id == game_id, Move.seq > expect_seq,
+                                      Move.seq <= seq)).all()
     if any(m.type not in QUIET and (m.type not in _HARMLESS or m.actor == seat)
            for m in _not_taken_back(since)):
-        return (f"the game has moved on (you saw move {expect_seq}, it is now at {st.seq}): "
+        return (f"the game has moved on (you saw move {expect_seq}, it is now at {seq}): "
                 "here is the table as it is now")
     return None
 
