@@ -61,7 +61,11 @@ class Processor:
 
     def __init__(self, store, cfg):
         self.store, self.cfg = store, cfg
-        self.keys = secret_keys(cfg)
+
+    @property
+    def keys(self) -> list[str]:
+        """The signing keys now (a rotated key file is read again: pbem.signing)."""
+        return secret_keys(self.cfg)
 
     def seat_for(self, address: str, s=None) -> Seat | None:
         """The seat `address` names, read in `s` (or a read of its own)."""
