@@ -160,10 +160,11 @@ def _last_hand(st, names) -> str:
     return compose.last_hand(st.history[-1], names) if st.history else ""
 
 
-def due_words(game, player, now, clock=None) -> tuple[str, str | None]:
-    """When the move is due, in UTC and (if it differs) on the player's own clock; and with
-    a bank clock, what the seat's bank holds ("2 days 4 h")."""
-    when = due_time(game, player, now, clock)
+def due_words(game, player, now, clock=None, when=None) -> tuple[str, str | None]:
+    """When the move is due (`when`, if the seat keeps a due time: after an undo), in UTC
+    and (if it differs) on the player's own clock; and with a bank clock, what the seat's
+    bank holds ("2 days 4 h")."""
+    when = when or due_time(game, player, now, clock)
     text = when.strftime("%a %d %b %Y, %H:%M UTC")
     mine = prefs.local(player, when)
     if mine.utcoffset():
@@ -179,19 +180,32 @@ def seat_names(seats, players) -> list[str]:
             for x in seats]
 
 
+def turn_values(cfg, game, seat, player, st, names, orders=None, clock=None, now=None,
+                kept=None) -> dict:
+    """What a turn mail shows the seat (and an answer that stands for it does: pbem.mail.
+    inbound): the table, the legal moves' links, the deadline its write arms (counted from
+    `now`, or `kept`: the due time the seat keeps after an undo), the bank, the seat's
+    pending orders, the talk since its last move."""
+    v = compose.context(view(st, seat.seat), game.id, names)
+    moves = compose.moves(v, reply_address(cfg, seat),
+                          link_maker(cfg, game.id, seat.seat, st.seq))
+    due, bank = due_words(game, player, now or utcnow(), clock, kept)
+    return dict(v=v, names=names, moves=moves, table_url=f"{cfg.base_url}/t/{seat.token}",
+                due=due, orders=orders, bank=bank, talk=talk.since_last_move(st, seat.seat))
+
+
+def turn_subject(game_id, seq) -> str:
+    """The turn mail's subject (players' mail filters look for it)."""
+    return f"Game {game_id}: your turn (move {seq})"
+
+
 def turn_mail(cfg, game, seat, player, st, names, orders=None, clock=None, now=None) -> dict:
     game_id = game.id
-    v = compose.context(view(st, seat.seat), game_id, names)
-    address = reply_address(cfg, seat)
-    moves = compose.moves(v, address, link_maker(cfg, game_id, seat.seat, st.seq))
-    table_url = f"{cfg.base_url}/t/{seat.token}"
-    due, bank = due_words(game, player, now or utcnow(), clock)
-    values = dict(v=v, names=names, moves=moves, table_url=table_url, due=due, orders=orders,
-                  bank=bank, talk=talk.since_last_move(st, seat.seat))
+    values = turn_values(cfg, game, seat, player, st, names, orders, clock, now)
     text = compose.render("turn.txt", **values)
     html = compose.render("turn.html", **values)
     row = mail_row(cfg, game_id, seat, player, f"turn:{game_id}:{seat.seat}:{st.seq}",
-                   f"Game {game_id}: your turn (move {st.seq})", text, html)
+                   turn_subject(game_id, st.seq), text, html)
     row["headers"]["Message-ID"] = compose.turn_message_id(game_id, seat.seat, st.seq,
                                                             cfg.mail_domain)
     return row

@@ -217,7 +217,7 @@ def test_a_move_followed_by_a_card_that_plays_itself_has_its_mails_rendered_outs
                                   "auto": "forced"}
         assert renders and not any(renders), "a mail was rendered inside the write"
         heads = [headline(m) for m in env.replies()]
-        assert f"Game {gid}: you played A♥" in heads, heads
+        assert f"Game {gid}: your turn (move 9), you played A♥" in heads, heads
 
 
 def test_a_move_made_before_a_move_and_its_undo_renders_its_mails_outside(store, monkeypatch):
