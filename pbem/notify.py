@@ -14,14 +14,15 @@ from .store.models import now as utcnow
 
 
 def mails(game, seats, players, st, events, before=None, orders=None, clocks=None,
-          now=None, answered=None, answering=False) -> list[dict]:
+          now=None, answered=None, answering=False, kept=None) -> list[dict]:
     """`orders`: each seat's pending orders, as written (a turn mail lists its own);
     `clocks`: a bank clock's seats (pbem.seatclock), each mail tells its own bank; `now`:
     the time the turn mails count their deadlines from (the write's, which arms them);
     `answered`: the seat whose mail made this move, which the answer to it tells what
     happened (the table, the hand just scored), so it gets no news mail of it besides;
     `answering`: that answer is written with this move, from this table, so where it is
-    the seat's turn (`answer_stands`) the answer is its turn mail too."""
+    the seat's turn (`answer_stands`) the answer is its turn mail too; `kept`: the due
+    times seats keep (after an undo), which their turn mails tell."""
     if not events:
         return []
     cfg = load()
@@ -37,7 +38,8 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
         player = players[humans[seat].player_id]
         if (player.prefs or {}).get("turns") != "daily":  # else: the daily list of moves
             out.append(turn_mail(cfg, game, humans[seat], player, st, names,
-                                 (orders or {}).get(seat), (clocks or {}).get(seat), now))
+                                 (orders or {}).get(seat), (clocks or {}).get(seat), now,
+                                 (kept or {}).get(seat)))
     if before is not None and st.phase != "over" and _news(st, before):
         for seat, x in humans.items():
             player = players[x.player_id]
@@ -199,9 +201,10 @@ def turn_subject(game_id, seq) -> str:
     return f"Game {game_id}: your turn (move {seq})"
 
 
-def turn_mail(cfg, game, seat, player, st, names, orders=None, clock=None, now=None) -> dict:
+def turn_mail(cfg, game, seat, player, st, names, orders=None, clock=None, now=None,
+              kept=None) -> dict:
     game_id = game.id
-    values = turn_values(cfg, game, seat, player, st, names, orders, clock, now)
+    values = turn_values(cfg, game, seat, player, st, names, orders, clock, now, kept)
     text = compose.render("turn.txt", **values)
     html = compose.render("turn.html", **values)
     row = mail_row(cfg, game_id, seat, player, f"turn:{game_id}:{seat.seat}:{st.seq}",

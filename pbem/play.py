@@ -509,7 +509,7 @@ def _react(s, game, seats, players, st, events, before, asked, movers, ready=Non
         mails = ready.rows
     else:
         mails = notify.mails(game, seats, players, st, events, before, orders, clocks, now,
-                             answered, answering)
+                             answered, answering, asked.kept)
     insert_all(s, Outbox, [*queued, *mails])
     if any(ev["type"] not in QUIET for ev in events):
         deadlines.arm(s, game, st, seats, players, now, clocks, asked.kept)

@@ -236,12 +236,16 @@ class _Answering:
                                        done=[*ctx.done, _said(self.line, events)],
                                        moves=[*ctx.moves, (self.action, False)], asked=asked))
 
+    def _key(self, st, events, asked) -> tuple:
+        """What the answer is made of: the table, and what its seat is asked (play.Asked)."""
+        seat = self.ctx.seat.seat
+        return st.seq, events, asked.now, asked.orders.get(seat), asked.kept.get(seat)
+
     def prepare(self, st, events, asked) -> None:
-        self.ready = ((st.seq, events, asked), self._rows(st, events, asked))
+        self.ready = (self._key(st, events, asked), self._rows(st, events, asked))
 
     def __call__(self, s, st, events, asked) -> list[dict]:
-        """The answer foreseen if the write found its table, time, orders and kept dues."""
-        fits = self.ready is not None and self.ready[0] == (st.seq, events, asked)
+        fits = self.ready is not None and self.ready[0] == self._key(st, events, asked)
         self.ctx.answer.record(s)
         return self.ready[1] if fits else self._rows(st, events, asked)
 
