@@ -14,14 +14,15 @@ from .store.models import now as utcnow
 
 
 def mails(game, seats, players, st, events, before=None, orders=None, clocks=None,
-          now=None, answered=None, answering=False) -> list[dict]:
+          now=None, answered=None, answering=False, kept=None) -> list[dict]:
     """`orders`: each seat's pending orders, as written (a turn mail lists its own);
     `clocks`: a bank clock's seats (pbem.seatclock), each mail tells its own bank; `now`:
     the time the turn mails count their deadlines from (the write's, which arms them);
     `answered`: the seat whose mail made this move, which the answer to it tells what
     happened (the table, the hand just scored), so it gets no news mail of it besides;
     `answering`: that answer is written with this move, from this table, so where it is
-    the seat's turn (`answer_stands`) the answer is its turn mail too."""
+    the seat's turn (`answer_stands`) the answer is its turn mail too; `kept`: the due
+    times seats keep (after an undo), which their turn mails tell."""
     if not events:
         return []
     cfg = load()
@@ -37,7 +38,8 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
         player = players[humans[seat].player_id]
         if (player.prefs or {}).get("turns") != "daily":  # else: the daily list of moves
             out.append(turn_mail(cfg, game, humans[seat], player, st, names,
-                                 (orders or {}).get(seat), (clocks or {}).get(seat), now))
+                                 (orders or {}).get(seat), (clocks or {}).get(seat), now,
+                                 (kept or {}).get(seat)))
     if before is not None and st.phase != "over" and _news(st, before):
         for seat, x in humans.items():
             player = players[x.player_id]
@@ -160,10 +162,11 @@ def _last_hand(st, names) -> str:
     return compose.last_hand(st.history[-1], names) if st.history else ""
 
 
-def due_words(game, player, now, clock=None) -> tuple[str, str | None]:
-    """When the move is due, in UTC and (if it differs) on the player's own clock; and with
-    a bank clock, what the seat's bank holds ("2 days 4 h")."""
-    when = due_time(game, player, now, clock)
+def due_words(game, player, now, clock=None, when=None) -> tuple[str, str | None]:
+    """When the move is due (`when`, if the seat keeps a due time: after an undo), in UTC
+    and (if it differs) on the player's own clock; and with a bank clock, what the seat's
+    bank holds ("2 days 4 h")."""
+    when = when or due_time(game, player, now, clock)
     text = when.strftime("%a %d %b %Y, %H:%M UTC")
     mine = prefs.local(player, when)
     if mine.utcoffset():
@@ -179,19 +182,33 @@ def seat_names(seats, players) -> list[str]:
             for x in seats]
 
 
-def turn_mail(cfg, game, seat, player, st, names, orders=None, clock=None, now=None) -> dict:
+def turn_values(cfg, game, seat, player, st, names, orders=None, clock=None, now=None,
+                kept=None) -> dict:
+    """What a turn mail shows the seat (and an answer that stands for it does: pbem.mail.
+    inbound): the table, the legal moves' links, the deadline its write arms (counted from
+    `now`, or `kept`: the due time the seat keeps after an undo), the bank, the seat's
+    pending orders, the talk since its last move."""
+    v = compose.context(view(st, seat.seat), game.id, names)
+    moves = compose.moves(v, reply_address(cfg, seat),
+                          link_maker(cfg, game.id, seat.seat, st.seq))
+    due, bank = due_words(game, player, now or utcnow(), clock, kept)
+    return dict(v=v, names=names, moves=moves, table_url=f"{cfg.base_url}/t/{seat.token}",
+                due=due, orders=orders, bank=bank, talk=talk.since_last_move(st, seat.seat))
+
+
+def turn_subject(game_id, seq) -> str:
+    """The turn mail's subject (players' mail filters look for it)."""
+    return f"Game {game_id}: your turn (move {seq})"
+
+
+def turn_mail(cfg, game, seat, player, st, names, orders=None, clock=None, now=None,
+              kept=None) -> dict:
     game_id = game.id
-    v = compose.context(view(st, seat.seat), game_id, names)
-    address = reply_address(cfg, seat)
-    moves = compose.moves(v, address, link_maker(cfg, game_id, seat.seat, st.seq))
-    table_url = f"{cfg.base_url}/t/{seat.token}"
-    due, bank = due_words(game, player, now or utcnow(), clock)
-    values = dict(v=v, names=names, moves=moves, table_url=table_url, due=due, orders=orders,
-                  bank=bank, talk=talk.since_last_move(st, seat.seat))
+    values = turn_values(cfg, game, seat, player, st, names, orders, clock, now, kept)
     text = compose.render("turn.txt", **values)
     html = compose.render("turn.html", **values)
     row = mail_row(cfg, game_id, seat, player, f"turn:{game_id}:{seat.seat}:{st.seq}",
-                   f"Game {game_id}: your turn (move {st.seq})", text, html)
+                   turn_subject(game_id, st.seq), text, html)
     row["headers"]["Message-ID"] = compose.turn_message_id(game_id, seat.seat, st.seq,
                                                             cfg.mail_domain)
     return row

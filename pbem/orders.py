@@ -125,8 +125,9 @@ class Pending:
 def give(store, game_id: int, seat: int, line: str, st, ref: str | None = None
          ) -> list[SeatOrder]:
     """Keep the orders a line gives for the seat, checked against what it holds now; a
-    ValueError says why not (nothing is kept then). `ref`: the mail line's (None on the
-    web): a line kept before, by this mail's earlier try or its twin, is not kept again."""
+    ValueError says why not (nothing is kept then). `ref`: the mail line's, or the web
+    form's (pbem.web.tables): a line kept before under it, by this mail's earlier try or
+    its twin, or by the same form sent twice, is not kept again (those rows are returned)."""
     orders = read(line)
     if orders is None:
         raise ValueError(f"{line!r} is not an order")
@@ -179,7 +180,7 @@ def give_bid(store, game_id: int, seat: int, action: dict, text: str, st,
 
 
 def _kept(s, refs: list[str | None]) -> list[SeatOrder]:
-    """The orders kept before under these refs (none for orders given on the web)."""
+    """The orders kept before under these refs (none without a ref)."""
     if refs[0] is None:
         return []
     return list(s.exec(select(SeatOrder).where(SeatOrder.ref.in_(refs))

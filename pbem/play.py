@@ -33,7 +33,7 @@ import random
 import secrets
 import threading
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -91,6 +91,17 @@ class Seen:
     table: tuple | None = None
 
 
+@dataclass(frozen=True)
+class Asked:
+    """What a turn mail written with a move tells beyond the table, as its write arms it:
+    the time the deadlines count from, each seat's pending orders (their texts), the due
+    times seats keep (after an undo: `_kept_dues`). The read before the write foresees the
+    first, and neither of the others (as pbem.prepared does)."""
+    now: datetime
+    orders: dict = field(default_factory=dict)
+    kept: dict = field(default_factory=dict)
+
+
 @dataclass
 class Result:
     game_id: int
@@ -108,12 +119,13 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
     timeout marks its deadline done) and returns the mails (Outbox rows, as dicts) to queue
     with the move's own in one statement; it may refuse the move too.
     `seen`: what the caller read just now and hands over (`Seen`; see `_foresee`).
-    `after(s, st, events)`, if given, runs in the move's transaction once its events (with
-    what followed without a human) are in `st`, and returns more mails to queue with the
-    move's (an inbound mail's answer, whose Inbound row it writes in `s`): so the move and
-    its answer commit together or not at all. It runs again if the write is retried; not at
-    all if the ref was applied before (`Result.duplicate`). If it has `prepare(st, events)`,
-    that is called first, outside the write, with the table and events foreseen."""
+    `after(s, st, events, asked)`, if given, runs in the move's transaction once its events
+    (with what followed without a human) are in `st`, and returns more mails to queue with
+    the move's (an inbound mail's answer, whose Inbound row it writes in `s`; `asked`: what
+    a turn mail tells besides, `Asked`): so the move and its answer commit together or not
+    at all. It runs again if the write is retried; not at all if the ref was applied before
+    (`Result.duplicate`). If it has `prepare(st, events, asked)`, that is called first,
+    outside the write, with the table, events and `Asked` foreseen."""
     if isinstance(action, dict):  # only the server marks a play as made for the seat
         action = {k: v for k, v in action.items() if k != "auto"}
     checked = _check_claim(store, game_id, seat, action)
@@ -122,7 +134,7 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
     plan = _foresee(store, game_id, seat, action, seen, expect_seq, answered,
                     after is not None) if checked is None else None
     if plan is not None and plan.ahead is not None and hasattr(after, "prepare"):
-        after.prepare(*plan.ahead[:2])  # its mails too are rendered outside the write
+        after.prepare(*plan.ahead[:2], Asked(plan.now))  # rendered outside the write too
 
     queued = []  # the mails `also` gives
 
@@ -207,6 +219,7 @@ class Plan:
         self.seq, self.foreseen, self.done = seq, foreseen, 0  # (action, event) pairs
         self.ahead = ahead  # (the state after them, every event, (hand, trick) before)
         self.prepared = None  # the mails for `ahead`, rendered before the write
+        self.now = None  # with `ahead`: the time its deadlines count from, the write's too
 
     def begin(self, st) -> bool:
         """A write (or its retry) begins: does it start from the table foreseen from?"""
@@ -267,21 +280,28 @@ def _foresee(store, game_id, seat=None, action=None, seen=None, expect_seq=None,
         return seen
     st, robots = seen.state, seen.robots
     autos = _autos(*seen.table[1:]) if seen.table else {}  # as the write will find them
-    fresh = _fresh(st, expect_seq)  # before the cache has `st` back: then it is everyone's
+    at = (st.seq, st.move_seq)  # before the cache has `st` back: then it is everyone's
     try:
         plan = _robots_plan(game_id, st, robots, seat, action, autos)
     finally:
         store.keep(game_id, st)  # after its copy is made: the cache's state is everyone's
-    if plan.ahead is not None and seen.table and fresh:  # its mails, outside the write
-        plan.prepared = prepared.prepare(*seen.table, *plan.ahead, utcnow(), answered,
-                                         answering)
+    if plan.ahead is not None:
+        plan.now = utcnow()
+        if seen.table and _fresh(store, game_id, seat, *at, expect_seq):  # outside the write
+            plan.prepared = prepared.prepare(*seen.table, *plan.ahead, plan.now, answered,
+                                             answering)
     return plan
 
 
-def _fresh(st, expect_seq) -> bool:
-    """The read's mirror of `_check_stale`: nothing but talk and offers since the move
-    the player saw (another seat's look or pass, which the write also lets by, is rare)."""
-    return expect_seq is None or st.move_seq <= expect_seq <= st.seq
+def _fresh(store, game_id, seat, seq, move_seq, expect_seq) -> bool:
+    """Will the write let the move by? The door's rule (`stale`), from the read's state at
+    `seq`: the state alone says yes when nothing but talk and offers came since the move
+    the player saw; else (another seat's look or pass, a move and its undo since) one more
+    read asks the rule, so the mails are still rendered outside the write."""
+    if expect_seq is None or move_seq <= expect_seq <= seq:
+        return True
+    with store.reader() as s:
+        return _stale_at(s, seq, game_id, seat, expect_seq) is None
 
 
 def _robots_read(store, game_id, table: bool = False) -> Seen | Plan:
@@ -442,12 +462,15 @@ def _once(store, game_id, first, actor, source, ref, plan=None, queued=(), after
         players = table.players if table else players_of(s, seats)
         orders = seat_orders.Pending(s, game, seats, players, table is None or table.orders)
         events += _follow_up(s, st, game, seats, players, orders, plan)
+        # the deadlines count from the time the read foresaw the move (its mails say it)
+        asked = Asked(plan.now if plan is not None and plan.now else utcnow(),
+                      orders.texts(), _kept_dues(s, game, events))
         if after is not None:
-            queued = [*queued, *after(s, st, events)]
+            queued = [*queued, *after(s, st, events, asked)]
         rows = [_row(game_id, ev, actor if i < n else _actor(ev), source, ref, i, n)
                 for i, ev in enumerate(events)]
         insert_all(s, Move, rows)
-        season = _react(s, game, seats, players, st, events, before, orders.texts(),
+        season = _react(s, game, seats, players, st, events, before, asked,
                         _clock_movers(events, n, actor, source), ready, table, queued,
                         actor if source == "mail" else None, after is not None)
         wait = any(x.robot and x.seat in st.to_act() for x in seats)  # not foreseen
@@ -469,27 +492,27 @@ def _copy(st, plan, events) -> State:
     return st.snapshot()
 
 
-def _react(s, game, seats, players, st, events, before, orders, movers, ready=None,
+def _react(s, game, seats, players, st, events, before, asked, movers, ready=None,
            table=None, queued=(), answered=None, answering=False) -> int | None:
     """What the move writes beside its events, in its transaction and in this order: the
-    mails (`ready`: rendered before the write, taken if they fit), the next deadlines, the
-    game's status and, when a league game ends, its result. (A bank clock's banks are paid
-    first, so the mails can say what they hold.) Returns that game's season (its round may
-    be done), else None."""
+    mails (`ready`: rendered before the write, taken if they fit), the next deadlines (from
+    `asked.now`: `Asked`), the game's status and, when a league game ends, its result. (A
+    bank clock's banks are paid first, so the mails can say what they hold.) Returns that
+    game's season (its round may be done), else None."""
     if events and all(ev["type"] == "adjudicate" for ev in events):
         insert_all(s, Outbox, list(queued))
         return None  # a ruling is no move: no turn mails, no deadlines (its mails are its own)
-    now = utcnow()
+    now, orders = asked.now, asked.orders
     clocks = deadlines.settle_clocks(s, game, st, seats, players, now, *movers) \
         if events else None
-    if prepared.fits(ready, table, st, events, before, orders, clocks):
-        now, mails = ready.now, ready.rows  # the deadlines count from the mails' time
+    if prepared.fits(ready, table, st, events, before, orders, clocks) and ready.now == now:
+        mails = ready.rows
     else:
         mails = notify.mails(game, seats, players, st, events, before, orders, clocks, now,
-                             answered, answering)
+                             answered, answering, asked.kept)
     insert_all(s, Outbox, [*queued, *mails])
     if any(ev["type"] not in QUIET for ev in events):
-        deadlines.arm(s, game, st, seats, players, now, clocks, _kept_dues(s, game, events))
+        deadlines.arm(s, game, st, seats, players, now, clocks, asked.kept)
     if st.phase == "over" and game.status != "over":
         game.status = "over"
         s.add(game)
@@ -625,14 +648,20 @@ def stale(s, st, game_id, seat, expect_seq) -> str | None:
     in `s`), or None if it still means the same: the one rule, for the door and for the move
     links that lead to it (pbem.web.links). Talk, offers and another seat's look or pass
     since do not count, nor a move taken back since with its undo."""
-    if expect_seq == st.seq:
+    return _stale_at(s, st.seq, game_id, seat, expect_seq)
+
+
+def _stale_at(s, seq, game_id, seat, expect_seq) -> str | None:
+    """`stale` for a game at `seq` (the read before a move asks it of a state it has lent)."""
+    if expect_seq == seq:
         return None
-    if expect_seq > st.seq:
-        return f"move {expect_seq} has not happened yet: the game is at move {st.seq}"
-    since = s.exec(select(Move).where(Move.game_id == game_id, Move.seq > expect_seq)).all()
+    if expect_seq > seq:
+        return f"move {expect_seq} has not happened yet: the game is at move {seq}"
+    since = s.exec(select(Move).where(Move.game_id == game_id, Move.seq > expect_seq,
+                                      Move.seq <= seq)).all()
     if any(m.type not in QUIET and (m.type not in _HARMLESS or m.actor == seat)
            for m in _not_taken_back(since)):
-        return (f"the game has moved on (you saw move {expect_seq}, it is now at {st.seq}): "
+        return (f"the game has moved on (you saw move {expect_seq}, it is now at {seq}): "
                 "here is the table as it is now")
     return None
 

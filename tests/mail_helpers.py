@@ -2,6 +2,7 @@
 with one human (ann, seat 0) and robots, mails built with EmailMessage and sent with
 smtplib, and the replies read back from the Maildir the outbox drains into."""
 
+import re
 import smtplib
 import socket
 from contextlib import contextmanager
@@ -161,6 +162,18 @@ def snapshot(store, gid: int) -> dict:
 def prefs(store, email: str) -> dict:
     with store.session() as s:
         return s.exec(select(Player).where(Player.email == email)).one().prefs
+
+
+def answered(msg) -> bool:
+    """Is it our answer to a player's mail? (Where it is the player's turn again, the answer
+    is the turn mail too, and its headline starts as one's: pbem.notify.answer_stands.)"""
+    return str(msg["Auto-Submitted"]) == "auto-replied"
+
+
+def done_line(msg) -> str:
+    """The headline less the turn mail's start an answer that is one has ("Game 3: your
+    turn (move 9), you played 10♥" says "Game 3: you played 10♥")."""
+    return re.sub(r"^(Game \d+: )your turn \(move \d+\), ", r"\1", headline(msg))
 
 
 def headline(msg) -> str:

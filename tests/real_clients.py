@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from mail_helpers import ANN, crafted, headline, snapshot, text
+from mail_helpers import ANN, answered, crafted, done_line, snapshot, text
 from sqlmodel import select
 
 from pbem.engine import parse_action, preset
@@ -66,8 +66,8 @@ def run(env, case: Case) -> tuple[str, str]:
     with env.store.session() as s:
         mine = [dict(p) for p in s.exec(select(Move.payload).where(
             Move.game_id == gid, Move.actor == 0, Move.seq > after).order_by(Move.seq)).all()]
-    answers = [m for m in env.replies() if "your turn" not in headline(m)]
-    subject = headline(answers[0]) if answers else "(no reply)"
+    answers = [m for m in env.replies() if answered(m)]
+    subject = done_line(answers[0]) if answers else "(no reply)"
     body = text(answers[0]) if answers else ""
     # what the mail made: not a card that then played itself (forced, or an order)
     got = [{k: v for k, v in m.items() if k not in ("seq", "seat")} for m in mine

@@ -325,3 +325,41 @@ def test_two_pages_on_one_game_follow_it_without_a_click(chromium, site, tmp_pat
     assert blocked == []
     ann.close()
     bob.context.close()
+
+
+def test_an_order_form_sent_twice_at_once_keeps_its_order_once(chromium, site, tmp_path):
+    """The table page's order form posted twice at once from the page (a double click that
+    reaches the server twice): both carry the page's own signed `form` field, so the order
+    is kept once."""
+    from sqlmodel import select
+
+    from pbem.engine import preset
+    from pbem.play import start, submit
+    from pbem.store.games import create_game
+    from pbem.store.models import SeatOrder
+    from pbem.store.states import Store
+    from tests.web_helpers import tokens
+
+    store = Store(f"sqlite:///{tmp_path / 'pbem.db'}")
+    gid = create_game(store, preset("standard"), ["a@x.test", "b@x.test", "c@x.test",
+                                                  "d@x.test"], first_dealer=3)
+    start(store, gid)
+    for seat in range(4):  # seat 0 bids first, then leads
+        submit(store, gid, seat, {"type": "bid", "bid": 3})
+    page = chromium.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{site}/t/{tokens(store, gid)[1]}")
+    page.fill('section[aria-label="Your orders"] input[name="order"]', "cover")
+    statuses = page.evaluate("""async () => {
+        const form = document.querySelector('section[aria-label="Your orders"] form');
+        const data = new FormData(form);
+        const sent = [0, 1].map(() => fetch(form.action, {method: "POST", body: data}));
+        return (await Promise.all(sent)).map(r => r.status);
+    }""")
+    assert statuses == [200, 200]  # each followed its 303 to the table
+    with store.reader() as s:
+        kept = s.exec(select(SeatOrder.text).where(SeatOrder.game_id == gid)).all()
+    assert kept == ["cover"]
+    page.reload()
+    assert "cover" in page.locator('section[aria-label="Your orders"]').inner_text()
+    page.close()

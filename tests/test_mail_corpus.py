@@ -8,7 +8,20 @@ from datetime import date, timedelta
 from email.message import EmailMessage
 
 import pytest
-from mail_helpers import ANN, crafted, game, headline, prefs, running, snapshot, state, text, wire
+from mail_helpers import (
+    ANN,
+    answered,
+    crafted,
+    done_line,
+    game,
+    headline,
+    prefs,
+    running,
+    snapshot,
+    state,
+    text,
+    wire,
+)
 from sqlmodel import select
 
 from pbem.engine import preset
@@ -72,8 +85,7 @@ def bad(env, gid, msg, code=250, replies=1, **send) -> list:
 def answer(mails):
     """Our answer to the player's mail, among the mails that followed it (turn mails and the
     news of a scored hand too, in no set order)."""
-    return next(m for m in mails if not any(x in headline(m) for x in ("your turn",
-                                                                     "was scored")))
+    return next(m for m in mails if answered(m))
 
 
 def refusal(mail, line: str, why: str, legal: str | None = None) -> str:
@@ -95,7 +107,7 @@ def test_bid_in_the_body(env, bidding):
     assert env.send(env.mail(to, "bid 3\n", mid="<b1@example.org>"))[0] == 250
     assert moves_of(env.store, bidding) == [{"seq": 2, "type": "bid", "seat": 0, "bid": 3}]
     mails = env.replies()
-    subjects = sorted(headline(m) for m in mails)
+    subjects = sorted(done_line(m) for m in mails)
     assert subjects == [f"Game {bidding}: you bid 3"]  # she leads: the answer is her turn mail
     reply = answer(mails)
     assert reply["Message-ID"].startswith(f"<turn.{bidding}.0.5.")
@@ -120,7 +132,7 @@ def test_several_commands_apply_in_order(env, bidding):
     reply = answer(env.replies())
     body = text(reply)
     assert body.index("status:") < body.index("bid 5: done") < body.index("play JH: done")
-    assert headline(reply) == f"Game {bidding}: you bid 5 and played J♥"
+    assert done_line(reply) == f"Game {bidding}: you bid 5 and played J♥"
 
 
 def test_bid_then_claim_with_every_spade(env):
@@ -511,7 +523,7 @@ def test_a_move_then_a_sign_off_is_done_and_says_so(env, playing):
     assert env.send(msg)[0] == 250
     assert moves_of(env.store, gid, after=5)[0]["card"] == "JH"
     reply = answer(env.replies())
-    assert headline(reply) == f"Game {gid}: you played J♥"
+    assert done_line(reply) == f"Game {gid}: you played J♥"
     assert "Not done" not in text(reply)
 
 
@@ -550,4 +562,4 @@ def test_a_bottom_posted_move_is_read(env, playing):
     msg = env.mail(env.address(gid), body, In_Reply_To=turn["Message-ID"])
     assert env.send(msg)[0] == 250
     assert moves_of(env.store, gid, after=5)[0]["card"] == "7H"
-    assert headline(answer(env.replies())) == f"Game {gid}: you played 7♥"
+    assert done_line(answer(env.replies())) == f"Game {gid}: you played 7♥"

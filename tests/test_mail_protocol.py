@@ -7,7 +7,7 @@ import smtplib
 import socket
 
 import pytest
-from mail_helpers import ANN, crafted, headline, running, snapshot, text, wire
+from mail_helpers import ANN, answered, crafted, done_line, headline, running, snapshot, text, wire
 from sqlmodel import select
 
 from pbem.store.models import Inbound, Move, Outbox
@@ -85,7 +85,7 @@ def test_lmtp_answers_once_per_recipient_and_each_seat_moves_once(lmtp):
     assert [x[:3] for x in after] == ["250", "250"], got
     assert got[data + 3].startswith("221"), got  # nothing more before QUIT's answer
     assert bids(lmtp.store, one) == [3] and bids(lmtp.store, two) == [3]
-    subjects = sorted(headline(m) for m in lmtp.replies() if "your turn" not in headline(m))
+    subjects = sorted(done_line(m) for m in lmtp.replies() if answered(m))
     assert subjects == [f"Game {one}: you bid 3", f"Game {two}: you bid 3"]
     # Postfix delivering it again (it timed out waiting for the second answer): no change
     before = (snapshot(lmtp.store, one), snapshot(lmtp.store, two))
@@ -115,7 +115,7 @@ def test_one_smtp_mail_to_two_seats_moves_in_both_games(env):
     with smtplib.SMTP("127.0.0.1", env.port, timeout=30) as smtp:
         assert smtp.sendmail(ANN, to, wire(msg)) == {}
     assert bids(env.store, one) == [4] and bids(env.store, two) == [4]
-    bodies = [text(m) for m in env.replies() if "your turn" not in headline(m)]
+    bodies = [text(m) for m in env.replies() if answered(m)]
     assert len(bodies) == 2 and all("bid 4: done" in b for b in bodies), bodies
     with smtplib.SMTP("127.0.0.1", env.port, timeout=30) as smtp:  # delivered twice
         assert smtp.sendmail(ANN, to, wire(msg)) == {}
@@ -164,9 +164,9 @@ def test_an_answer_that_cannot_be_written_is_retried_and_the_move_made_once(env)
     refuse_inbound(env.store, False)
     assert env.send(msg)[0] == 250
     assert bids(env.store, gid) == [4]
-    answers = [m for m in env.replies() if "your turn" not in headline(m)]
+    answers = [m for m in env.replies() if answered(m)]
     assert len(answers) == 1 and "bid 4: done" in text(answers[0]), [text(m) for m in answers]
-    assert headline(answers[0]) == f"Game {gid}: you bid 4"
+    assert done_line(answers[0]) == f"Game {gid}: you bid 4"
     assert env.send(msg)[0] == 250  # a third time: seen, nothing more
     assert bids(env.store, gid) == [4] and env.replies() == []
 
@@ -185,11 +185,11 @@ def test_a_retried_mail_of_several_moves_makes_each_once_and_is_answered_as_done
     with env.store.session() as s:
         said = s.exec(select(Move).where(Move.game_id == gid, Move.type == "say")).all()
     assert len(said) == 1 and bids(env.store, gid) == [4]
-    answers = [m for m in env.replies() if "your turn" not in headline(m)]
+    answers = [m for m in env.replies() if answered(m)]
     assert len(answers) == 1, [headline(m) for m in answers]
     body = text(answers[0])
     assert "say good luck: done" in body and "bid 4: done" in body and "already" not in body
-    assert headline(answers[0]) == f"Game {gid}: you spoke at the table and bid 4"
+    assert done_line(answers[0]) == f"Game {gid}: you spoke at the table and bid 4"
 
 
 # ---- what the parser cannot read -----------------------------------------------------------
@@ -234,7 +234,7 @@ def test_cr_lf_in_the_display_name_is_read_leniently(env, frm):
     code, reply = env.send(raw, mail_from=ANN, rcpt=env.address(gid))
     assert code == 250, reply
     assert bids(env.store, gid) == [6]
-    answers = [m for m in env.replies() if "your turn" not in headline(m)]
+    answers = [m for m in env.replies() if answered(m)]
     assert len(answers) == 1 and answers[0]["To"] == ANN
 
 

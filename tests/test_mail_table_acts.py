@@ -107,7 +107,8 @@ def test_undo_by_mail_is_answered_in_one_mail_and_a_reply_to_it_makes_the_move(e
     [turn] = [m for m in env.replies() if str(m["To"]) == "p1@x.test"]
     answer = _reply(env, gid, 1, "bid 3", turn)
     mails = _reply(env, gid, 1, "undo", answer, every=True)
-    assert [headline(m) for m in mails] == ["Game 1: you took back your move"]  # no turn mail
+    assert [headline(m) for m in mails] == [  # no turn mail: this is it
+        "Game 1: your turn (move 3), you took back your move"]
     assert "Legal now:" in text(mails[0])  # the moves, and in the HTML part their links
     assert "/m/" in mails[0].get_body(("html",)).get_content()
     _reply(env, gid, 1, "bid 4", mails[0])  # the answer's thread names the turn mail before

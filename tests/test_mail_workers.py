@@ -25,7 +25,7 @@ from bench import mail as bench
 from pbem.config import Settings
 from pbem.mail.workers import FIRST_PAUSE, Workers
 from pbem.store.models import Inbound, Move, Outbox
-from tests.mail_helpers import free_port, headline
+from tests.mail_helpers import done_line, free_port, headline
 from tests.test_serve import PBEM, messages, wait_for
 
 ATTEMPTS = 50  # a relay's tries of one mail before the test gives up on it
@@ -278,7 +278,7 @@ def test_serve_receives_in_workers_and_sends_their_answers(tmp_path):
         with smtplib.SMTP("127.0.0.1", port, timeout=60) as smtp:
             assert smtp.send_message(reply) == {}
         wait_for(lambda: [m for m in messages(tmp_path / "mail")
-                          if headline(m) == "Game 1: you bid 3"])
+                          if done_line(m) == "Game 1: you bid 3"])
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)

@@ -5,10 +5,12 @@ deadline line. Where the robots move after the write (after a deal: nobody could
 it), the turn mail stays. Real SMTP, the real outbox and Maildir, Flask's client."""
 
 import re
+from datetime import UTC, datetime, timedelta
 from itertools import count
 from urllib.parse import urlparse
 
 import pytest
+import time_machine
 from mail_helpers import ANN, crafted, headline, running, state, text
 from sqlmodel import select
 
@@ -16,7 +18,7 @@ from pbem.config import load
 from pbem.engine import Rules, pretty
 from pbem.play import submit
 from pbem.signing import Signer, secret_keys
-from pbem.store.models import Move, Outbox
+from pbem.store.models import Deadline, Move, Outbox
 from pbem.web.app import create_app
 from tests.web_helpers import csrf
 
@@ -73,8 +75,8 @@ def links(mail) -> dict[str, str]:
 def test_a_move_after_which_the_mover_leads_is_answered_in_one_mail(env):
     gid = ann_to_win_the_trick(env)
     [mail] = to_ann(env, gid, "AH")  # the answer, and no turn mail besides
-    assert headline(mail) == f"Game {gid}: you played {pretty('AH')}"
-    seq = state(env.store, gid).seq
+    seq = state(env.store, gid).seq  # its subject: the turn mail's, and what was done
+    assert headline(mail) == f"Game {gid}: your turn (move {seq}), you played {pretty('AH')}"
     assert re.fullmatch(rf"<turn\.{gid}\.3\.{seq}\.[0-9a-f]+@{re.escape(env.domain)}>",
                         str(mail["Message-ID"]))
     body = text(mail)
@@ -116,7 +118,7 @@ def test_a_look_by_mail_is_answered_in_one_mail_and_a_reply_to_it_bids(env, stor
     gid, hands = crafted(store, HANDS, seats=[ANN, *PLAYERS[:3]], rules=rules)
     env.replies()
     [mail] = to_ann(env, gid, "look", seat=0)  # she bids first
-    assert headline(mail) == f"Game {gid}: you looked at your cards"
+    assert headline(mail) == f"Game {gid}: your turn (move 2), you looked at your cards"
     assert str(mail["Message-ID"]).startswith(f"<turn.{gid}.0.")
     assert all(pretty(c) in text(mail) for c in hands[0])
     assert not any(pretty(c) in text(mail) for c in hands[1])
@@ -145,3 +147,48 @@ def test_robots_moving_after_the_write_keep_the_turn_mail(env, store):
     assert str(turn["Message-ID"]).startswith(f"<turn.{gid}.0.{st.seq}.")
     assert "Your move is due by " in text(turn)
     assert len(mails) == 2
+
+
+def due_line(mail) -> str:
+    return re.search(r"Your move is due by ([^.\n]+)\.", text(mail)).group(1)
+
+
+def armed(store, gid, seat=3) -> str:
+    """The seat's pending timeout, as a mail words it."""
+    with store.reader() as s:
+        due = s.exec(select(Deadline.due).where(Deadline.game_id == gid, Deadline.seat == seat,
+                                                Deadline.kind == "timeout",
+                                                Deadline.state == "pending")).one()
+    return due.strftime("%a %d %b %Y, %H:%M UTC")
+
+
+def test_the_one_mail_tells_what_a_turn_mail_tells(env):
+    """Her pending orders and the very deadline armed, as her turn mail would."""
+    gid = ann_to_win_the_trick(env)
+    [answer] = to_ann(env, gid, "if diamonds are led play 2D")
+    assert "not done" not in headline(answer), text(answer)
+    submit(env.store, gid, 0, {"type": "say", "text": "well bid, ann"})
+    env.replies()
+    [mail] = to_ann(env, gid, "AH")
+    body, html = text(mail), mail.get_body(("html",)).get_content()
+    assert "Your orders, which only you see: if diamonds are led play 2D." in body
+    assert "Your orders, which only you see: if diamonds are led play 2D." in html
+    assert "well bid, ann" not in body  # said before her move: a turn mail's rule (talk)
+    assert due_line(mail) == armed(env.store, gid)
+    assert str(mail["Message-ID"]).startswith(f"<turn.{gid}.3.{state(env.store, gid).seq}.")
+
+
+def test_an_undo_by_mail_tells_the_deadline_the_seat_keeps(env):
+    """An undo gives the seat back the deadline it had for that move (pbem.play), and the
+    answer, her turn mail, says that one, not a new one counted from the undo."""
+    with time_machine.travel(datetime(2026, 3, 2, 9, 0, tzinfo=UTC), tick=True) as t:
+        gid = ann_to_win_the_trick(env)
+        kept = armed(env.store, gid)
+        t.shift(timedelta(hours=3))
+        [played] = to_ann(env, gid, "AH")
+        assert due_line(played) == armed(env.store, gid) != kept
+        t.shift(timedelta(hours=1))
+        [mail] = to_ann(env, gid, "undo")
+    assert state(env.store, gid).trick == [(0, "2H"), (1, "7H"), (2, "TH")]
+    assert due_line(mail) == armed(env.store, gid) == kept
+    assert headline(mail).startswith(f"Game {gid}: your turn (move ")

@@ -2,6 +2,8 @@
 one door the moment its condition holds (`"auto": "order"` in the log), dropped with a
 mail when it can no longer be kept or its hand ends; by mail, bad orders keep nothing."""
 
+import re
+
 import pytest
 from helpers import deal, do
 from sqlmodel import select
@@ -225,25 +227,79 @@ def test_orders_by_mail_are_kept_listed_cleared_and_bad_ones_keep_nothing(env, g
 
 def test_the_table_page_shows_and_edits_the_seats_own_orders_only(store, gid, tmp_path,
                                                                      monkeypatch):
-    from tests.web_helpers import csrf, make_app, tokens
+    from tests.web_helpers import make_app, order_form, tokens
 
     client = make_app(store, tmp_path, monkeypatch).test_client()
     toks = tokens(store, gid)
-    token = csrf(client)
-    r = client.post(f"/t/{toks[1]}/orders", data={"csrf": token,
-                                                   "order": "if hearts are led play 5H"},
+    r = client.post(f"/t/{toks[1]}/orders", data=dict(order_form(client, toks[1]),
+                                                       order="if hearts are led play 5H"),
                     follow_redirects=True)
     assert r.history and "1 order kept" in r.text
     assert "if hearts are led play 5H" in client.get(f"/t/{toks[1]}").text
     for other in (0, 2, 3):  # the others never see it
         assert "play 5H" not in client.get(f"/t/{toks[other]}").text
-    bad = client.post(f"/t/{toks[1]}/orders", data={"csrf": token, "order": "lead AH next"},
+    bad = client.post(f"/t/{toks[1]}/orders", data=dict(order_form(client, toks[1]),
+                                                         order="lead AH next"),
                       follow_redirects=True)
     assert bad.history and "No order" in bad.text and 'value="lead AH next"' in bad.text
     assert len(rows(store, gid)) == 1
-    r = client.post(f"/t/{toks[1]}/orders", data={"csrf": token, "clear": "1"},
+    r = client.post(f"/t/{toks[1]}/orders", data=dict(order_form(client, toks[1]), clear="1"),
                     follow_redirects=True)
     assert "1 order dropped" in r.text and [x.state for x in rows(store, gid)] == ["dropped"]
+
+
+def test_an_order_form_sent_twice_keeps_its_orders_once(store, gid, tmp_path, monkeypatch):
+    """A double click: the same page's form twice. Its signed `form` field is the orders'
+    ref, so the second finds them kept; the same form with another order keeps nothing."""
+    from tests.web_helpers import make_app, order_form, tokens
+
+    client = make_app(store, tmp_path, monkeypatch).test_client()
+    tok = tokens(store, gid)[1]
+    form = dict(order_form(client, tok), order="if hearts are led play 5H")
+    for _ in range(2):
+        r = client.post(f"/t/{tok}/orders", data=form, follow_redirects=True)
+        assert "1 order kept" in r.text
+    assert [(x.text, x.state) for x in rows(store, gid)] == \
+        [("if hearts are led play 5H", "pending")]
+    r = client.post(f"/t/{tok}/orders", data=dict(form, order="cover"), follow_redirects=True)
+    assert "Nothing more was kept: this form was sent already, with another order" in r.text
+    assert len(rows(store, gid)) == 1
+    r = client.post(f"/t/{tok}/orders", data=dict(order_form(client, tok), order="cover"),
+                    follow_redirects=True)  # a new page's form: a new order
+    assert "1 order kept" in r.text and len(rows(store, gid)) == 2
+
+
+def test_a_stale_or_forged_order_form_changes_nothing(store, gid, tmp_path, monkeypatch):
+    from pbem.signing import ORDER_FORM, Signer
+    from tests.web_helpers import make_app, order_form, tokens
+
+    app = make_app(store, tmp_path, monkeypatch)
+    client = app.test_client()
+    toks = tokens(store, gid)
+    good = order_form(client, toks[1])
+    sign = Signer(app.config["PBEM_KEYS"], ORDER_FORM).dumps
+    hand = state(store, gid).hand_no
+    old = "this form is out of date"
+    for form, why in [(None, old), ("garbage", old), (good["form"][:-2] + "xx", old),
+                      (Signer(["not-our-key"], ORDER_FORM).dumps({"g": gid, "s": 1, "h": hand}),
+                       old),
+                      (Signer(app.config["PBEM_KEYS"]).dumps({"g": gid, "s": 1, "h": hand}),
+                       old),  # signed for another purpose (a move link's)
+                      (order_form(client, toks[2])["form"], "this form is for another seat"),
+                      (sign({"g": gid, "s": 1, "h": hand - 1}),
+                       "this form was for an earlier hand")]:
+        data = {"csrf": good["csrf"], "order": "cover", "clear": ""}
+        if form is not None:
+            data["form"] = form
+        r = client.post(f"/t/{toks[1]}/orders", data=data, follow_redirects=True)
+        assert f"Nothing was changed: {why}" in r.text, form
+        r = client.post(f"/t/{toks[1]}/orders", data=dict(data, clear="1"),
+                        follow_redirects=True)
+        assert f"Nothing was changed: {why}" in r.text, form
+    assert rows(store, gid) == []
+    r = client.post(f"/t/{toks[1]}/orders", data=dict(good, order="cover"),
+                    follow_redirects=True)
+    assert "1 order kept" in r.text and len(rows(store, gid)) == 1
 
 
 def test_the_turn_mail_lists_the_seats_own_pending_orders_and_no_one_elses(store, gid):
@@ -287,25 +343,33 @@ def test_a_bid_by_mail_before_ones_turn_is_kept_and_made_at_it(env, bidding):
 
 def test_bid_ahead_buttons_on_the_page_keep_a_bid_only_for_the_seat(store, bidding, tmp_path,
                                                                     monkeypatch):
-    from tests.web_helpers import csrf, make_app, tokens
+    from tests.web_helpers import make_app, order_form, tokens
 
     client = make_app(store, tmp_path, monkeypatch).test_client()
     toks = tokens(store, bidding)
     assert "Your bid ahead" not in client.get(f"/t/{toks[0]}").text  # its turn: bid now
     page = client.get(f"/t/{toks[2]}").text
     assert "Your bid ahead" in page and 'name="bid" value="nil"' in page
-    before = {s: client.get(f"/t/{toks[s]}").text for s in (0, 1, 3)}
+    def pages():  # each page's order form has its own signed `form` field
+        return {s: re.sub(r'name="form" value="[^"]+"', "", client.get(f"/t/{toks[s]}").text)
+                for s in (0, 1, 3)}
+
+    before = pages()
     no_guard = client.post(f"/t/{toks[2]}/orders", data={"bid": "5"})
     assert no_guard.status_code == 400 and rows(store, bidding) == []
-    token = csrf(client)
-    bad = client.post(f"/t/{toks[2]}/orders", data={"csrf": token, "bid": "99"},
+    bad = client.post(f"/t/{toks[2]}/orders", data=dict(order_form(client, toks[2]), bid="99"),
                       follow_redirects=True)
     assert bad.history and "No bid ahead" in bad.text
-    r = client.post(f"/t/{toks[2]}/orders", data={"csrf": token, "bid": "5"},
-                    follow_redirects=True)
-    assert r.history and "Kept: bid 5, made at your turn" in r.text
+    form = dict(order_form(client, toks[2]), bid="5")
+    for _ in range(2):  # a double click keeps it once
+        r = client.post(f"/t/{toks[2]}/orders", data=form, follow_redirects=True)
+        assert r.history and "Kept: bid 5, made at your turn" in r.text
+    assert [x.text for x in rows(store, bidding)] == ["bid 5"]
+    r = client.post(f"/t/{toks[2]}/orders", data=dict(form, bid="6"), follow_redirects=True)
+    assert "this form was sent already, with another bid" in r.text
+    assert [(x.text, x.state) for x in rows(store, bidding)] == [("bid 5", "pending")]
     assert "<li>bid 5</li>" in client.get(f"/t/{toks[2]}").text
-    assert {s: client.get(f"/t/{toks[s]}").text for s in (0, 1, 3)} == before  # unseen
+    assert pages() == before  # unseen
     assert "Your bid ahead" not in client.get(f"/t/{toks[0]}").text
     for seat in (0, 1):
         submit(store, bidding, seat, {"type": "bid", "bid": 2})

@@ -217,4 +217,21 @@ def test_a_move_followed_by_a_card_that_plays_itself_has_its_mails_rendered_outs
                                   "auto": "forced"}
         assert renders and not any(renders), "a mail was rendered inside the write"
         heads = [headline(m) for m in env.replies()]
-        assert f"Game {gid}: you played A♥" in heads, heads
+        assert f"Game {gid}: your turn (move 9), you played A♥" in heads, heads
+
+
+def test_a_move_made_before_a_move_and_its_undo_renders_its_mails_outside(store, monkeypatch):
+    """The read asks the door's own rule (pbem.play.stale): a move and its undo since the
+    table the player saw leave the move fresh, so its mails are rendered before the write."""
+    from tests.web_helpers import game_state, humans_game
+
+    gid = humans_game(store, preset("standard"))
+    st = game_state(store, gid)
+    first = st.to_act()[0]
+    submit(store, gid, first, {"type": "bid", "bid": 3}, expect_seq=st.seq, source="web")
+    submit(store, gid, first, {"type": "undo"}, source="web")
+    assert game_state(store, gid).to_act() == [first]
+    renders = watch_renders(monkeypatch)
+    submit(store, gid, first, {"type": "bid", "bid": 4}, expect_seq=st.seq, source="web")
+    assert game_state(store, gid).bids[first] == 4
+    assert renders and not any(renders), "a mail was rendered inside the write"

@@ -17,7 +17,7 @@ from aiosmtpd.controller import Controller
 
 from pbem.serve import smtp_delivery
 from pbem.store.models import Outbox
-from tests.mail_helpers import headline
+from tests.mail_helpers import done_line, headline
 
 PBEM = [sys.executable, "-m", "pbem.cli"]
 
@@ -70,7 +70,7 @@ def test_serve_answers_a_move_by_mail(tmp_path):
         with smtplib.SMTP("127.0.0.1", port) as smtp:
             assert smtp.send_message(reply) == {}
         done = wait_for(lambda: [m for m in messages(tmp_path / "mail")
-                                 if headline(m) == "Game 1: you bid 3"])[0]
+                                 if done_line(m) == "Game 1: you bid 3"])[0]
         assert "bid 3: done" in done.get_payload()[0].get_payload(decode=True).decode()
         assert done["To"] == "ann@example.org"
         # the same process serves the table the turn mail links to

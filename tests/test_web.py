@@ -472,6 +472,34 @@ def test_a_link_signed_with_the_old_key_still_works(store, tmp_path, monkeypatch
     assert client.get(f"/m/{nobody}").status_code == 400
 
 
+def test_a_running_app_follows_a_rotated_key_file(store, tmp_path, monkeypatch):
+    """The key file replaced while the web worker runs: a turn mail signed with the new key
+    (by the mail path, which reads the file again) works on the page at once, its form's
+    session cookie signed with the new key too; a link signed with the old key is refused."""
+    import os
+
+    from pbem.play import submit
+
+    app = make_app(store, tmp_path, monkeypatch)  # no PBEM_SECRET_KEY: var/secret_key
+    client = app.test_client()
+    gid = humans_game(store, preset("standard"))
+    seat = game_state(store, gid).to_act()[0]
+    old = dict(mail_links(_turn_mail(store, gid, seat).body_html))["bid 2"]
+    assert client.get(old).status_code == 200
+    new = tmp_path / "new_key"
+    new.write_text("the-rotated-key-" + "k" * 32)
+    os.replace(new, tmp_path / "secret_key")
+    assert client.get(old).status_code == 400
+    submit(store, gid, seat, {"type": "bid", "bid": 2}, source="cli")
+    nxt = (seat + 1) % 4
+    link = dict(mail_links(_turn_mail(store, gid, nxt).body_html))["bid 3"]
+    Signer(["the-rotated-key-" + "k" * 32]).loads(link.split("/m/")[1])
+    assert client.get(link).status_code == 200
+    r = client.post(link, data={"csrf": csrf(client)})
+    assert r.status_code == 303 and game_state(store, gid).bids[nxt] == 3
+    assert app.config["SECRET_KEY"] == "the-rotated-key-" + "k" * 32  # the session's too
+
+
 def test_a_link_for_a_seat_a_robot_took_is_refused(app, store, client):
     gid = create_game(store, Rules.from_dict({"preset": "standard"}),
                       ["a@x.test", "b@x.test", "c@x.test", "d@x.test"], first_dealer=0)

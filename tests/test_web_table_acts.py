@@ -164,3 +164,31 @@ def test_resign_on_the_table_page_asks_to_confirm(store, client):
     assert re.search(r"The game is over", r.text)
     r = posted(client, f"/t/{tok[1]}/say", {"csrf": confirm[1]["csrf"], "text": "gg"})
     assert r.status_code == 200 and "the game is over" in r.text
+
+
+def test_the_turn_mail_after_an_undo_tells_the_deadline_the_seat_keeps(store):
+    """An undo gives the seat back the deadline it had for that move (pbem.play), so the
+    turn mail it gets says that one, not one counted from the undo."""
+    from datetime import UTC, datetime, timedelta
+
+    import time_machine
+
+    from pbem.play import submit
+    from pbem.store.models import Deadline
+
+    def armed(gid, seat):
+        with store.reader() as s:
+            return s.exec(select(Deadline.due).where(
+                Deadline.game_id == gid, Deadline.seat == seat, Deadline.kind == "timeout",
+                Deadline.state == "pending")).one().strftime("%a %d %b %Y, %H:%M UTC")
+
+    with time_machine.travel(datetime(2026, 3, 2, 9, 0, tzinfo=UTC), tick=True) as t:
+        gid = humans_game(store, preset("standard"))
+        seat = game_state(store, gid).to_act()[0]
+        kept = armed(gid, seat)
+        t.shift(timedelta(hours=3))
+        submit(store, gid, seat, {"type": "bid", "bid": 3}, source="web")
+        t.shift(timedelta(hours=1))
+        submit(store, gid, seat, {"type": "undo"}, source="web")
+    assert armed(gid, seat) == kept
+    assert f"Your move is due by {kept}." in _turn_mail(store, gid, seat).body_text

@@ -37,6 +37,14 @@ def csrf(client) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', r.text).group(1)
 
 
+def order_form(client, token: str) -> dict:
+    """The csrf and signed `form` fields of a seat's order forms, read from its table page
+    as a browser has them (each page shown has its own `form`: pbem.web.tables)."""
+    page = client.get(f"/t/{token}").text
+    return {k: re.search(rf'name="{k}" value="([^"]+)"', page).group(1)
+            for k in ("csrf", "form")}
+
+
 def posted(client, path: str, data: dict, to: str | None = None):
     """POST as a browser does: the answer must be 303 (to `to`, if given); the page it leads
     to, with what the POST had to say."""

@@ -40,6 +40,7 @@ class Context:
     answer: object = None
     last: bool = False  # the line being done is the mail's last
     answered: bool = False
+    asked: object = None  # the answer written with the move: what its write arms (play.Asked)
 
 
 class Command:
@@ -229,19 +230,24 @@ class _Answering:
     def __init__(self, ctx, line, action):
         self.ctx, self.line, self.action, self.ready = ctx, line, action, None
 
-    def _rows(self, st, events) -> list[dict]:
+    def _rows(self, st, events, asked) -> list[dict]:
         ctx = self.ctx
         return ctx.answer.rows(replace(ctx, state=st, expect_seq=st.seq,
                                        done=[*ctx.done, _said(self.line, events)],
-                                       moves=[*ctx.moves, (self.action, False)]))
+                                       moves=[*ctx.moves, (self.action, False)], asked=asked))
 
-    def prepare(self, st, events) -> None:
-        self.ready = ((st.seq, events), self._rows(st, events))
+    def _key(self, st, events, asked) -> tuple:
+        """What the answer is made of: the table, and what its seat is asked (play.Asked)."""
+        seat = self.ctx.seat.seat
+        return st.seq, events, asked.now, asked.orders.get(seat), asked.kept.get(seat)
 
-    def __call__(self, s, st, events) -> list[dict]:
-        fits = self.ready is not None and self.ready[0] == (st.seq, events)
+    def prepare(self, st, events, asked) -> None:
+        self.ready = (self._key(st, events, asked), self._rows(st, events, asked))
+
+    def __call__(self, s, st, events, asked) -> list[dict]:
+        fits = self.ready is not None and self.ready[0] == self._key(st, events, asked)
         self.ctx.answer.record(s)
-        return self.ready[1] if fits else self._rows(st, events)
+        return self.ready[1] if fits else self._rows(st, events, asked)
 
 
 class Say(Command):

@@ -27,13 +27,14 @@ from ..engine import parse_action, view
 from ..league.seasons import tell_organisers
 from ..notify import (
     answer_stands,
-    due_words,
     link_maker,
     mail_row,
     reply_address,
     seat_names,
+    turn_subject,
+    turn_values,
 )
-from ..play import Seen
+from ..play import Asked, Seen
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.bulk import insert_all
@@ -70,7 +71,11 @@ class Processor:
 
     def __init__(self, store, cfg):
         self.store, self.cfg = store, cfg
-        self.keys = secret_keys(cfg)
+
+    @property
+    def keys(self) -> list[str]:
+        """The signing keys now (a rotated key file is read again: pbem.signing)."""
+        return secret_keys(self.cfg)
 
     def seat_for(self, address: str, s=None) -> Seat | None:
         """The seat `address` names, read in `s` (or a read of its own)."""
@@ -251,16 +256,24 @@ class Processor:
         turn it is the turn mail too (pbem.notify.answer_stands, which sends none then):
         the deadline, and a turn mail's Message-ID, so a reply to it is read as one."""
         st = ctx.state
-        v = compose.context(view(st, seat.seat), seat.game_id, names)
-        link = link_maker(self.cfg, seat.game_id, seat.seat, st.seq)
         turn = game is not None and answer_stands(game, st, seat.seat)
-        values = {"done": ctx.done, "error": _error(error, lines), "v": v, "names": names,
-                  "text": _summary_text(ctx, lines, SEAT_COMMANDS),
-                  "moves": compose.moves(v, reply_address(self.cfg, seat), link),
-                  "table_url": f"{self.cfg.base_url}/t/{seat.token}",
-                  "due": due_words(game, player, utcnow())[0] if turn else None}
-        row = mail_row(self.cfg, seat.game_id, seat, player, f"reply:{key}"[:200],
-                       f"Game {seat.game_id}: " + outcome(ctx, lines, error),
+        said = {"done": ctx.done, "error": _error(error, lines),
+                "text": _summary_text(ctx, lines, SEAT_COMMANDS)}
+        subject = f"Game {seat.game_id}: " + outcome(ctx, lines, error)
+        if turn:  # what the turn mail would tell, as the move's write arms it (play.Asked)
+            asked = ctx.asked or Asked(utcnow())
+            values = turn_values(self.cfg, game, seat, player, st, names,
+                                 asked.orders.get(seat.seat), None, asked.now,
+                                 asked.kept.get(seat.seat))
+            subject = f"{turn_subject(seat.game_id, st.seq)}, {outcome(ctx, lines, error)}"
+        else:
+            v = compose.context(view(st, seat.seat), seat.game_id, names)
+            link = link_maker(self.cfg, seat.game_id, seat.seat, st.seq)
+            values = {"v": v, "names": names, "due": None,
+                      "moves": compose.moves(v, reply_address(self.cfg, seat), link),
+                      "table_url": f"{self.cfg.base_url}/t/{seat.token}"}
+        values.update(said)
+        row = mail_row(self.cfg, seat.game_id, seat, player, f"reply:{key}"[:200], subject,
                        compose.render("reply.txt", **values),
                        compose.render("reply.html", **values))
         row["headers"].update(self._thread(inc, seat.game_id), **{"Auto-Submitted": "auto-replied"})

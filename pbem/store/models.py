@@ -155,8 +155,9 @@ class SeatOrder(SQLModel, table=True):
     hand: int  # the hand it was given in: orders last a hand
     state: str = Field(default="pending", max_length=10)  # pending, done, dropped
     created: datetime = Field(default_factory=now)
-    # the mail line that gave it, and its place in the line (pbem.orders.give): a mail
-    # delivered again, or twice at once, keeps its orders once. None: given on the web
+    # the mail line (or the web form: pbem.web.tables) that gave it, and its place in the
+    # line (pbem.orders.give): a mail delivered again, or twice at once, or a form sent
+    # twice, keeps its orders once. None: a web order kept before its form had one
     ref: str | None = Field(default=None, unique=True, max_length=300)
 
 

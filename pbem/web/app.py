@@ -13,6 +13,7 @@ from ..store.states import store_for
 from . import (
     api,
     care,
+    data,
     flow,
     guard,
     home,
@@ -65,6 +66,7 @@ class Sessions(SecureCookieSessionInterface):
     _made = None
 
     def get_signing_serializer(self, app):
+        data.keys(app)  # a rotated key file: the cookie's keys follow it
         keys = (app.secret_key, tuple(app.config.get("SECRET_KEY_FALLBACKS") or ()))
         if self._made is None or self._made[0] != keys:
             self._made = (keys, super().get_signing_serializer(app))

@@ -3,7 +3,7 @@ the game (pbem.clock): let the robot make the move, or give the seat more hours.
 what the link does and a confirm button (mail scanners fetch links); POST does it, once,
 and only while the game still waits at that move."""
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, render_template
 from sqlmodel import select
 
 from ..deadlines import EXTRA, rearm
@@ -20,7 +20,7 @@ bp = Blueprint("care", __name__)
 def _read(token):
     """(the link's data, the game's table), or the page that says why not."""
     try:
-        d = Signer(current_app.config["PBEM_KEYS"], CARE).loads(token)
+        d = Signer(data.keys(), CARE).loads(token)
     except ValueError as e:
         return None, _page("This link does not work", str(e), 400)
     t = data.load(d["g"])

@@ -10,6 +10,7 @@ from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import select
 
 from ..notify import seat_names
+from ..signing import secret_keys
 from ..store.bounces import bouncing
 from ..store.games import players_of
 from ..store.models import Game, Move, Player, Seat
@@ -26,6 +27,17 @@ class Table:
 
 def store():
     return current_app.config["PBEM_STORE"]
+
+
+def keys(app=None) -> list[str]:
+    """The signing keys now, as the mail path reads them (pbem.signing.secret_keys: a key
+    file rotated while the worker runs signs and verifies from the next request on); the
+    app's config (its session cookie's keys, PBEM_KEYS) follows them."""
+    app = app or current_app
+    now = secret_keys(app.config["PBEM_SETTINGS"])
+    if now != app.config["PBEM_KEYS"]:
+        app.config.update(SECRET_KEY=now[-1], SECRET_KEY_FALLBACKS=now[:-1], PBEM_KEYS=now)
+    return now
 
 
 def load(game_id: int) -> Table:

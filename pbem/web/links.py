@@ -3,7 +3,7 @@ nothing (mail scanners fetch links); POST applies it. A link applies once: its i
 move's ref. A stale link (by the door's rule, pbem.play.stale: a move taken back since
 does not count) says the game has moved on and shows the table as it is."""
 
-from flask import Blueprint, current_app, render_template
+from flask import Blueprint, render_template
 from sqlmodel import select
 
 from ..play import Refused, stale, submit
@@ -18,7 +18,7 @@ bp = Blueprint("links", __name__)
 
 def _read(token):
     try:
-        return Signer(current_app.config["PBEM_KEYS"]).loads(token)
+        return Signer(data.keys()).loads(token)
     except ValueError as e:
         return str(e)
 

@@ -63,7 +63,7 @@ def _mail_link(email: str) -> None:
     if player is None or email.endswith("@demo.test"):
         return  # nothing to sign in to; the page says the same either way
     cfg = current_app.config["PBEM_SETTINGS"]
-    token = Signer(current_app.config["PBEM_KEYS"], SIGN_IN).dumps({"p": player.id,
+    token = Signer(data.keys(), SIGN_IN).dumps({"p": player.id,
                                                                    "e": email})
     link = f"{cfg.base_url}{url_for('signin.link', token=token)}"
     text = (f"Someone (we hope you) asked to sign in to Spades by email as {email}.\n\n"
@@ -75,7 +75,7 @@ def _mail_link(email: str) -> None:
 def _read(token):
     """(the link's data, its player), or the page that says why the link does not work."""
     try:
-        d = Signer(current_app.config["PBEM_KEYS"], SIGN_IN).loads(token,
+        d = Signer(data.keys(), SIGN_IN).loads(token,
                                                                    max_age=LINK_MINUTES * 60)
     except ValueError as e:
         return None, _refused(f"{str(e).capitalize()}: ask for a new one.")

@@ -8,6 +8,7 @@ from ..engine import parse_action, parse_card, pretty
 from ..engine.tricks import table_for
 from ..engine.view import bid_words, plural
 from ..play import Refused, settle, submit
+from ..signing import ORDER_FORM, Signer
 from ..store import prefs
 from ..store.models import Player
 from ..store.models import now as utcnow
@@ -45,6 +46,7 @@ def render_table(token, seat):
                            answers=answers(t),
                            errors=flow.carried().get("errors") or {},
                            orders=given, ahead=_ahead_bids(t.state, seat.seat), record=mine,
+                           order_form=order_form(seat, t.state),
                            vacation=settings.get("vacation_until"),
                            bank=bank(settings, now.date(), joined)[0], clock_bank=clock_bank,
                            live_etag=etag(t.game.id, last_seq(t.game.id)),
@@ -115,37 +117,74 @@ def _whole(text: str) -> int:
     return int(text)
 
 
+def order_form(seat, st) -> str:
+    """The order forms' hidden `form` field, signed and new for each page shown (the
+    Signer's own id): it names the game, seat and hand, and the orders it gives keep its id
+    as their ref (as a mail's keep its line's), so a form sent twice keeps them once."""
+    return Signer(data.keys(), ORDER_FORM).dumps({"g": seat.game_id, "s": seat.seat,
+                                                  "h": st.hand_no})
+
+
+def _form_ref(seat, st) -> str:
+    """The ref the posted order form gives its orders; ValueError says why the form is no
+    good (not ours, another seat's, an earlier hand's)."""
+    try:
+        d = Signer(data.keys(), ORDER_FORM).loads(request.form.get("form", ""))
+    except ValueError:
+        raise ValueError("this form is out of date") from None
+    if (d.get("g"), d.get("s")) != (seat.game_id, seat.seat):
+        raise ValueError("this form is for another seat")
+    if d.get("h") != st.hand_no:
+        raise ValueError("this form was for an earlier hand")
+    return f"web:{seat.game_id}:{seat.seat}:{d['n']}"
+
+
 @bp.post("/t/<token>/orders")
 def give_orders(token):
-    """Orders from the table page: a line as by mail, a bid ahead, or clear them all."""
+    """Orders from the table page: a line as by mail, a bid ahead, or clear them all. Each
+    once: a form sent again (a double click) keeps nothing more."""
     seat = data.seat_for(token)
+    st = data.load(seat.game_id).state
+    try:
+        ref = _form_ref(seat, st)
+    except ValueError as e:
+        return back(token, error=f"Nothing was changed: {e}. Here is the table as it is "
+                    "now: try again.")
     if "bid" in request.form:
-        return _bid_ahead(token, seat, request.form["bid"][:20])
+        return _bid_ahead(token, seat, st, request.form["bid"][:20], ref)
     if request.form.get("clear"):
         n = orders.clear(data.store(), seat.game_id, seat.seat)
         return back(token, notice=f"{plural(n, 'order')} dropped.")
     line = request.form.get("order", "").strip()[:100]
     try:
-        kept = orders.give(data.store(), seat.game_id, seat.seat, line, data.load(
-            seat.game_id).state)
+        kept = orders.give(data.store(), seat.game_id, seat.seat, line, st, ref)
         settle(data.store(), seat.game_id)
     except (ValueError, Refused) as e:
         return back(token, error="Nothing was kept: see your order below.", form={
             "order": line}, errors={"order": f"No order: {getattr(e, 'reason', e)}"})
+    if kept[0].text != line:
+        return _sent_twice(token, "order")
     return back(token, notice=f"{plural(len(kept), 'order')} kept: {line}")
 
 
-def _bid_ahead(token, seat, bid: str):
+def _bid_ahead(token, seat, st, bid: str, ref: str):
     """A bid button of a seat whose turn to bid has not come: kept for that turn."""
-    st = data.load(seat.game_id).state
     try:
         action = parse_action(f"bid {bid}", st.rules)
-        orders.give_bid(data.store(), seat.game_id, seat.seat, action, f"bid {action['bid']}",
-                        st)
+        kept = orders.give_bid(data.store(), seat.game_id, seat.seat, action,
+                               f"bid {action['bid']}", st, ref)
         settle(data.store(), seat.game_id)  # its turn may have come meanwhile
     except (ValueError, Refused) as e:
         return back(token, error=f"No bid ahead: {getattr(e, 'reason', e)}")
+    if kept.text != f"bid {action['bid']}":
+        return _sent_twice(token, "bid")
     return back(token, notice=f"Kept: bid {action['bid']}, made at your turn.")
+
+
+def _sent_twice(token, what: str):
+    """The form kept other orders before (sent, then changed and sent again): they stand."""
+    return back(token, error=f"Nothing more was kept: this form was sent already, with "
+                f"another {what}, and what it kept stands (below). Give a new {what} here.")
 
 
 @bp.post("/t/<token>/extra")

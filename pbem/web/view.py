@@ -1,11 +1,10 @@
 """Shaping a seat's view for pages: cards by suit, moves with signed links, pad rows."""
 
-from flask import current_app
-
 from ..engine import pretty, view
 from ..engine.tricks import table_for
 from ..engine.view import bid_words, sort_cards
 from ..signing import Signer
+from . import data
 
 SUIT_NAMES = {"S": "Spades", "H": "Hearts", "C": "Clubs", "D": "Diamonds"}
 RED = {"H", "D"}
@@ -92,7 +91,7 @@ def undo_label(u: dict) -> str:
 
 def move_links(t, seat: int, v: dict) -> list[dict]:
     """Every legal move of `seat`, each with a signed token naming game, seat, move, seq."""
-    signer = Signer(current_app.config["PBEM_KEYS"])
+    signer = Signer(data.keys())
     table = table_for(t.state.rules)
     order = {c: i for i, c in enumerate(sort_cards(
         [a["card"] for a in v["legal"] if a["type"] == "play"], table))}
