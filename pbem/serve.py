@@ -16,7 +16,6 @@ from .clock import scheduler
 from .config import Settings
 from .mail.inbound import controller
 from .mail.workers import Workers
-from .signing import secret_keys
 from .store.outbox import any_due, drain, maildir_delivery
 from .store.relay import CONNECTIONS, Relay
 
@@ -26,15 +25,17 @@ POLL = 0.2  # seconds between the cheap looks for a due mail: a burst starts goi
 
 
 def smtp_delivery(url: str, domain: str, keys: list[str] | None = None,
-                  connections: int = CONNECTIONS) -> Relay:
+                  connections: int = CONNECTIONS, cfg: Settings | None = None) -> Relay:
     """A deliver(row) that hands the message to the relay at `url` (pbem.store.relay)."""
-    return Relay(url, domain, keys, connections)
+    return Relay(url, domain, keys, connections, cfg)
 
 
 def delivery(cfg: Settings):
+    """No keys handed over: each mail signs with the key file as it is now (a rotated key
+    takes effect without a restart, as on the mail and web paths)."""
     if cfg.smtp_url:
-        return smtp_delivery(cfg.smtp_url, cfg.mail_domain, secret_keys(cfg))
-    return maildir_delivery(cfg.maildir, cfg.mail_domain)
+        return smtp_delivery(cfg.smtp_url, cfg.mail_domain, cfg=cfg)
+    return maildir_delivery(cfg.maildir, cfg.mail_domain, cfg)
 
 
 def send_until(stop: threading.Event, store, deliver, every: float,

@@ -1,6 +1,6 @@
 """Outbound mail into a Maildir, each mail at most once, made durable a batch at a time.
 
-    deliver = MaildirDelivery(path, domain, keys, wire)
+    deliver = MaildirDelivery(path, domain, keys, wire)  # keys(): the signing keys now
     deliver(row)     # the mail durably in new/ when it returns
     deliver.stage(row)  # the drain's way: the mail written under tmp/ (from any of
     deliver.sync()      # `deliver.workers` threads); every mail staged so far on disk, then
@@ -20,6 +20,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .bounces import return_path
@@ -44,7 +45,7 @@ _SYNCFS = _libc_syncfs()
 
 
 class MaildirDelivery:
-    def __init__(self, root: Path, domain: str, keys: list[str], wire):
+    def __init__(self, root: Path, domain: str, keys: Callable[[], list[str]], wire):
         self.root, self.domain, self.keys, self.wire = Path(root), domain, keys, wire
         for sub in ("tmp", "new", "cur"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
@@ -69,11 +70,11 @@ class MaildirDelivery:
         if self.delivered(name):
             return  # delivered before (a redo after a crash, or a second drainer)
         tmp = self.root / "tmp" / f"{name}.{os.getpid()}.{secrets.token_hex(4)}"
+        keys = self.keys()
         with open(tmp, "wb") as f:
             if row.id is not None:  # where its bounces go, as a delivering MTA writes it
-                f.write(f"Return-Path: <{return_path(self.keys, row, self.domain)}>\n"
-                        .encode())
-            f.write(self.wire(row, self.domain, linesep="\n"))  # a Maildir's lines end in LF
+                f.write(f"Return-Path: <{return_path(keys, row, self.domain)}>\n".encode())
+            f.write(self.wire(row, self.domain, linesep="\n", keys=keys))  # LF: a Maildir's
         with self._lock:
             self._pending.append((tmp, name))
 

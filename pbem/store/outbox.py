@@ -73,13 +73,13 @@ def wire(row: Outbox, domain: str, linesep: str = "\r\n", cfg=None, keys=None) -
     return dkim_sign.sign(data, domain, cfg.dkim_key, cfg.dkim_selector, linesep)
 
 
-def maildir_delivery(path=None, domain: str | None = None) -> MaildirDelivery:
+def maildir_delivery(path=None, domain: str | None = None, cfg=None) -> MaildirDelivery:
     """A deliver(row) that writes the message into the Maildir at `path`, at most once
-    (pbem.store.maildir)."""
-    cfg = load()
-    keys = secret_keys(cfg)
-    return MaildirDelivery(Path(path or cfg.maildir), domain or cfg.mail_domain, keys,
-                           partial(wire, cfg=cfg, keys=keys))
+    (pbem.store.maildir); each mail signs with the keys as they are then (a stat a mail:
+    a rotated key file signs the next one)."""
+    cfg = cfg or load()
+    return MaildirDelivery(Path(path or cfg.maildir), domain or cfg.mail_domain,
+                           partial(secret_keys, cfg), partial(wire, cfg=cfg))
 
 
 def backoff(attempts: int) -> timedelta:

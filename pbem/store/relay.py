@@ -30,11 +30,13 @@ TIMEOUT = 30  # seconds a relay may take to answer one command
 
 class Relay:
     def __init__(self, url: str, domain: str, keys: list[str] | None = None,
-                 connections: int = CONNECTIONS):
+                 connections: int = CONNECTIONS, cfg=None):
+        """`keys`: fixed signing keys; None reads them at each mail (pbem.signing's
+        cached reader), so a rotated key file signs the next mail."""
         u = urlparse(url)
         if u.scheme not in ("smtp", "smtps"):
             raise ValueError(f"PBEM_SMTP_URL must start smtp:// or smtps://, not {u.scheme}://")
-        self.url, self.domain, self.keys, self.cfg = u, domain, keys, load()
+        self.url, self.domain, self.keys, self.cfg = u, domain, keys, cfg or load()
         self.host = u.hostname or "localhost"
         self.port = u.port or (465 if u.scheme == "smtps" else 587)
         self.workers = min(max(int(connections), 1), MAX_CONNECTIONS)
