@@ -40,7 +40,9 @@ def secret_keys(cfg) -> list[str]:
     if cfg.secret_key:
         return [k.strip() for k in cfg.secret_key.split(",") if k.strip()]
     path = Path(cfg.var_dir) / "secret_key"
-    if not path.exists():
+    try:
+        return [_read_key(path)]  # its one stat says whether it exists too
+    except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(_secrets.token_urlsafe(32))
         path.chmod(0o600)
