@@ -66,7 +66,8 @@ def headers(row: Outbox, domain: str, cfg=None, keys=None) -> list[tuple[str, st
 def wire(row: Outbox, domain: str, linesep: str = "\r\n", cfg=None, keys=None) -> bytes:
     """The message as it leaves us, DKIM-signed when a key is set (pbem.store.dkim_sign);
     the text's lines are 78 columns at most, whoever wrote it. A delivery passes the
-    settings and keys it read once (a mail each read them again: most of its cost)."""
+    settings it read once, and the keys it read for this mail (a mail that read the
+    settings again spent most of its cost there)."""
     cfg = cfg or load()
     data = mime.write(headers(row, domain, cfg, keys), wrap(row.body_text),
                       row.body_html or None, linesep)
