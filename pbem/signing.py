@@ -39,17 +39,18 @@ def secret_keys(cfg) -> list[str]:
     """PBEM_SECRET_KEY (comma separated, oldest first), else a key kept in var/secret_key."""
     if cfg.secret_key:
         return [k.strip() for k in cfg.secret_key.split(",") if k.strip()]
-    path = Path(cfg.var_dir) / "secret_key"
+    path = os.path.join(cfg.var_dir, "secret_key")  # a str: a Path costs more than the stat
     try:
         return [_read_key(path)]  # its one stat says whether it exists too
     except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_secrets.token_urlsafe(32))
-        path.chmod(0o600)
+        made = Path(path)
+        made.parent.mkdir(parents=True, exist_ok=True)
+        made.write_text(_secrets.token_urlsafe(32))
+        made.chmod(0o600)
     return [_read_key(path)]
 
 
-def _read_key(path: Path) -> str:
+def _read_key(path: str) -> str:
     """The file's key, read again only when the file changed: one stat a call, not an open
     and a read (a turn mail asks for it). A key file replaced (renamed over: a new inode) or
     rewritten (a new mtime or size) while we run signs the next link."""
@@ -59,7 +60,8 @@ def _read_key(path: Path) -> str:
         known = _key_file.get(path)
         if known is not None and known[0] == stamp:
             return known[1]
-    key = path.read_text().strip()
+    with open(path) as f:
+        key = f.read().strip()
     with _key_lock:
         _key_file[path] = (stamp, key)
     return key
