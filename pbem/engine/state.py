@@ -718,9 +718,10 @@ def step_play(st: State, ev):
 def _trick_over(st: State, trick):
     """The trick's last card is down: its winner takes it and leads next; the hand's last
     trick ends the hand (its cards can no longer be taken back)."""
-    winner = trick[st.table.winning(trick)][0]
-    _trick_done(st, winner)
-    st.turn = winner
+    winner = st.turn = trick[st.table.winning(trick)][0]
+    st.won[winner] += 1  # (as _trick_done: a call fewer a trick)
+    st.tricks.append((trick, winner))
+    st.trick = []
     if len(st.tricks) == st.table.hand_size:
         _end_hand(st)
         st.undo_point = None
