@@ -207,7 +207,9 @@ class State:
             if ctx is None:
                 return ()
             if ctx[2] is None:
-                acts, test = bid_actions(self.table, self.rules, ctx[0], ctx[1])
+                # (most bids: made already, no call)
+                acts, test = self.table.bid_actions.get(ctx) or bid_actions(
+                    self.table, self.rules, ctx)
                 self._offered = (self.seq, seat, test)
                 return acts
         return [{"type": "bid", **o} for o in self.bid_options(seat)]
