@@ -25,13 +25,13 @@ def only_plain(r) -> bool:
         and r.mo == "none"
 
 
-def bid_actions(table, r, blind_nil: bool, blind_bids: bool) -> tuple:
-    """The plain bids as legal() actions, made once per ruleset and kind of seat, and a
-    test of an action (by its id) that gives it back if it is one of them, else None."""
-    key = (blind_nil, blind_bids)
-    got = table.bid_actions.get(key)
+def bid_actions(table, r, ctx) -> tuple:
+    """The plain bids as legal() actions, made once per ruleset and kind of seat (`ctx`:
+    State._bid_context's answer, whose test is None), kept in table.bid_actions by `ctx`,
+    and a test of an action (by its id) that gives it back if it is one of them, else None."""
+    got = table.bid_actions.get(ctx)
     if got is None:
-        acts = tuple(Action(type="bid", **o) for o in plain_bids(r, blind_nil, blind_bids))
+        acts = tuple(Action(type="bid", **o) for o in plain_bids(r, ctx[0], ctx[1]))
         # (the table keeps the actions, so no other object can have one's id meanwhile)
-        got = table.bid_actions[key] = acts, {id(a): a for a in acts}.get
+        got = table.bid_actions[ctx] = acts, {id(a): a for a in acts}.get
     return got

@@ -67,7 +67,7 @@ def _legal(st: State, seat: int) -> list[dict]:
         if not st.looked[seat]:
             out.append({"type": "look"})
         out += st.bid_actions(seat)
-        if st.misdeal_allowed(seat):
+        if st.rules.misdeal and st.misdeal_allowed(seat):  # (most games: no call)
             out.append({"type": "misdeal"})
         return out
     if ph == "pass" and seat in st.to_act():

@@ -207,7 +207,9 @@ class State:
             if ctx is None:
                 return ()
             if ctx[2] is None:
-                acts, test = bid_actions(self.table, self.rules, ctx[0], ctx[1])
+                # (most bids: made already, no call)
+                acts, test = self.table.bid_actions.get(ctx) or bid_actions(
+                    self.table, self.rules, ctx)
                 self._offered = (self.seq, seat, test)
                 return acts
         return [{"type": "bid", **o} for o in self.bid_options(seat)]
@@ -718,9 +720,10 @@ def step_play(st: State, ev):
 def _trick_over(st: State, trick):
     """The trick's last card is down: its winner takes it and leads next; the hand's last
     trick ends the hand (its cards can no longer be taken back)."""
-    winner = trick[st.table.winning(trick)][0]
-    _trick_done(st, winner)
-    st.turn = winner
+    winner = st.turn = trick[st.table.winning(trick)][0]
+    st.won[winner] += 1  # (as _trick_done: a call fewer a trick)
+    st.tricks.append((trick, winner))
+    st.trick = []
     if len(st.tricks) == st.table.hand_size:
         _end_hand(st)
         st.undo_point = None
