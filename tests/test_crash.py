@@ -26,6 +26,7 @@ from pbem.store.outbox import drain, key_name, maildir_delivery
 ROOT = Path(__file__).resolve().parent.parent
 WRITER = Path(__file__).resolve().parent / "crash_writer.py"
 SEATS = ["ann@example.org", "bob@example.org", "cy@example.org", "di@example.org"]
+ROUNDS = (5, 20)  # a killed writer's rounds: at least, and at most while it wrote too little
 DRAINER = """
 import sys, time
 from pbem.store.states import Store
@@ -104,12 +105,14 @@ def test_a_killed_writer_loses_no_move_and_leaves_no_half_move(db_url, store, tm
     for _ in range(2):
         start(store, create_game(store, preset("standard"), SEATS, first_dealer=0))
     reported = set()
-    for rnd in range(5):
+    for rnd in range(ROUNDS[1]):
         out = kill_after(spawn(str(WRITER), db_url, f"r{rnd}"), rng.uniform(0.05, 0.5))
         reported |= {tuple(map(int, line.split())) for line in out.splitlines() if line}
         in_db = {(gid, seq) for gid, seqs in moves(store).items() for seq in seqs}
         assert reported <= in_db, f"committed moves lost: {sorted(reported - in_db)[:5]}"
         check_consistent(store)
+        if rnd + 1 >= ROUNDS[0] and len(reported) > 20:
+            break  # (a busy machine writes less a round: it gets more rounds)
     assert len(reported) > 20, "the writer hardly wrote anything: no test of a crash"
 
     # two drainers at once, one killed mid-drain; then whatever is left (claims of the dead
