@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 from helpers import deal, do, fixed_hands
+from test_properties import mixed_pick, play
 
 from bench import robot as match
 from pbem.engine import advance, apply, choose, make_deal, new_game, preset, view
@@ -168,3 +169,14 @@ def test_scores_its_playouts_under_the_last_spades_bonus():
     v = view(st, 0)
     pad = _Pad(st.rules, v, [3, 3, 3, 4])  # side 0 made its 6 exactly
     assert _score_side(pad, 0, st.rules.sides[0])["points"] == 60
+
+
+def test_plays_on_after_a_blind_moon_bid():
+    """A moon (B10) promises every trick: the sampler's "has the side made its bid?" summed
+    the bids as numbers and failed on "blind moon" (hypothesis found it: this game, seed 2,
+    has seat 1 bid a blind moon while seat 0 is the sampler)."""
+    rules = preset("cutthroat-4").with_options(robot="sampler", must_beat=False, blind_moon=2)
+    rng = random.Random(2)
+    st, events = play(rules, mixed_pick(rng, {0}), rng, 0, hands=2)
+    assert any(ev.get("bid") == "blind moon" for ev in events)
+    assert st.hand_no == 2 or st.phase == "over"

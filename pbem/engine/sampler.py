@@ -8,7 +8,7 @@ fixed budget of simulated card plays keeps a move well under 100 ms (bench/robot
 
 from collections import Counter
 
-from .rules import NILS
+from .rules import NILS, promised
 from .scoring import _bag_penalty, _score_side
 from .tricks import breaks_spades, playable_cards, table_for
 
@@ -278,7 +278,7 @@ class _Playout:
         bids = [self.bids[s] for s in side]
         if any(b is None for b in bids):
             return False
-        need = sum(b for b in bids if b not in NILS)
+        need = sum(promised(b, r.hand_size) for b in bids)  # a moon: every trick (B10)
         if sum(self.won[s] for s in side if self.bids[s] not in NILS) < need:
             return False
         if r.contract != "standard" or r.overtrick_points <= 0:
