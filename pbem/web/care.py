@@ -9,7 +9,7 @@ from sqlmodel import select
 from ..deadlines import EXTRA, rearm
 from ..engine import choose, view
 from ..play import Refused, submit
-from ..signing import CARE, Signer
+from ..signing import CARE
 from ..store.models import Deadline, Game
 from ..store.models import now as utcnow
 from . import data, flow
@@ -20,7 +20,7 @@ bp = Blueprint("care", __name__)
 def _read(token):
     """(the link's data, the game's table), or the page that says why not."""
     try:
-        d = Signer(data.keys(), CARE).loads(token)
+        d = data.signer(CARE).loads(token)
     except ValueError as e:
         return None, _page("This link does not work", str(e), 400)
     t = data.load(d["g"])

@@ -10,7 +10,8 @@ from sqlalchemy.orm import make_transient_to_detached
 from sqlmodel import select
 
 from ..notify import seat_names
-from ..signing import secret_keys
+from ..signing import MOVE, Signer, secret_keys
+from ..signing import signer as signing_signer
 from ..store.bounces import bouncing
 from ..store.games import players_of
 from ..store.models import Game, Move, Player, Seat
@@ -38,6 +39,11 @@ def keys(app=None) -> list[str]:
     if now != app.config["PBEM_KEYS"]:
         app.config.update(SECRET_KEY=now[-1], SECRET_KEY_FALLBACKS=now[:-1], PBEM_KEYS=now)
     return now
+
+
+def signer(purpose: str = MOVE) -> Signer:
+    """The Signer of the keys now for `purpose`, made once a key set (pbem.signing.signer)."""
+    return signing_signer(tuple(keys()), purpose)
 
 
 def load(game_id: int) -> Table:

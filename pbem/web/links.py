@@ -7,7 +7,6 @@ from flask import Blueprint, render_template
 from sqlmodel import select
 
 from ..play import Refused, stale, submit
-from ..signing import Signer
 from ..store.models import Seat
 from . import data
 from .tables import back
@@ -18,7 +17,7 @@ bp = Blueprint("links", __name__)
 
 def _read(token):
     try:
-        return Signer(data.keys()).loads(token)
+        return data.signer().loads(token)
     except ValueError as e:
         return str(e)
 

@@ -8,7 +8,7 @@ from ..engine import parse_action, parse_card, pretty
 from ..engine.tricks import table_for
 from ..engine.view import bid_words, plural
 from ..play import Refused, settle, submit
-from ..signing import ORDER_FORM, Signer
+from ..signing import ORDER_FORM
 from ..store import prefs
 from ..store.models import Player
 from ..store.models import now as utcnow
@@ -121,7 +121,7 @@ def order_form(seat, st) -> str:
     """The order forms' hidden `form` field, signed and new for each page shown (the
     Signer's own id): it names the game, seat and hand, and the orders it gives keep its id
     as their ref (as a mail's keep its line's), so a form sent twice keeps them once."""
-    return Signer(data.keys(), ORDER_FORM).dumps({"g": seat.game_id, "s": seat.seat,
+    return data.signer(ORDER_FORM).dumps({"g": seat.game_id, "s": seat.seat,
                                                   "h": st.hand_no})
 
 
@@ -129,7 +129,7 @@ def _form_ref(seat, st) -> str:
     """The ref the posted order form gives its orders; ValueError says why the form is no
     good (not ours, another seat's, an earlier hand's)."""
     try:
-        d = Signer(data.keys(), ORDER_FORM).loads(request.form.get("form", ""))
+        d = data.signer(ORDER_FORM).loads(request.form.get("form", ""))
     except ValueError:
         raise ValueError("this form is out of date") from None
     if (d.get("g"), d.get("s")) != (seat.game_id, seat.seat):

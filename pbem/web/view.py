@@ -3,7 +3,6 @@
 from ..engine import pretty, view
 from ..engine.tricks import table_for
 from ..engine.view import bid_words, sort_cards
-from ..signing import Signer
 from . import data
 
 SUIT_NAMES = {"S": "Spades", "H": "Hearts", "C": "Clubs", "D": "Diamonds"}
@@ -91,7 +90,7 @@ def undo_label(u: dict) -> str:
 
 def move_links(t, seat: int, v: dict) -> list[dict]:
     """Every legal move of `seat`, each with a signed token naming game, seat, move, seq."""
-    signer = Signer(data.keys())
+    signer = data.signer()
     table = table_for(t.state.rules)
     order = {c: i for i, c in enumerate(sort_cards(
         [a["card"] for a in v["legal"] if a["type"] == "play"], table))}
