@@ -61,6 +61,29 @@ def test_a_snapshot_keeps_shared_values_shared():
 
 
 @pytest.mark.parametrize("name", ["standard", "cutthroat-3", "six-handed", "nyc"])
+def test_a_snapshot_stays_as_it_was_whatever_the_state_does_next(name):
+    """The copy shares the finished tricks and the deal records (write-once) with the state:
+    the state playing on, taking cards back (a trick that ends, too) and ending hands never
+    changes the copy."""
+    rng = random.Random(name)
+    st = new_game(preset(name), 0)
+    kept = []  # (snapshot, deepcopy) pairs taken along the way
+    for step in range(400):
+        if st.phase == "over":
+            break
+        if step % 5 == 0:
+            kept.append((st.snapshot(), deep(st).__dict__))
+        seat = random_step(st, rng)
+        if st.phase == "play" and st.undo_point and st.undo_point[0] == seat and step % 2:
+            for ev in apply(st, seat, {"type": "undo", "undo": st.undo_point[1]}):
+                advance(st, ev)  # a card taken back: a trick it ended is popped
+            random_step(st, rng)
+    assert len(kept) > 20
+    for twin, then in kept:
+        assert twin.__dict__ == then
+
+
+@pytest.mark.parametrize("name", ["standard", "cutthroat-3", "six-handed", "nyc"])
 def test_a_card_taken_back_leaves_the_table_as_it_was(name):
     rng = random.Random(7)
     st = new_game(preset(name), 0)

@@ -125,10 +125,14 @@ class State:
 
     def snapshot(self) -> "State":
         """An independent copy. The rules and card table are shared: they never change; so
-        are the score pad's rows of finished hands (only appended, never changed), the most
-        of a long game's copy: the copy has its own list of them."""
+        are the score pad's rows of finished hands and the finished tricks of this hand (only
+        appended, or an undo pops one, never changed: the most of a copy), and the records
+        of the deals (each made anew, never changed): the copy has its own lists of them."""
         memo = {id(self.rules): self.rules, id(self.table): self.table}
         memo.update((id(row), row) for row in self.history)
+        memo.update((id(done), done) for done in self.tricks)
+        for record in (self.deal_record, self.revealed_deal, self.last_deal):
+            memo[id(record)] = record
         twin = State.__new__(State)
         twin.__dict__ = {k: clone(v, memo) for k, v in self.__dict__.items()}
         return twin
