@@ -7,6 +7,7 @@ import copy
 import json
 import pickle
 import random
+from dataclasses import fields
 
 import pytest
 from helpers import random_step
@@ -58,6 +59,23 @@ def test_a_snapshot_keeps_shared_values_shared():
     st.talk = [{"seq": 1, "seat": 0, "text": "hi", "cards": shared}, shared]
     twin = st.snapshot()
     assert twin.talk[0]["cards"] is twin.talk[1] and twin.talk[1] is not shared
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_the_rules_as_data_are_a_new_dict_each_time(name):
+    """`Rules.to_dict` reads the options once per ruleset: each caller still gets its own
+    dict and lists, every option but the derived sides, tuples as lists."""
+    rules = preset(name)
+    first = rules.to_dict()
+    assert first == {f: list(v) if isinstance(v, tuple) else v
+                     for f, v in ((f.name, getattr(rules, f.name)) for f in fields(rules))
+                     if f != "sides"}
+    first["preset"] = "changed"
+    for value in first.values():
+        if isinstance(value, list):
+            value.append("XX")
+    assert rules.to_dict() == json.loads(rules.to_json()) != first
+    assert type(rules).from_dict(rules.to_dict()) == rules
 
 
 @pytest.mark.parametrize("name", ["standard", "cutthroat-3", "six-handed", "nyc"])

@@ -152,13 +152,21 @@ class Rules:
             one = list(JOKERS) + one
         return one * self.decks
 
+    @cached_property
+    def _options(self) -> tuple[dict, tuple]:
+        """Every option (not the derived sides) by name, and the names of those that are
+        tuples: the rules never change, so `to_dict` (every view asks it) need not walk the
+        dataclass's fields again."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "sides"}
+        return out, tuple(k for k, v in out.items() if isinstance(v, tuple))
+
     def to_dict(self) -> dict:
-        out = {}
-        for f in fields(self):
-            if f.name == "sides":
-                continue
-            v = getattr(self, f.name)
-            out[f.name] = list(v) if isinstance(v, tuple) else v
+        """The options as JSON data: a new dict, tuples as new lists, each time (callers
+        keep it, and may change it)."""
+        plain, tuples = self._options
+        out = dict(plain)
+        for k in tuples:
+            out[k] = list(out[k])
         return out
 
     def to_json(self) -> str:
