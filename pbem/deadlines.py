@@ -5,7 +5,7 @@ them is pbem.clock; vacations that move them are pbem.vacation."""
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, case, func, update
+from sqlalchemy import bindparam, case, func, literal_column, update
 from sqlmodel import select
 
 from . import owntime, seatclock
@@ -105,8 +105,10 @@ def settle_clocks(s, game, st, seats, players, now, moved=None, played_for=froze
     return seatclock.sync(s, game, st, seats, players, now, tc, moved, played_for)
 
 
-_CANCEL = update(Deadline).where(  # a game's rows for moves before seq q
-    Deadline.game_id == bindparam("g"), Deadline.state.in_(("pending", PAUSED)),
+_CANCEL = update(Deadline).where(  # a game's rows for moves before seq q; the states are
+    # constants in its SQL: an IN of bound values is rendered again at every execution
+    Deadline.game_id == bindparam("g"),
+    Deadline.state.in_([literal_column("'pending'"), literal_column(f"'{PAUSED}'")]),
     Deadline.seq < bindparam("q")).values(state="cancelled")
 
 
