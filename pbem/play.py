@@ -436,7 +436,10 @@ def _once(store, game_id, first, actor, source, ref, plan=None, queued=(), after
         ready = plan.prepared if plan is not None else None
         table = prepared.same_table(s, game_id, ready, ref)  # then not loaded again
         if table is not None:
-            s.add_all([table.game, *table.seats, *table.players.values()])
+            # its status may change; its seats and players are read, never changed, by a
+            # move's write (a hand-over, which changes a seat, loads its own): they stay
+            # out of the session, which would cascade into each and check it at the flush
+            s.add(table.game)
         game = table.game if table else s.get(Game, game_id)
         if game is None:
             raise Refused(f"there is no game {game_id}")
