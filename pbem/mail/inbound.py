@@ -17,7 +17,7 @@ import logging
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
-from sqlalchemy import and_, bindparam, func
+from sqlalchemy import bindparam, func
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import aliased
 from sqlmodel import select
@@ -35,6 +35,7 @@ from ..notify import (
     turn_values,
 )
 from ..play import Asked, Seen
+from ..prepared import GAME_ON_FIRST_SEAT
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.bulk import insert_all
@@ -52,17 +53,12 @@ log = logging.getLogger(__name__)
 MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
 _TOKEN = select(Seat.id).where(Seat.token == bindparam("t"))
 _BY_TOKEN = aliased(Seat)
-_FIRST = aliased(Seat)
 # a seat mail's table in one statement: the game, its seats (in order) with their players,
-# and its last seq; by the game's id, or by one of its seats' tokens. The game's columns
-# come on the first seat's row only (NULL on the others): its JSON is decoded once, not
-# once a seat.
+# and its last seq; by the game's id, or by one of its seats' tokens. The game and its last
+# seq come on the first seat's row only (NULL on the others): its JSON is decoded once.
 _TABLE = (select(Game, Seat, Player,
-                 select(func.max(Move.seq)).where(Move.game_id == Seat.game_id).scalar_subquery())
-          .select_from(Seat)
-          .join(Game, and_(Game.id == Seat.game_id, Seat.seat == select(func.min(_FIRST.seat))
-                           .where(_FIRST.game_id == Seat.game_id).scalar_subquery()),
-                isouter=True)
+                 select(func.max(Move.seq)).where(Move.game_id == Game.id).scalar_subquery())
+          .select_from(Seat).join(Game, GAME_ON_FIRST_SEAT, isouter=True)
           .join(Player, Player.id == Seat.player_id, isouter=True).order_by(Seat.seat))
 _TABLE_OF_GAME = _TABLE.where(Seat.game_id == bindparam("g"))
 _TABLE_OF_TOKEN = _TABLE.where(Seat.game_id == select(_BY_TOKEN.game_id).where(
