@@ -8,9 +8,11 @@ renders them itself, as before."""
 
 from dataclasses import dataclass
 from datetime import datetime
+from operator import attrgetter
 from typing import NamedTuple
 
-from sqlalchemy import bindparam, exists, func, select
+from sqlalchemy import and_, bindparam, exists, func, select
+from sqlalchemy.orm import aliased
 
 from . import notify
 from .store.models import Game, Move, Player, Seat, SeatOrder
@@ -18,16 +20,24 @@ from .store.models import Game, Move, Player, Seat, SeatOrder
 # a game's rules never change (old games replay under their own): not read again
 _COLUMNS = [[c for c in model.__table__.columns if c.key != "rules"]
             for model in (Game, Seat, Player)]
-# the rows, and what else the write asks first: the last seq, whether the move's ref was
-# applied before, whether the game has pending orders (one round trip, not four)
+_FIRST = aliased(Seat)
+# a game's seats, its columns on the first seat's row only (NULL on the others): a game's
+# JSON is decoded and compared once a read, not once a seat (pbem.mail.inbound reads so too)
+GAME_ON_FIRST_SEAT = and_(Game.id == Seat.game_id, Seat.seat == select(
+    func.min(_FIRST.seat)).where(_FIRST.game_id == Seat.game_id).scalar_subquery())
+# the rows, and what else the write asks first (on the first row): the last seq, whether
+# the move's ref was applied before, whether the game has pending orders (one round trip,
+# not four)
 _TABLE = (select(*[c for cols in _COLUMNS for c in cols],
                  select(func.max(Move.seq)).where(Move.game_id == Game.id).scalar_subquery(),
                  exists().where(Move.ref == bindparam("ref")),
                  exists().where(SeatOrder.game_id == Game.id, SeatOrder.state == "pending"))
-          .select_from(Game).join(Seat, Seat.game_id == Game.id)
+          .select_from(Seat).join(Game, GAME_ON_FIRST_SEAT, isouter=True)
           .join(Player, Player.id == Seat.player_id, isouter=True)
-          .where(Game.id == bindparam("g")).order_by(Seat.seat))
+          .where(Seat.game_id == bindparam("g")).order_by(Seat.seat))
 _WIDTH = sum(len(cols) for cols in _COLUMNS)
+# a row's values of those columns in one C call (a getattr each cost more than the read)
+_GET = [attrgetter(*[c.key for c in cols]) for cols in _COLUMNS]
 
 
 class Found(NamedTuple):
@@ -66,8 +76,8 @@ def same_table(s, game_id: int, prepared: Prepared | None, ref: str | None) -> F
         return None
     game, seats, players = prepared.table
     rows = s.connection().execute(_TABLE, {"g": game_id, "ref": ref}).all()
-    want = [_values(game, 0) + _values(x, 1) + _values(players.get(x.player_id), 2)
-            for x in seats]
+    want = [_values(game if i == 0 else None, 0) + _values(x, 1)
+            + _values(players.get(x.player_id), 2) for i, x in enumerate(seats)]
     if game.id != game_id or [tuple(r[:_WIDTH]) for r in rows] != want:
         return None
     last, applied, orders = rows[0][_WIDTH:]
@@ -75,8 +85,7 @@ def same_table(s, game_id: int, prepared: Prepared | None, ref: str | None) -> F
 
 
 def _values(row, i: int) -> tuple:
-    cols = _COLUMNS[i]
-    return (None,) * len(cols) if row is None else tuple(getattr(row, c.key) for c in cols)
+    return (None,) * len(_COLUMNS[i]) if row is None else _GET[i](row)
 
 
 def fits(prepared: Prepared | None, table, st, events, before, orders, clocks) -> bool:

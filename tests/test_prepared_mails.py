@@ -235,3 +235,34 @@ def test_a_move_made_before_a_move_and_its_undo_renders_its_mails_outside(store,
     submit(store, gid, first, {"type": "bid", "bid": 4}, expect_seq=st.seq, source="web")
     assert game_state(store, gid).bids[first] == 4
     assert renders and not any(renders), "a mail was rendered inside the write"
+
+
+def test_the_write_finds_any_change_to_the_game_its_seats_or_players(store):
+    """`same_table` reads the game's columns on the first seat's row only: a change to the
+    game, to any seat (not only the first) or to a player is still found."""
+    from pbem.prepared import Prepared, same_table
+
+    gid = waiting_on_ann(store)
+
+    def read():
+        with store.reader() as s:
+            game = s.get(Game, gid)
+            seats = list(s.exec(select(Seat).where(Seat.game_id == gid).order_by(Seat.seat)))
+            players = {p.id: p for p in s.exec(select(Player))}
+        return Prepared((game, seats, players), (), None, [])
+
+    def found(prepared):
+        with store.session() as s:
+            return same_table(s, gid, prepared, None)
+
+    assert found(read()) is not None
+    changes = [lambda g, seats, ps: setattr(g, "time_control", {"move_hours": 7}),
+               lambda g, seats, ps: setattr(g, "paused_at", None if g.paused_at else g.created),
+               lambda g, seats, ps: setattr(seats[2], "accepted", not seats[2].accepted),
+               lambda g, seats, ps: setattr(seats[3], "robot", not seats[3].robot),
+               lambda g, seats, ps: setattr(ps[seats[0].player_id], "prefs", {"x": 1})]
+    for change in changes:
+        prepared = read()
+        change(*prepared.table)  # what the read saw differs from the database now
+        assert found(prepared) is None
+        assert found(read()) is not None

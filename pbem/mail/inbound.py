@@ -35,6 +35,7 @@ from ..notify import (
     turn_values,
 )
 from ..play import Asked, Seen
+from ..prepared import GAME_ON_FIRST_SEAT
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.bulk import insert_all
@@ -53,13 +54,14 @@ MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
 _TOKEN = select(Seat.id).where(Seat.token == bindparam("t"))
 _BY_TOKEN = aliased(Seat)
 # a seat mail's table in one statement: the game, its seats (in order) with their players,
-# and its last seq; by the game's id, or by one of its seats' tokens
+# and its last seq; by the game's id, or by one of its seats' tokens. The game and its last
+# seq come on the first seat's row only (NULL on the others): its JSON is decoded once.
 _TABLE = (select(Game, Seat, Player,
                  select(func.max(Move.seq)).where(Move.game_id == Game.id).scalar_subquery())
-          .join(Seat, Seat.game_id == Game.id)
+          .select_from(Seat).join(Game, GAME_ON_FIRST_SEAT, isouter=True)
           .join(Player, Player.id == Seat.player_id, isouter=True).order_by(Seat.seat))
-_TABLE_OF_GAME = _TABLE.where(Game.id == bindparam("g"))
-_TABLE_OF_TOKEN = _TABLE.where(Game.id == select(_BY_TOKEN.game_id).where(
+_TABLE_OF_GAME = _TABLE.where(Seat.game_id == bindparam("g"))
+_TABLE_OF_TOKEN = _TABLE.where(Seat.game_id == select(_BY_TOKEN.game_id).where(
     _BY_TOKEN.token == bindparam("t")).scalar_subquery())
 _SEEN = select(Inbound.id).where(Inbound.message_id == bindparam("k"))
 ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ORGANISER_COMMANDS
