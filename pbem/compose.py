@@ -44,6 +44,7 @@ def env() -> Environment:
     e = _MailEnvironment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
                     trim_blocks=False, keep_trailing_newline=True, auto_reload=False)
     e.filters["card"] = card_html
+    e.filters["cards"] = cards_html
     e.filters["plural"] = plural
     e.globals["shared"] = shared
     return e
@@ -91,6 +92,12 @@ def card_html(text: str) -> Markup:
     if type(text) is str:
         return _card_span(text)
     return _span(text)
+
+
+def cards_html(cards) -> Markup:
+    """A run of cards (a suit of the hand), a space between: what a Jinja macro looping
+    over `card` wrote, without a macro call and an escape per card."""
+    return Markup(" ").join([card_html(c) for c in cards])
 
 
 @lru_cache(maxsize=512)
