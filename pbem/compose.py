@@ -5,7 +5,6 @@ names the game, seat and move number, so a reply to it (In-Reply-To) tells which
 its player saw.
 """
 
-import json
 import re
 import secrets
 from functools import cache, lru_cache
@@ -180,15 +179,21 @@ def last_hand(row: dict, names: list[str]) -> str:
                      f"took {side['tricks']}, {side['points']:+d}" for side in row["sides"])
 
 
+_TABLES: dict[str, object] = {}
+_TABLES_MAX = 64
+
+
 def table_for_view(v: dict):
-    return _table(json.dumps(v["rules"], sort_keys=True))
-
-
-@lru_cache(maxsize=64)
-def _table(rules: str):
-    """A ruleset's card table, by its JSON: checking the rules costs more than a mail's
-    table, and a turn mail needs it twice."""
-    return table_for(Rules.from_dict(json.loads(rules)))
+    """A ruleset's card table, by the repr of its options (half the cost of their sorted
+    JSON; options listed in another order only miss): checking the rules costs more than a
+    mail's table, and a turn mail needs it twice."""
+    key = repr(v["rules"])
+    table = _TABLES.get(key)
+    if table is None:
+        if len(_TABLES) >= _TABLES_MAX:
+            _TABLES.clear()
+        table = _TABLES[key] = table_for(Rules.from_dict(v["rules"]))
+    return table
 
 
 def moves(v: dict, address: str, link=None) -> list[dict]:

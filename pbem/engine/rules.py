@@ -152,14 +152,15 @@ class Rules:
             one = list(JOKERS) + one
         return one * self.decks
 
+    @cached_property
+    def _options(self) -> tuple:
+        """Every option's name and value, listed once: the rules never change, and a view
+        (two a mail) asks for them as a dict."""
+        return tuple((f.name, getattr(self, f.name)) for f in fields(self) if f.name != "sides")
+
     def to_dict(self) -> dict:
-        out = {}
-        for f in fields(self):
-            if f.name == "sides":
-                continue
-            v = getattr(self, f.name)
-            out[f.name] = list(v) if isinstance(v, tuple) else v
-        return out
+        """A new dict, and new lists, each call: its caller may change them."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self._options}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
