@@ -44,6 +44,8 @@ def env() -> Environment:
                     trim_blocks=False, keep_trailing_newline=True, auto_reload=False)
     e.filters["card"] = card_html
     e.filters["cards"] = cards_html
+    e.filters["played"] = played_html
+    e.filters["buttons"] = buttons_html
     e.filters["plural"] = plural
     e.globals["shared"] = shared
     return e
@@ -96,7 +98,30 @@ def card_html(text: str) -> Markup:
 def cards_html(cards) -> Markup:
     """A run of cards (a suit of the hand), a space between: what a Jinja macro looping
     over `card` wrote, without a macro call and an escape per card."""
-    return Markup(" ").join([card_html(c) for c in cards])
+    return Markup(" ".join([card_html(c) for c in cards]))  # each is Markup: no escape
+
+
+# The hottest loops of the HTML table are filters in Python, not Jinja macros: a macro call
+# and an escape per item cost more than the item's text. Each writes what the macro wrote.
+def played_html(trick, names) -> Markup:
+    """The cards of a trick, who played each ("ann 10♥, bob (dummy) J♥")."""
+    return Markup(", ".join([f"{escape(names[t['seat']])}{' (dummy)' if t.get('dummy') else ''}"
+                             f" {card_html(t['card_pretty'])}" for t in trick]))
+
+
+_BUTTON = ('<a href="{}" style="display: inline-block; padding: 6px 10px; margin: 2px; '
+           'border: 1px solid #333; border-radius: 4px; color: #003; text-decoration: none">'
+           '{}</a> ')
+
+
+def buttons_html(moves) -> Markup:
+    """A link per legal move: its signed web link, else its mailto (pbem.compose.moves)."""
+    return Markup("".join([_BUTTON.format(escape(m["url"] or m["mailto"]), _label(m))
+                           for m in moves]))
+
+
+def _label(move: dict) -> Markup:
+    return card_html(move["label"]) if move["card"] else escape(move["label"])
 
 
 @lru_cache(maxsize=512)

@@ -32,3 +32,35 @@ def test_table_for_view_by_options_in_any_order():
     assert compose.table_for_view({"rules": data}) is table_for(rules)
     assert compose.table_for_view({"rules": backwards}) is table_for(rules)
     assert compose.table_for_view({"rules": Rules().to_dict()}) is table_for(Rules())
+
+
+# The Jinja macros the HTML filters replaced, as they were: the filters write the same bytes.
+_OLD = {
+    "cards": '{% for c in list %}{{ c | card }}{% if not loop.last %} {% endif %}{% endfor %}',
+    "played": '{% for t in trick %}{{ names[t.seat] }}{% if t.dummy %} (dummy){% endif %} '
+              '{{ t.card_pretty | card }}{% if not loop.last %}, {% endif %}{% endfor %}',
+    "buttons": '{% for m in moves %}<a href="{{ m.url or m.mailto }}" style="display: '
+               'inline-block; padding: 6px 10px; margin: 2px; border: 1px solid #333; '
+               'border-radius: 4px; color: #003; text-decoration: none">{{ m.label | card if '
+               'm.card else m.label }}</a> {% endfor %}',
+}
+
+
+def test_html_filters_write_what_the_macros_wrote():
+    env = compose.env()
+    names = ['a<b> & "c"', "d'e", "robot 2", "f"]
+    trick = [{"seat": 0, "card": "TH", "card_pretty": "10♥"},
+             {"seat": 1, "card": "JH", "card_pretty": "J♥", "dummy": True},
+             {"seat": 3, "card": "2S", "card_pretty": "2♠", "dummy": False}]
+    moves = [{"label": "Q♦", "card": True, "url": "http://x/m/a?b=1&c=<2>", "mailto": "m"},
+             {"label": "pass 3 <cards>", "card": False, "url": None,
+              "mailto": "mailto:p@x?subject=pass%20%3Ccard%3E&body=\"x\""}]
+    for kind, values, new in (
+            ("cards", {"list": ["A♠", "10♦", "J♥", "<x>"]}, "{{ list | cards }}"),
+            ("cards", {"list": []}, "{{ list | cards }}"),
+            ("played", {"trick": trick, "names": names}, "{{ trick | played(names) }}"),
+            ("played", {"trick": [], "names": names}, "{{ trick | played(names) }}"),
+            ("buttons", {"moves": moves}, "{{ moves | buttons }}")):
+        old = env.from_string(_OLD[kind]).render(**values)
+        assert env.from_string(new).render(**values) == old, kind
+        assert "<" not in str(values) or "&lt;" in old or not old  # escaped, as a mail is
