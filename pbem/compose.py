@@ -153,8 +153,10 @@ def game_mail(game_id: int, domain: str, headline: str, text: str, html: str | N
     first line, which clients show beside the subject as the preview."""
     root = thread_root(game_id, domain)
     if html:
-        head = str(Markup("\n<p><strong>{}</strong></p>").format(headline))
-        html = _BODY.sub(lambda m: m.group(0) + head, html, count=1)
+        body = _BODY.search(html)
+        if body:
+            at = body.end()
+            html = f"{html[:at]}\n<p><strong>{escape(headline)}</strong></p>{html[at:]}"
     return {"game_id": game_id, "subject": game_subject(game_id),
             "body_text": f"{headline}\n\n{text.lstrip()}", "body_html": html,
             "headers": {"In-Reply-To": root, "References": root}}
