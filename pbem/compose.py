@@ -5,7 +5,6 @@ names the game, seat and move number, so a reply to it (In-Reply-To) tells which
 its player saw.
 """
 
-import json
 import re
 import secrets
 from functools import cache, lru_cache
@@ -44,6 +43,9 @@ def env() -> Environment:
     e = _MailEnvironment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
                     trim_blocks=False, keep_trailing_newline=True, auto_reload=False)
     e.filters["card"] = card_html
+    e.filters["cards"] = cards_html
+    e.filters["played"] = played_html
+    e.filters["buttons"] = buttons_html
     e.filters["plural"] = plural
     e.globals["shared"] = shared
     return e
@@ -93,6 +95,35 @@ def card_html(text: str) -> Markup:
     return _span(text)
 
 
+def cards_html(cards) -> Markup:
+    """A run of cards (a suit of the hand), a space between: what a Jinja macro looping
+    over `card` wrote, without a macro call and an escape per card."""
+    return Markup(" ".join([card_html(c) for c in cards]))  # each is Markup: no escape
+
+
+# The hottest loops of the HTML table are filters in Python, not Jinja macros: a macro call
+# and an escape per item cost more than the item's text. Each writes what the macro wrote.
+def played_html(trick, names) -> Markup:
+    """The cards of a trick, who played each ("ann 10♥, bob (dummy) J♥")."""
+    return Markup(", ".join([f"{escape(names[t['seat']])}{' (dummy)' if t.get('dummy') else ''}"
+                             f" {card_html(t['card_pretty'])}" for t in trick]))
+
+
+_BUTTON = ('<a href="{}" style="display: inline-block; padding: 6px 10px; margin: 2px; '
+           'border: 1px solid #333; border-radius: 4px; color: #003; text-decoration: none">'
+           '{}</a> ')
+
+
+def buttons_html(moves) -> Markup:
+    """A link per legal move: its signed web link, else its mailto (pbem.compose.moves)."""
+    return Markup("".join([_BUTTON.format(escape(m["url"] or m["mailto"]), _label(m))
+                           for m in moves]))
+
+
+def _label(move: dict) -> Markup:
+    return card_html(move["label"]) if move["card"] else escape(move["label"])
+
+
 @lru_cache(maxsize=512)
 def _card_span(text: str) -> Markup:
     return _span(text)
@@ -122,8 +153,10 @@ def game_mail(game_id: int, domain: str, headline: str, text: str, html: str | N
     first line, which clients show beside the subject as the preview."""
     root = thread_root(game_id, domain)
     if html:
-        head = str(Markup("\n<p><strong>{}</strong></p>").format(headline))
-        html = _BODY.sub(lambda m: m.group(0) + head, html, count=1)
+        body = _BODY.search(html)
+        if body:
+            at = body.end()
+            html = f"{html[:at]}\n<p><strong>{escape(headline)}</strong></p>{html[at:]}"
     return {"game_id": game_id, "subject": game_subject(game_id),
             "body_text": f"{headline}\n\n{text.lstrip()}", "body_html": html,
             "headers": {"In-Reply-To": root, "References": root}}
@@ -173,15 +206,21 @@ def last_hand(row: dict, names: list[str]) -> str:
                      f"took {side['tricks']}, {side['points']:+d}" for side in row["sides"])
 
 
+_TABLES: dict[str, object] = {}
+_TABLES_MAX = 64
+
+
 def table_for_view(v: dict):
-    return _table(json.dumps(v["rules"], sort_keys=True))
-
-
-@lru_cache(maxsize=64)
-def _table(rules: str):
-    """A ruleset's card table, by its JSON: checking the rules costs more than a mail's
-    table, and a turn mail needs it twice."""
-    return table_for(Rules.from_dict(json.loads(rules)))
+    """A ruleset's card table, by the repr of its options (half the cost of their sorted
+    JSON; options listed in another order only miss): checking the rules costs more than a
+    mail's table, and a turn mail needs it twice."""
+    key = repr(v["rules"])
+    table = _TABLES.get(key)
+    if table is None:
+        if len(_TABLES) >= _TABLES_MAX:
+            _TABLES.clear()
+        table = _TABLES[key] = table_for(Rules.from_dict(v["rules"]))
+    return table
 
 
 def moves(v: dict, address: str, link=None) -> list[dict]:

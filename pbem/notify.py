@@ -1,6 +1,8 @@
 """Outbox rows for what a move changed, written in the move's own transaction: the turn
 mail to each human who must act now, and the result to everyone when the game ends."""
 
+import os
+
 from . import compose, owntime, seatclock, talk
 from .config import load
 from .deadlines import due_time, time_control
@@ -25,7 +27,7 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
     times seats keep (after an undo), which their turn mails tell."""
     if not events:
         return []
-    cfg = load()
+    cfg = settings()
     names = seat_names(seats, players)
     out = talk.mails(cfg, game, seats, players, st, events, names, mail_row)
     if all(ev["type"] in QUIET for ev in events):
@@ -55,6 +57,21 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
 
 
 DIGEST = "digest"
+
+# What a move's mails read of the settings (addresses, links, the signing key). load()
+# builds every setting from the environment anew (as much as a mail's signed links), so
+# the Settings is kept while these variables stay the same: never stale, as load() is not.
+_READS = ("PBEM_VAR_DIR", "PBEM_MAIL_DOMAIN", "PBEM_BASE_URL", "PBEM_SECRET_KEY")
+_settings: tuple = ((), None)
+
+
+def settings():
+    global _settings
+    key = tuple(map(os.environ.get, _READS))
+    known = _settings  # one read: another thread may replace it, never change it
+    if known[0] != key:
+        known = _settings = (key, load())
+    return known[1]
 
 
 def _asked_anew(seat, events, answered=None) -> bool:
@@ -95,7 +112,7 @@ def _wants_news(player, st, before) -> bool:
 def handover_mails(game, seats, players, ev, leaver) -> list[dict]:
     """A hand-over: the new player gets their table link, the others at the table and the
     player who left are told who plays the seat now."""
-    cfg = load()
+    cfg = settings()
     names = seat_names(seats, players)
     seat, gone = ev["seat"], leaver.name if leaver else f"robot {ev['seat']}"
     news = f"In game {game.id}, {names[seat]} now plays seat {seat} in place of {gone}.\n"

@@ -8,6 +8,7 @@ itsdangerous builds a signer, derives its key and tries zlib on each; here the k
 derived once per Signer, and a short payload is not compressed (zlib never pays there;
 itsdangerous reads a payload either way)."""
 
+import binascii
 import hashlib
 import hmac
 import json
@@ -20,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
-from itsdangerous.encoding import base64_encode, int_to_bytes
+from itsdangerous.encoding import int_to_bytes
 
 MOVE = "pbem.move"
 UNSUBSCRIBE = "pbem.unsubscribe"  # a one-click unsubscribe link (RFC 8058)
@@ -67,26 +68,32 @@ def _read_key(path: str) -> str:
     return key
 
 
+# What itsdangerous's dumps does, in one step each: its JSON (compact, not ASCII-only) and
+# its base64 (URL-safe, unpadded); hmac.digest is the one-shot C HMAC.
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_URLSAFE = bytes.maketrans(b"+/", b"-_")
+
+
+def _b64(data: bytes) -> bytes:
+    return binascii.b2a_base64(data, newline=False).translate(_URLSAFE).rstrip(b"=")
+
+
 class Signer:
     def __init__(self, keys: list[str], purpose: str = MOVE):
         self.s = URLSafeTimedSerializer(keys, salt=purpose)
         # itsdangerous's key for the newest secret (its default "django-concat", SHA-1)
-        key = hashlib.sha1(purpose.encode() + b"signer" + keys[-1].encode()).digest()
-        self._mac = hmac.new(key, digestmod=hashlib.sha1)
+        self._key = hashlib.sha1(purpose.encode() + b"signer" + keys[-1].encode()).digest()
 
     def dumps(self, data: dict) -> str:
         """A token itsdangerous's `loads` reads: payload.timestamp.signature."""
-        raw = json.dumps(dict(data, n=_secrets.token_hex(6)),  # n: this link's own id
-                         ensure_ascii=False, separators=(",", ":")).encode()
-        payload = base64_encode(raw)
+        raw = _JSON.encode(dict(data, n=_secrets.token_hex(6))).encode()  # n: the link's id
+        payload = _b64(raw)
         if len(raw) > SHORT:
             packed = zlib.compress(raw)
             if len(packed) < len(raw) - 1:
-                payload = b"." + base64_encode(packed)
-        value = payload + b"." + base64_encode(int_to_bytes(int(time.time())))
-        mac = self._mac.copy()
-        mac.update(value)
-        return (value + b"." + base64_encode(mac.digest())).decode()
+                payload = b"." + _b64(packed)
+        value = payload + b"." + _b64(int_to_bytes(int(time.time())))
+        return (value + b"." + _b64(hmac.digest(self._key, value, "sha1"))).decode()
 
     def loads(self, token: str, max_age: int = MAX_AGE) -> dict:
         """The data, or ValueError saying why the link is no good."""
