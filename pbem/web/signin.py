@@ -63,8 +63,7 @@ def _mail_link(email: str) -> None:
     if player is None or email.endswith("@demo.test"):
         return  # nothing to sign in to; the page says the same either way
     cfg = current_app.config["PBEM_SETTINGS"]
-    token = data.signer(SIGN_IN).dumps({"p": player.id,
-                                                                   "e": email})
+    token = data.signer(SIGN_IN).dumps({"p": player.id, "e": email})
     link = f"{cfg.base_url}{url_for('signin.link', token=token)}"
     text = (f"Someone (we hope you) asked to sign in to Spades by email as {email}.\n\n"
             f"Sign in here, within {LINK_MINUTES} minutes, once: {link}\n\n"
@@ -75,8 +74,7 @@ def _mail_link(email: str) -> None:
 def _read(token):
     """(the link's data, its player), or the page that says why the link does not work."""
     try:
-        d = data.signer(SIGN_IN).loads(token,
-                                                                   max_age=LINK_MINUTES * 60)
+        d = data.signer(SIGN_IN).loads(token, max_age=LINK_MINUTES * 60)
     except ValueError as e:
         return None, _refused(f"{str(e).capitalize()}: ask for a new one.")
     with data.store().reader() as s:

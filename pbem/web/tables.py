@@ -121,8 +121,7 @@ def order_form(seat, st) -> str:
     """The order forms' hidden `form` field, signed and new for each page shown (the
     Signer's own id): it names the game, seat and hand, and the orders it gives keep its id
     as their ref (as a mail's keep its line's), so a form sent twice keeps them once."""
-    return data.signer(ORDER_FORM).dumps({"g": seat.game_id, "s": seat.seat,
-                                                  "h": st.hand_no})
+    return data.signer(ORDER_FORM).dumps({"g": seat.game_id, "s": seat.seat, "h": st.hand_no})
 
 
 def _form_ref(seat, st) -> str:
