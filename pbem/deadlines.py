@@ -10,7 +10,7 @@ from sqlmodel import select
 
 from . import owntime, seatclock
 from .engine.acts import QUIET
-from .store.bulk import insert_all
+from .store.bulk import insert_all, run
 from .store.models import Deadline, Game, Move, Player, Seat, SeatClock
 from .store.models import now as utcnow
 from .store.states import catch_up, fresh
@@ -121,7 +121,7 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
     in one statement (`cancelled`), reads their bank rows at once (`clock_rows`) and writes
     all their new rows in one statement (`out`: a list they are added to)."""
     if not cancelled and s.info.get(CLOSED) != game.id:  # Core, built once: the ORM cost more
-        s.connection().execute(_CANCEL, {"g": game.id, "q": st.move_seq})
+        run(s, _CANCEL, {"g": game.id, "q": st.move_seq})
     if st.phase == "over":
         return
     tc = time_control(game)

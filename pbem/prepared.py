@@ -15,6 +15,7 @@ from sqlalchemy import and_, bindparam, exists, func, select
 from sqlalchemy.orm import aliased
 
 from . import notify
+from .store import bulk
 from .store.models import Game, Move, Player, Seat, SeatOrder
 
 # a game's rules never change (old games replay under their own): not read again
@@ -75,7 +76,7 @@ def same_table(s, game_id: int, prepared: Prepared | None, ref: str | None) -> F
     if prepared is None:
         return None
     game, seats, players = prepared.table
-    rows = s.connection().execute(_TABLE, {"g": game_id, "ref": ref}).all()
+    rows = bulk.rows(s, _TABLE, {"g": game_id, "ref": ref})
     want = [_values(game if i == 0 else None, 0) + _values(x, 1)
             + _values(players.get(x.player_id), 2) for i, x in enumerate(seats)]
     if game.id != game_id or [tuple(r[:_WIDTH]) for r in rows] != want:

@@ -84,27 +84,40 @@ def _begin_with_first_statement(engine: Engine) -> None:
 
     @event.listens_for(engine, "do_execute")
     def _execute(cursor, statement, parameters, context):
-        return _send(cursor, context, idle, lambda: cursor.execute(statement, parameters))
+        return _send(cursor, context.execution_options, idle,
+                     lambda: cursor.execute(statement, parameters))
 
     @event.listens_for(engine, "do_executemany")
     def _executemany(cursor, statement, parameters, context):
-        return _send(cursor, context, idle, lambda: cursor.executemany(statement, parameters))
+        return _send(cursor, context.execution_options, idle,
+                     lambda: cursor.executemany(statement, parameters))
 
     @event.listens_for(engine, "do_execute_no_params")
     def _execute_no_params(cursor, statement, context):
-        return _send(cursor, context, idle, lambda: cursor.execute(statement))
+        return _send(cursor, context.execution_options, idle, lambda: cursor.execute(statement))
 
     _blind_until_answered(engine)
 
 
-def _send(cursor, context, idle, run) -> bool:
+def send(raw, cursor, options, run) -> bool:
+    """A statement run on the driver's connection `raw` outside SQLAlchemy (pbem.store.bulk),
+    with `options` its execution options: on PostgreSQL sent as SQLAlchemy's would be
+    (`_send`); returns False where the caller runs it itself (SQLite: always)."""
+    if isinstance(raw, sqlite3.Connection):
+        return False
+    from psycopg.pq import TransactionStatus
+
+    return _send(cursor, options, TransactionStatus.IDLE, run)
+
+
+def _send(cursor, options, idle, run) -> bool:
     """Run a statement in the connection's pipeline when it needs one: after a BEGIN sent
     with it, or as a blind statement (BLIND) nobody waits for, or after blind ones, whose
     errors this statement's answer brings. Returns False (the dialect runs it) otherwise."""
     conn = cursor.connection
-    begin = _needs_begin(conn, context, idle)
+    begin = _needs_begin(conn, options, idle)
     held = getattr(conn, "blind", None)
-    blind = context.execution_options.get(BLIND) and (  # only where a COMMIT or ROLLBACK ends it
+    blind = options.get(BLIND) and (  # only where a COMMIT or ROLLBACK ends it
         begin or not conn.autocommit or conn.info.transaction_status != idle)
     if not (begin or blind or held):
         return False
@@ -182,12 +195,11 @@ def _drop(pipe: ExitStack) -> None:
         pass
 
 
-def _needs_begin(dbapi_conn, context, idle) -> bool:
+def _needs_begin(dbapi_conn, options, idle) -> bool:
     """A reader (READ_ONLY) gets no BEGIN: at READ COMMITTED each statement reads its own
     snapshot in a transaction too, so one changes nothing but the ROLLBACK's round trip at
     its end, and the DEALLOCATE ALL psycopg sends after a ROLLBACK (a round trip more, and
     every statement prepared again: in a tick, a timeout's write after its read)."""
-    options = context.execution_options
     return (dbapi_conn.autocommit and dbapi_conn.info.transaction_status == idle
             and options.get("isolation_level") != "AUTOCOMMIT" and not options.get(READ_ONLY))
 
