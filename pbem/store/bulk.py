@@ -87,7 +87,7 @@ _compiled: dict = {}  # (dialect, statement, keys) -> _Sql, or None: SQLAlchemy 
 
 
 def _execute(s, statement, params):
-    conn = _connection(s)
+    conn, raw, options = _connection(s)
     many = isinstance(params, list)
     key = (conn.dialect, statement, frozenset(params[0] if many else params))
     sql = _compiled.get(key, False)
@@ -96,30 +96,31 @@ def _execute(s, statement, params):
     if sql is None:
         return conn, None, None
     args = [_args(sql, p) for p in params] if many else _args(sql, params)
-    raw = conn.connection.driver_connection
     cursor = raw.cursor()
     if conn.dispatch.before_cursor_execute:  # someone counts or watches statements
         conn.dispatch.before_cursor_execute(conn, cursor, sql.text, args, None, many)
     go = cursor.executemany if many else cursor.execute
     try:
-        if not send(raw, cursor, {**conn.get_execution_options(), BLIND: sql.blind},
-                    lambda: go(sql.text, args)):
+        if not send(raw, cursor, options[sql.blind], lambda: go(sql.text, args)):
             go(sql.text, args)
     except BaseException as e:  # as SQLAlchemy's own execute: wrapped, a lost link invalidated
         conn._handle_dbapi_exception(e, sql.text, args, cursor, None)
     return conn, sql, cursor
 
 
-def _connection(s):
-    """The session's Connection in its current transaction (begun if need be): asked of
-    the session once a transaction, not at every statement (`Session.connection` costs)."""
+def _connection(s) -> tuple:
+    """The session's Connection in its current transaction (begun if need be), its driver's
+    connection and its execution options (without BLIND, with it): found once a
+    transaction, not at every statement (`Session.connection` costs)."""
     tx = s.get_transaction()
     got = s.info.get(_CONNECTION)
     if tx is not None and got is not None and got[0] is tx and not got[1].closed:
-        return got[1]
+        return got[1:]
     conn = s.connection()
-    s.info[_CONNECTION] = (s.get_transaction(), conn)
-    return conn
+    options = conn.get_execution_options()
+    got = s.info[_CONNECTION] = (s.get_transaction(), conn, conn.connection.driver_connection,
+                                 ({**options, BLIND: False}, {**options, BLIND: True}))
+    return got[1:]
 
 
 def _args(sql: _Sql, p: dict):

@@ -96,14 +96,13 @@ class Store:
         `last`: the game's last seq, when the caller read it in this transaction."""
         with self._lock:
             st = self._states.pop(game.id, None)
-        c = s.connection()  # Core: a move's write asks this, and the ORM's query costs more
-        if last is None:
-            last = c.execute(select(func.max(Move.seq))
-                             .where(Move.game_id == game.id)).scalar() or 0
+        if last is None:  # Core: a move's write asks this, and the ORM's query costs more
+            last = s.connection().execute(select(func.max(Move.seq))
+                                          .where(Move.game_id == game.id)).scalar() or 0
         if st is None or st.seq > last:
             st = fresh(game)
         if st.seq < last:
-            catch_up(st, game.id, c.execute(select(Move.seq, Move.payload).where(
+            catch_up(st, game.id, s.connection().execute(select(Move.seq, Move.payload).where(
                 Move.game_id == game.id, Move.seq > st.seq).order_by(Move.seq)).all())
         return st
 
