@@ -69,8 +69,13 @@ def rows(s, statement, params: dict) -> list[tuple]:
     got = cursor.fetchall()
     if sql.results is None:
         return got
-    return [tuple(v if p is None else p(v) for p, v in zip(sql.results, r, strict=True))
-            for r in got]
+    out = []
+    for r in got:
+        r = list(r)
+        for i, p in sql.results:  # as SQLAlchemy: a processor sees None too
+            r[i] = p(r[i])
+        out.append(tuple(r))
+    return out
 
 
 class _Sql(NamedTuple):
@@ -79,7 +84,7 @@ class _Sql(NamedTuple):
     slots: list[tuple]  # each parameter, in order: (name, bind processor, None) from the
     # caller's values, or (None, None, processed value) for one the statement binds itself
     names: list[str] | None  # the names of the slots (PostgreSQL's %(name)s); None: by place
-    results: list | None  # each column's result processor (None: no column has one)
+    results: list | None  # (column's index, its result processor) for those that have one
     blind: bool
 
 
@@ -148,8 +153,7 @@ def _compile(dialect, statement, keys: frozenset) -> _Sql | None:
             slots.append((None, None, bind.value if f is None else f(bind.value)))
     results = None
     if c._result_columns:  # a SELECT (or a RETURNING)
-        results = [col[3]._cached_result_processor(dialect, None) for col in c._result_columns]
-        if all(p is None for p in results):
-            results = None
+        results = [(i, p) for i, col in enumerate(c._result_columns)
+                   if (p := col[3]._cached_result_processor(dialect, None)) is not None] or None
     return _Sql(str(c), slots, None if c.positional else names, results,
                 bool(statement.get_execution_options().get(BLIND)))
