@@ -88,7 +88,11 @@ class _Sql(NamedTuple):
     blind: bool
 
 
-_compiled: dict = {}  # (dialect, statement, keys) -> _Sql, or None: SQLAlchemy runs it
+# (dialect, statement, keys) -> _Sql, or None: SQLAlchemy runs it. Statements are meant to
+# be built once (module level, `_plan`): one built at each call would only fill it, so past
+# MAX_COMPILED it starts again.
+_compiled: dict = {}
+MAX_COMPILED = 512
 
 
 def _execute(s, statement, params):
@@ -97,6 +101,8 @@ def _execute(s, statement, params):
     key = (conn.dialect, statement, frozenset(params[0] if many else params))
     sql = _compiled.get(key, False)
     if sql is False:
+        if len(_compiled) >= MAX_COMPILED:
+            _compiled.clear()
         sql = _compiled[key] = _compile(conn.dialect, statement, key[2])
     if sql is None:
         return conn, None, None
@@ -109,6 +115,8 @@ def _execute(s, statement, params):
         if not send(raw, cursor, options[sql.blind], lambda: go(sql.text, args)):
             go(sql.text, args)
     except BaseException as e:  # as SQLAlchemy's own execute: wrapped, a lost link invalidated
+        if isinstance(e, Exception) and not isinstance(e, conn.dialect.loaded_dbapi.Error):
+            raise  # not the database's (SQLAlchemy leaves it as it is too)
         conn._handle_dbapi_exception(e, sql.text, args, cursor, None)
     return conn, sql, cursor
 
