@@ -14,7 +14,7 @@ from pbem.engine import preset
 from pbem.mail.inbound import _QUICK_OF, Table
 from pbem.play import start
 from pbem.store.games import create_game
-from pbem.store.models import Game, Player, Seat
+from pbem.store.models import Game, Inbound, Player, Seat
 from pbem.store.states import fresh
 
 WHO = ["ann@x.test", "robot", "bob@x.test", "ann@x.test"]  # ann sits twice, seat 1 a robot
@@ -41,7 +41,8 @@ def orm_read(store, by, value) -> Table:
 
 
 def quick_read(store, by, value) -> Table:
-    return Table._built(store.engine.dialect, store.quick_rows(_QUICK_OF[by], **{by: value}))
+    rows = store.quick_rows(_QUICK_OF[by], **{by: value, "k": None})
+    return Table._built(store.engine.dialect, rows)
 
 
 def described(x) -> tuple | None:
@@ -70,7 +71,7 @@ def test_the_quick_read_gives_the_orms_instances(store):
         assert [x.player_id for x in quick.seats] == [x.player_id for x in orm.seats]
         assert quick.seats[1].player_id is None and quick.seats[1].robot is True
         assert quick.game.paused_at == datetime(2026, 1, 2, 3, 4, 5, 6, UTC)
-    assert store.quick_rows(_QUICK_OF["t"], t="nosuchtoken") == []
+    assert store.quick_rows(_QUICK_OF["t"], t="nosuchtoken", k=None) == []
     assert Table.read(store, "t", "nosuchtoken") is None
 
 
@@ -155,3 +156,21 @@ def test_a_failing_quick_read_falls_back_to_a_session(store, monkeypatch):
     monkeypatch.setattr(store, "quick_rows", broken)
     got = Table.read(store, "g", gid)
     assert table_described(got) == table_described(want) and got.live.seq == want.live.seq
+
+
+def test_the_read_says_whether_the_mail_was_taken_before(store):
+    """The seen-before check rides on the table's SELECT: the Inbound row's key, or not."""
+    gid = game_of_every_kind(store)
+    with store.session() as s:
+        s.add(Inbound(message_id="play+x@y <taken@x.test>", result="done"))
+        s.commit()
+    seen = {}
+    for key in ("play+x@y <taken@x.test>", "play+x@y <new@x.test>", None):
+        table = Table.read(store, "g", gid, key)
+        seen[key] = table.seen
+        store.keep(gid, table.take())
+    assert seen == {"play+x@y <taken@x.test>": True, "play+x@y <new@x.test>": False,
+                    None: None}
+    store.forget(gid)  # and so after a reader's read of a state the cache lacks
+    missed = Table.read(store, "g", gid, "play+x@y <taken@x.test>")
+    assert missed.seen is True and missed.live.seq > 0

@@ -18,7 +18,7 @@ import re
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
-from sqlalchemy import bindparam, func, inspect
+from sqlalchemy import bindparam, exists, func, inspect
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import aliased, class_mapper
 from sqlmodel import select
@@ -84,7 +84,9 @@ _TABLE_OF_GAME, _TABLE_OF_TOKEN = _of_game(_table(Game, Seat, Player)), _of_toke
     _table(Game, Seat, Player))
 _MODELS = (Game, Seat, Player)
 _COLUMNS = [list(m.__table__.columns) for m in _MODELS]
-_QUICK = _table(*[c for cols in _COLUMNS for c in cols])
+# and whether the mail keyed `k` was taken before (`_SEEN`): one round trip, not two
+_QUICK = _table(*[c for cols in _COLUMNS for c in cols]).add_columns(
+    exists().where(Inbound.message_id == bindparam("k")))
 _QUICK_OF = {"g": _of_game(_QUICK), "t": _of_token(_QUICK)}
 _SEEN = select(Inbound.id).where(Inbound.message_id == bindparam("k"))
 ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ORGANISER_COMMANDS
@@ -136,9 +138,12 @@ class Processor:
         if len(key) > 190:  # fits every column it keys (Outbox.dedupe_key is 200)
             key = "sha256:" + hashlib.sha256(key.encode()).hexdigest()
         bounce = rcpt.lower().startswith(bounces.PREFIX)  # never answered, nor read as commands
-        if self._seen(key):
+        who = None
+        if bounce or inc.ignore:
+            if self._seen(key):
+                return "duplicate"
+        elif (who := self._who(inc, rcpt, key)) is None:
             return "duplicate"
-        who = self._who(inc, rcpt) if not (bounce or inc.ignore) else None
         answers = Answers()  # our answers' Outbox rows, written with the Inbound row
         try:
             if bounce:
@@ -162,16 +167,25 @@ class Processor:
             with self.store.reader() as s:
                 return s.connection().execute(_SEEN, {"k": key}).first() is not None
 
-    def _who(self, inc: Incoming, rcpt: str) -> tuple:
+    def _who(self, inc: Incoming, rcpt: str, key: str) -> tuple | None:
         """The seat `rcpt` names (None: the account address), its player and its `Table`
-        (read with it), or the player the sender is."""
+        (read with it), or the player the sender is; None if the mail (`key`) was taken
+        before (`_seen`, asked in the table's SELECT where there is one)."""
         local, _, domain = rcpt.lower().rpartition("@")
         token = local[5:] if local.startswith("play+") else None
+        table = None
         if token and domain == self.cfg.mail_domain.lower():
-            table = Table.read(self.store, "t", token)
-            if table is not None:  # the token's seat is among the rows read with it
-                seat = next(x for x in table.seats if x.token == token)
-                return seat, table.players.get(seat.player_id), table
+            table = Table.read(self.store, "t", token, key)
+        seen = table.seen if table is not None else None
+        if seen is None:  # no table, or one read without its quick SELECT
+            seen = self._seen(key)
+        if seen:
+            if table is not None:
+                self.store.keep(table.game.id, table.take())
+            return None
+        if table is not None:  # the token's seat is among the rows read with it
+            seat = next(x for x in table.seats if x.token == token)
+            return seat, table.players.get(seat.player_id), table
         with self.store.reader() as s:
             return None, s.exec(select(Player).where(Player.email == inc.sender)).first(), None
 
@@ -349,28 +363,34 @@ class Table:
     """A seat mail's game as read with its seat: the game, its seats and players, and its
     state (`live`, the cache's: whoever `take`s it keeps it back or hands it to the door)."""
 
-    def __init__(self, game, seats, players, live):
+    def __init__(self, game, seats, players, live, seen=None):
         self.game, self.seats, self.players, self.live = game, seats, players, live
+        self.seen = seen  # the mail `read` was given was taken before (None: not asked)
 
     @classmethod
-    def read(cls, store, by: str, value) -> "Table | None":
+    def read(cls, store, by: str, value, key: str | None = None) -> "Table | None":
         """The table of the game `by` names ("g": its id, "t": a seat's token), None if
         none: one SELECT without a session (Store.quick_rows: one snapshot, no BEGIN or
         ROLLBACK), and the state from the cache. Only a state the cache lacks, or holds at
-        another seq, takes a reader session, which reads the table again with it."""
+        another seq, takes a reader session, which reads the table again with it. `key`:
+        the SELECT says too whether that mail was taken before (`seen`)."""
         try:
-            rows = store.quick_rows(_QUICK_OF[by], **{by: value})
+            rows = store.quick_rows(_QUICK_OF[by], **{by: value, "k": key})
         except Exception:  # the driver's own errors: the session's read says what failed
             rows = None
         if rows == []:
             return None
+        seen = bool(rows[0][-1]) if rows and key is not None else None
         if rows:
             table = cls._built(store.engine.dialect, rows)
-            table.live = store.cached(table.game.id, rows[0][-1] or 0)
+            table.live, table.seen = store.cached(table.game.id, rows[0][-2] or 0), seen
             if table.live is not None:
                 return table
         with store.reader() as s:
-            return cls.read_in(s, store, by, value)
+            table = cls.read_in(s, store, by, value)
+        if table is not None:
+            table.seen = seen
+        return table
 
     @classmethod
     def read_in(cls, s, store, by: str, value) -> "Table | None":
