@@ -54,9 +54,6 @@ log = logging.getLogger(__name__)
 MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
 _TOKEN = select(Seat.id).where(Seat.token == bindparam("t"))
 _BY_TOKEN = aliased(Seat)
-# a seat mail's table in one statement: the game, its seats (in order) with their players,
-# and its last seq; by the game's id, or by one of its seats' tokens. The game and its last
-# seq come on the first seat's row only (NULL on the others): its JSON is decoded once.
 
 
 def _table(*entities):
@@ -79,7 +76,7 @@ def _of_token(statement):
 
 
 # by the game's id, or by one of its seats' tokens: the ORM's read (in a reader session),
-# and the same columns for Store.quick_rows (no session: `Table.quick`)
+# and the same columns for Store.quick_rows (no session: `Table.read`)
 _TABLE_OF_GAME, _TABLE_OF_TOKEN = _of_game(_table(Game, Seat, Player)), _of_token(
     _table(Game, Seat, Player))
 _MODELS = (Game, Seat, Player)
@@ -433,6 +430,8 @@ def _processors(dialect) -> list[list]:
     key = (dialect.name, dialect.driver)
     got = _PROCESSORS.get(key)
     if got is None:
+        # (SQLAlchemy's result asks each type so; the driver's type code, None here, matters
+        # to none of these columns' types: tests/test_mail_table_read.py)
         got = _PROCESSORS[key] = [[c.type._cached_result_processor(dialect, None)
                                    for c in cols] for cols in _COLUMNS]
     return got
