@@ -18,9 +18,9 @@ import re
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
-from sqlalchemy import bindparam, func
+from sqlalchemy import bindparam, exists, func, inspect
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlalchemy.orm import aliased
+from sqlalchemy.orm import aliased, class_mapper
 from sqlmodel import select
 
 from .. import compose
@@ -54,16 +54,37 @@ log = logging.getLogger(__name__)
 MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
 _TOKEN = select(Seat.id).where(Seat.token == bindparam("t"))
 _BY_TOKEN = aliased(Seat)
-# a seat mail's table in one statement: the game, its seats (in order) with their players,
-# and its last seq; by the game's id, or by one of its seats' tokens. The game and its last
-# seq come on the first seat's row only (NULL on the others): its JSON is decoded once.
-_TABLE = (select(Game, Seat, Player,
-                 select(func.max(Move.seq)).where(Move.game_id == Game.id).scalar_subquery())
-          .select_from(Seat).join(Game, GAME_ON_FIRST_SEAT, isouter=True)
-          .join(Player, Player.id == Seat.player_id, isouter=True).order_by(Seat.seat))
-_TABLE_OF_GAME = _TABLE.where(Seat.game_id == bindparam("g"))
-_TABLE_OF_TOKEN = _TABLE.where(Seat.game_id == select(_BY_TOKEN.game_id).where(
-    _BY_TOKEN.token == bindparam("t")).scalar_subquery())
+
+
+def _table(*entities):
+    """A seat mail's table in one statement: the game, its seats (in order) with their
+    players, and its last seq; the game and its last seq on the first seat's row only (NULL
+    on the others): its JSON is decoded once."""
+    return (select(*entities, select(func.max(Move.seq)).where(Move.game_id == Game.id)
+                   .scalar_subquery())
+            .select_from(Seat).join(Game, GAME_ON_FIRST_SEAT, isouter=True)
+            .join(Player, Player.id == Seat.player_id, isouter=True).order_by(Seat.seat))
+
+
+def _of_game(statement):
+    return statement.where(Seat.game_id == bindparam("g"))
+
+
+def _of_token(statement):
+    return statement.where(Seat.game_id == select(_BY_TOKEN.game_id).where(
+        _BY_TOKEN.token == bindparam("t")).scalar_subquery())
+
+
+# by the game's id, or by one of its seats' tokens: the ORM's read (in a reader session),
+# and the same columns for Store.quick_rows (no session: `Table.read`)
+_TABLE_OF_GAME, _TABLE_OF_TOKEN = _of_game(_table(Game, Seat, Player)), _of_token(
+    _table(Game, Seat, Player))
+_MODELS = (Game, Seat, Player)
+_COLUMNS = [list(m.__table__.columns) for m in _MODELS]
+# and whether the mail keyed `k` was taken before (`_SEEN`): one round trip, not two
+_QUICK = _table(*[c for cols in _COLUMNS for c in cols]).add_columns(
+    exists().where(Inbound.message_id == bindparam("k")))
+_QUICK_OF = {"g": _of_game(_QUICK), "t": _of_token(_QUICK)}
 _SEEN = select(Inbound.id).where(Inbound.message_id == bindparam("k"))
 ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ORGANISER_COMMANDS
 STRANGERS = [c for c in ACCOUNT if c.strangers]
@@ -114,10 +135,12 @@ class Processor:
         if len(key) > 190:  # fits every column it keys (Outbox.dedupe_key is 200)
             key = "sha256:" + hashlib.sha256(key.encode()).hexdigest()
         bounce = rcpt.lower().startswith(bounces.PREFIX)  # never answered, nor read as commands
-        if self._seen(key):
+        who = None
+        if bounce or inc.ignore:
+            if self._seen(key):
+                return "duplicate"
+        elif (who := self._who(inc, rcpt, key)) is None:
             return "duplicate"
-        with self.store.reader() as s:  # one read: whose seat, from whom?
-            who = self._who(s, inc, rcpt) if not (bounce or inc.ignore) else None
         answers = Answers()  # our answers' Outbox rows, written with the Inbound row
         try:
             if bounce:
@@ -141,17 +164,27 @@ class Processor:
             with self.store.reader() as s:
                 return s.connection().execute(_SEEN, {"k": key}).first() is not None
 
-    def _who(self, s, inc: Incoming, rcpt: str) -> tuple:
+    def _who(self, inc: Incoming, rcpt: str, key: str) -> tuple | None:
         """The seat `rcpt` names (None: the account address), its player and its `Table`
-        (read here, in the same transaction), or the player the sender is."""
+        (read with it), or the player the sender is; None if the mail (`key`) was taken
+        before (`_seen`, asked in the table's SELECT where there is one)."""
         local, _, domain = rcpt.lower().rpartition("@")
         token = local[5:] if local.startswith("play+") else None
+        table = None
         if token and domain == self.cfg.mail_domain.lower():
-            table = Table.read(s, self.store, _TABLE_OF_TOKEN, {"t": token})
-            if table is not None:  # the token's seat is among the rows read with it
-                seat = next(x for x in table.seats if x.token == token)
-                return seat, table.players.get(seat.player_id), table
-        return None, s.exec(select(Player).where(Player.email == inc.sender)).first(), None
+            table = Table.read(self.store, "t", token, key)
+        seen = table.seen if table is not None else None
+        if seen is None:  # no table, or one read without its quick SELECT
+            seen = self._seen(key)
+        if seen:
+            if table is not None:
+                self.store.keep(table.game.id, table.take())
+            return None
+        if table is not None:  # the token's seat is among the rows read with it
+            seat = next(x for x in table.seats if x.token == token)
+            return seat, table.players.get(seat.player_id), table
+        with self.store.reader() as s:
+            return None, s.exec(select(Player).where(Player.email == inc.sender)).first(), None
 
     def _record(self, key: str, outcome: str, answers: list[dict]) -> str:
         """The answers and the mail's Inbound row in one transaction (one commit): both are
@@ -196,8 +229,7 @@ class Processor:
             bounces.clear(self.store, player.id)
             if table is not None:  # the player's row changed: read the table again
                 self.store.keep(seat.game_id, table.take())
-                with self.store.reader() as s:
-                    table = Table.read(s, self.store, _TABLE_OF_GAME, {"g": seat.game_id})
+                table = Table.read(self.store, "g", seat.game_id)
                 player = table.players.get(seat.player_id)
         if seat is None:
             return self._account(inc, player, key, out)
@@ -328,23 +360,96 @@ class Table:
     """A seat mail's game as read with its seat: the game, its seats and players, and its
     state (`live`, the cache's: whoever `take`s it keeps it back or hands it to the door)."""
 
-    def __init__(self, game, seats, players, live):
+    def __init__(self, game, seats, players, live, seen=None):
         self.game, self.seats, self.players, self.live = game, seats, players, live
+        self.seen = seen  # the mail `read` was given was taken before (None: not asked)
 
     @classmethod
-    def read(cls, s, store, statement, params) -> "Table | None":
-        """The table `statement` (`_TABLE_OF_...`) finds, None if none: one statement
-        where the game, its seats and its last seq were three."""
-        rows = s.exec(statement, params=params).all()
+    def read(cls, store, by: str, value, key: str | None = None) -> "Table | None":
+        """The table of the game `by` names ("g": its id, "t": a seat's token), None if
+        none: one SELECT without a session (Store.quick_rows: one snapshot, no BEGIN or
+        ROLLBACK), and the state from the cache. Only a state the cache lacks, or holds at
+        another seq, takes a reader session, which reads the table again with it. `key`:
+        the SELECT says too whether that mail was taken before (`seen`)."""
+        try:
+            rows = store.quick_rows(_QUICK_OF[by], **{by: value, "k": key})
+        except Exception:  # the driver's own errors: the session's read says what failed
+            rows = None
+        if rows == []:
+            return None
+        seen = bool(rows[0][-1]) if rows and key is not None else None
+        if rows:
+            table = cls._built(store.engine.dialect, rows)
+            table.live, table.seen = store.cached(table.game.id, rows[0][-2] or 0), seen
+            if table.live is not None:
+                return table
+        with store.reader() as s:
+            table = cls.read_in(s, store, by, value)
+        if table is not None:
+            table.seen = seen
+        return table
+
+    @classmethod
+    def read_in(cls, s, store, by: str, value) -> "Table | None":
+        """`read` in the reader session `s`, by the ORM, with the state (read if need be)."""
+        statement = _TABLE_OF_GAME if by == "g" else _TABLE_OF_TOKEN
+        rows = s.exec(statement, params={by: value}).all()
         if not rows:
             return None
         game = rows[0][0]
         return cls(game, [r[1] for r in rows], {p.id: p for _, _, p, _ in rows if p},
                    store.state(s, game, rows[0][3] or 0))
 
+    @classmethod
+    def _built(cls, dialect, rows) -> "Table":
+        """The quick SELECT's rows as the instances the ORM's read gives (no state yet)."""
+        (gk, sk, pk), (gp, sp, pp) = _KEYS, _processors(dialect)
+        ng, ns, np_ = len(gk), len(sk), len(pk)
+        game = _loaded(Game, gk, gp, rows[0][:ng])
+        seats, players = [], {}
+        for r in rows:
+            seats.append(_loaded(Seat, sk, sp, r[ng:ng + ns]))
+            player_id = r[ng + ns]
+            if player_id is not None and player_id not in players:
+                players[player_id] = _loaded(Player, pk, pp, r[ng + ns:ng + ns + np_])
+        return cls(game, seats, players, None)
+
     def take(self):
         live, self.live = self.live, None
         return live
+
+
+_KEYS = [[c.key for c in cols] for cols in _COLUMNS]
+_MAPPERS = {m: class_mapper(m) for m in _MODELS}
+_PROCESSORS: dict = {}  # each column's result processor, by dialect
+
+
+def _processors(dialect) -> list[list]:
+    """The quick SELECT's columns' result processors for `dialect`: what the ORM's result
+    applies (JSON on SQLite, SQLite's datetimes and bools, UTCDateTime); None: as is."""
+    key = (dialect.name, dialect.driver)
+    got = _PROCESSORS.get(key)
+    if got is None:
+        # (SQLAlchemy's result asks each type so; the driver's type code, None here, matters
+        # to none of these columns' types: tests/test_mail_table_read.py)
+        got = _PROCESSORS[key] = [[c.type._cached_result_processor(dialect, None)
+                                   for c in cols] for cols in _COLUMNS]
+    return got
+
+
+def _loaded(model, keys, processors, values):
+    """An instance as the ORM's load makes it: built without __init__ (as SQLAlchemy does),
+    its values processed as the ORM's result processes them, and detached with its identity
+    key: a session `add`s it back as the row it is, never as a new one. (What
+    make_transient_to_detached does, less its resets of a state that has nothing to reset:
+    a third of the cost.)"""
+    mapper = _MAPPERS[model]
+    obj = mapper.class_manager.new_instance()
+    obj.__dict__.update(zip(keys, [v if f is None else f(v)
+                                   for f, v in zip(processors, values, strict=True)],
+                            strict=True))
+    inspect(obj).key = mapper.identity_key_from_primary_key((obj.id,))
+    return obj
 
 
 class Answers:

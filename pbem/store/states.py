@@ -106,6 +106,13 @@ class Store:
                 Move.game_id == game.id, Move.seq > st.seq).order_by(Move.seq)).all())
         return st
 
+    def cached(self, game_id: int, last: int) -> State | None:
+        """The game's cached state if it is at `last` (taken, as `state` takes it: the
+        caller keeps it back), else None, leaving it to `state` (a read) to catch up."""
+        with self._lock:
+            st = self._states.get(game_id)
+            return self._states.pop(game_id) if st is not None and st.seq == last else None
+
     def states(self, s: Session, ids: list[int]) -> dict[int, State]:
         """`state` for many games in a few queries (their last seqs, the games the cache
         lacks, and the moves it lacks); each a private copy, as `state` gives, for the
