@@ -48,7 +48,73 @@ def env() -> Environment:
     e.filters["buttons"] = buttons_html
     e.filters["plural"] = plural
     e.globals["shared"] = shared
+    e.globals["table_txt"] = table_txt
+    e.globals["table_html"] = table_html
+    e.globals["commitment_html"] = commitment_html
     return e
+
+
+# A seat's own part of the table, once a Jinja macro of mail/table.* (each mail rendered it
+# twice: a macro call, a module import and a dozen attribute looks each): Python writing the
+# very bytes the macros wrote (tests/test_render_table.py renders both).
+def table_txt(v: dict, names) -> str:
+    """The table in a text mail: the game, the seat's hand (or that it has not looked), the
+    dummy, the shared part, the deal's commitment."""
+    out = [f"Game {v['game_id']} ({v['preset']}), hand {v['hand_no']}, move {v['seq']}\n"]
+    if v.get("hand"):
+        out.append("\nYour hand:")
+        out += [f"\n  {suit}  {' '.join(map(str, cards))}" for suit, cards in v["hand_by_suit"]]
+        out.append("\n")
+    elif v["seat"] is not None and not v.get("looked"):
+        out.append("\nYou have not looked at your cards yet (you may bid blind).\n")
+    if v.get("dummy_pretty"):
+        out.append(f"\nDummy (played by {_dummy_by(v, names)}): {v['dummy_pretty']}\n")
+    out.append(shared("txt", v, names))
+    deal = v.get("deal_commitment")
+    if deal:
+        out.append(f"\n\nDeal commitment (SHA-256):\n  {deal['sha256']}")
+        if deal.get("salt"):
+            out.append(f"\nSalt: {deal['salt']}")
+    return "".join(out)
+
+
+def table_html(v: dict, names) -> Markup:
+    """The table in an HTML mail. Inline styles only (clients drop <style>), and nothing
+    wider than the text: it fits a 360 px phone screen."""
+    out = [f"<p><strong>Game {escape(v['game_id'])}</strong> ({escape(v['preset'])}), hand "
+           f"{escape(v['hand_no'])}, move {escape(v['seq'])}</p>\n"]
+    if v.get("hand"):
+        out.append("<p>Your hand:<br>\n")
+        out += [f'<span style="font-size: 1.2em">{cards_html(cards)}</span><br>\n'
+                for _suit, cards in v["hand_by_suit"]]
+        out.append("</p>\n")
+    elif v["seat"] is not None and not v.get("looked"):
+        out.append("<p>You have not looked at your cards yet (you may bid blind).</p>\n")
+    out.append("\n")
+    if v.get("dummy_pretty"):
+        out.append(f"<p>Dummy (played by {escape(_dummy_by(v, names))}): "
+                   f"{escape(v['dummy_pretty'])}</p>\n")
+    out.append("\n")
+    out.append(escape(shared("html", v, names)))
+    return Markup("".join(out))  # every part escaped above
+
+
+def _dummy_by(v: dict, names) -> str:
+    dummy = v["dummy"]
+    return f"{names[dummy['declarer']]}{', its turn' if dummy.get('on_turn') else ''}"
+
+
+_COMMITMENT = ('<p style="font-size: 0.8em; color: #444; overflow-wrap: anywhere; word-break: '
+               'break-all">Deal commitment (SHA-256): {}{}</p>')
+
+
+def commitment_html(v: dict) -> Markup:
+    """The deal's commitment (and salt, once revealed), small, at the HTML mail's end."""
+    deal = v.get("deal_commitment")
+    if not deal:
+        return Markup("")
+    salt = f", salt {escape(deal['salt'])}" if deal.get("salt") else ""
+    return Markup(_COMMITMENT.format(escape(deal["sha256"]), salt))
 
 
 # What the table shows alike to every seat at one move: the trick, the last trick and
