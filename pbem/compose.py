@@ -5,6 +5,7 @@ names the game, seat and move number, so a reply to it (In-Reply-To) tells which
 its player saw.
 """
 
+import copy
 import re
 import secrets
 from functools import cache, lru_cache
@@ -122,8 +123,11 @@ def commitment_html(v: dict) -> Markup:
 # `public` macro of mail/table.*), so it cannot show a seat's own cards.
 PUBLIC = ("trick", "last_trick", "last_hand", "over", "players", "bids", "blind", "mo", "won",
           "sides")
-_SHARED: dict[tuple, str] = {}
-_SHARED_MAX = 256  # a move's fragments are asked for at once: a few moves' worth is enough
+# The fragments of the last few moves, newest first: (kind, public view, names, fragment).
+# A move's fragments are asked for at once (its turn mail, its answer, text and HTML), so a
+# few moves' worth is enough. Copied on write: a thread reads it once, never half changed.
+_SHARED: list[tuple] = []
+_SHARED_MAX = 16
 
 
 def public_view(v: dict) -> dict:
@@ -134,16 +138,24 @@ def public_view(v: dict) -> dict:
 
 def shared(kind: str, v: dict, names) -> str:
     """The public part of the table (`kind`: "txt" or "html"), rendered once for all the
-    mails of a move (each seat's turn mail or news, the answer) and reused. Keyed by its
-    whole content, not by game and move, so it is never stale and never another table's."""
-    p = public_view(v)
-    key = (kind, repr(p), tuple(names))
-    out = _SHARED.get(key)
-    if out is None:
-        if len(_SHARED) >= _SHARED_MAX:
-            _SHARED.clear()
-        out = _SHARED[key] = _public(kind)(p, names)
+    mails of a move (each seat's turn mail or news, the answer) and reused. Found by its
+    whole content (==), not by game and move, so it is never stale and never another
+    table's; compared, not keyed by its repr (which cost more than a render's comparisons:
+    four a move). A view is made anew by each view() and compose.context and never changed
+    after, so a kept one still says what its fragment shows."""
+    p, names = public_view(v), tuple(names)
+    recent = _SHARED
+    for k, q, n, out in recent:
+        if k == kind and q == p and n == names:
+            return out
+    out = _public(kind)(p, names)
+    _keep_shared((kind, p, names, out), recent)
     return out
+
+
+def _keep_shared(entry: tuple, recent: list) -> None:
+    global _SHARED
+    _SHARED = [entry, *recent[:_SHARED_MAX - 1]]
 
 
 @lru_cache(maxsize=2)
@@ -272,21 +284,28 @@ def last_hand(row: dict, names: list[str]) -> str:
                      f"took {side['tricks']}, {side['points']:+d}" for side in row["sides"])
 
 
-_TABLES: dict[str, object] = {}
-_TABLES_MAX = 64
+# The card tables of the last rulesets, newest first: (rules as a view has them, table).
+_TABLES: list[tuple] = []
+_TABLES_MAX = 8
 
 
 def table_for_view(v: dict):
-    """A ruleset's card table, by the repr of its options (half the cost of their sorted
-    JSON; options listed in another order only miss): checking the rules costs more than a
-    mail's table, and a turn mail needs it twice."""
-    key = repr(v["rules"])
-    table = _TABLES.get(key)
-    if table is None:
-        if len(_TABLES) >= _TABLES_MAX:
-            _TABLES.clear()
-        table = _TABLES[key] = table_for(Rules.from_dict(v["rules"]))
+    """A ruleset's card table, found by comparing its options (==: a view's rules are a new
+    dict each time; their repr cost 8 us, twice a mail): checking the rules costs more than
+    a mail's table, and a turn mail needs it twice. Equal options make equal Rules, whose
+    table engine.tricks.table_for keeps (its lru_cache compares them alike)."""
+    rules, recent = v["rules"], _TABLES
+    for known, table in recent:
+        if known == rules:
+            return table
+    table = table_for(Rules.from_dict(rules))
+    _keep_table((copy.deepcopy(rules), table), recent)  # the caller's dict may change
     return table
+
+
+def _keep_table(entry: tuple, recent: list) -> None:
+    global _TABLES
+    _TABLES = [entry, *recent[:_TABLES_MAX - 1]]
 
 
 def moves(v: dict, address: str, link=None) -> list[dict]:
