@@ -55,9 +55,9 @@ def env() -> Environment:
     return e
 
 
-# A seat's own part of the table, once a Jinja macro of mail/table.* (each mail rendered it
-# twice: a macro call, a module import and a dozen attribute looks each): Python writing the
-# very bytes the macros wrote (tests/test_render_table.py renders both).
+# A seat's own part of the table, once a Jinja macro of the mail/table.* templates (each mail
+# rendered it twice: a macro call, a module import and a dozen attribute looks each): Python
+# writing the very bytes the macros wrote (tests/test_render_table.py renders both).
 def table_txt(v: dict, names) -> str:
     """The table in a text mail: the game, the seat's hand (or that it has not looked), the
     dummy, the shared part, the deal's commitment."""
@@ -119,8 +119,8 @@ def commitment_html(v: dict) -> Markup:
 
 
 # What the table shows alike to every seat at one move: the trick, the last trick and
-# hand, bids and tricks, the score. Only these fields reach the shared fragment (the
-# `public` macro of mail/table.*), so it cannot show a seat's own cards.
+# hand, bids and tricks, the score. Only these fields reach the shared fragment
+# (public_txt, public_html), so it cannot show a seat's own cards.
 PUBLIC = ("trick", "last_trick", "last_hand", "over", "players", "bids", "blind", "mo", "won",
           "sides")
 # The fragments of the last few moves, newest first: (kind, public view, names, fragment).
@@ -148,7 +148,7 @@ def shared(kind: str, v: dict, names) -> str:
     for k, q, n, out in recent:
         if k == kind and q == p and n == names:
             return out
-    out = _public(kind)(p, names)
+    out = (public_txt if kind == "txt" else public_html)(p, names)
     _keep_shared((kind, p, names, out), recent)
     return out
 
@@ -158,9 +158,70 @@ def _keep_shared(entry: tuple, recent: list) -> None:
     _SHARED = [entry, *recent[:_SHARED_MAX - 1]]
 
 
-@lru_cache(maxsize=2)
-def _public(kind: str):
-    return _template(f"table.{kind}").module.public
+# The public part of the table (what `shared` renders once a move), once Jinja macros too:
+# Python writing the very bytes they wrote (tests/test_render_table.py).
+def public_txt(v: dict, names) -> str:
+    """The trick on the table, the last trick, the hand just scored, bids and tricks, the
+    score, in a text mail."""
+    out = []
+    if v["trick"]:
+        out.append("\nOn the table: " + ", ".join(
+            [f"{names[t['seat']]}{' (dummy)' if t.get('dummy') else ''} {t['card_pretty']}"
+             for t in v["trick"]]) + "\n")
+    last = v["last_trick"]
+    if last:
+        out.append("\nLast trick: " + ", ".join(
+            [f"{names[t['seat']]} {t['card_pretty']}" for t in last["cards"]])
+            + f" (won by {names[last['winner']]})\n")
+    if v["last_hand"]:
+        out.append(f"\nHand {v['scored']} was scored: {v['last_hand']}\n")
+    if not v["over"]:
+        out.append("\nBids and tricks:")
+        out += [f"\n  {names[s]:<16} bid {_bid(v, s)}, took {v['won'][s]}"
+                for s in range(v["players"])]
+        out.append("\n")
+    out.append("\n\nScore:")
+    out += [f"\n  {side['label']}: {side['score']} ({plural(side['bags'], 'bag')})"
+            for side in v["sides"]]
+    return "".join(out)
+
+
+def public_html(v: dict, names) -> Markup:
+    """The public part of the table in an HTML mail."""
+    out = []
+    if v["trick"]:
+        out.append(f"<p>On the table: {played_html(v['trick'], names)}</p>\n")
+    out.append("\n")
+    last = v["last_trick"]
+    if last:
+        out.append(f"<p>Last trick: {played_html(last['cards'], names)} "
+                   f"(won by {escape(names[last['winner']])})</p>\n")
+    out.append("\n")
+    if v["last_hand"]:
+        out.append(f"<p>Hand {escape(v['scored'])} was scored: {escape(v['last_hand'])}</p>\n")
+    out.append("\n")
+    if not v["over"]:
+        out.append('<table cellpadding="4" style="border-collapse: collapse">\n'
+                   '<tr><th align="left">Player</th><th>Bid</th><th>Tricks</th></tr>\n')
+        out += [f'<tr><td style="overflow-wrap: anywhere">{escape(names[s])}</td>'
+                f'<td align="center">{escape(_bid(v, s))}</td>'
+                f'<td align="center">{escape(v["won"][s])}</td></tr>\n'
+                for s in range(v["players"])]
+        out.append("</table>")
+    out.append("\n<p>")
+    out += [f"{escape(side['label'])}: <strong>{escape(side['score'])}</strong> "
+            f"({escape(plural(side['bags'], 'bag'))})<br>" for side in v["sides"]]
+    out.append("</p>")
+    return Markup("".join(out))  # every part escaped above
+
+
+def _bid(v: dict, seat: int) -> str:
+    """A seat's bid as the bids table shows it: "-" before it bids, "nil (blind)", a Mo or
+    Bemo call after it."""
+    bid = v["bids"][seat]
+    mo = v["mo"]
+    call = f" {mo.get('call', '')}" if mo and mo["seat"] == seat else ""
+    return f"{bid if bid is not None else '-'}{' (blind)' if v['blind'][seat] else ''}{call}"
 
 
 def card_html(text: str) -> Markup:

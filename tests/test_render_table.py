@@ -1,7 +1,8 @@
-"""The seat's own part of a mail's table (pbem.compose.table_txt, table_html,
-commitment_html) writes what the Jinja macros of mail/table.* wrote, byte for byte, for
-every seat's view (and a spectator's) at every move of seeded random games of every preset,
-with names to escape and deal commitments with and without their salt."""
+"""A mail's table (pbem.compose.table_txt, table_html, commitment_html, and the public part
+shared by a move's mails: public_txt, public_html) writes what the Jinja macros of
+mail/table.* wrote, byte for byte, for every seat's view (and a spectator's) at every move
+of seeded random games of every preset, with names to escape and deal commitments with and
+without their salt."""
 
 import random
 
@@ -50,6 +51,40 @@ OLD_COMMITMENT = ('{% macro commitment(v) -%}\n'
     '{% if v.deal_commitment %}<p style="font-size: 0.8em; color: #444; overflow-wrap: anywhere; word-break: break-all">Deal commitment (SHA-256): {{ v.deal_commitment.sha256 }}{% if v.deal_commitment.salt %}, salt {{ v.deal_commitment.salt }}{% endif %}</p>{% endif %}\n'
     '{%- endmacro %}')
 
+OLD_PUBLIC_TXT = ('{% macro public(v, names) %}{% if v.trick %}\n'
+    'On the table: {% for t in v.trick %}{{ names[t.seat] }}{% if t.dummy %} (dummy){% endif %} {{ t.card_pretty }}{% if not loop.last %}, {% endif %}{% endfor %}\n'
+    '{% endif %}\n'
+    '{%- if v.last_trick %}\n'
+    'Last trick: {% for t in v.last_trick.cards %}{{ names[t.seat] }} {{ t.card_pretty }}{% if not loop.last %}, {% endif %}{% endfor %} (won by {{ names[v.last_trick.winner] }})\n'
+    '{% endif %}\n'
+    '{%- if v.last_hand %}\n'
+    'Hand {{ v.scored }} was scored: {{ v.last_hand }}\n'
+    '{% endif %}\n'
+    '{%- if not v.over %}\n'
+    'Bids and tricks:\n'
+    '{%- for s in range(v.players) %}\n'
+    '  {{ "%-16s"|format(names[s]) }} bid {{ v.bids[s] if v.bids[s] is not none else "-" }}{% if v.blind[s] %} (blind){% endif %}{% if v.mo and v.mo.seat == s %} {{ v.mo.call }}{% endif %}, took {{ v.won[s] }}\n'
+    '{%- endfor %}\n'
+    '{% endif %}\n'
+    '\n'
+    'Score:\n'
+    '{%- for side in v.sides %}\n'
+    '  {{ side.label }}: {{ side.score }} ({{ side.bags | plural("bag") }})\n'
+    '{%- endfor %}\n'
+    '{%- endmacro %}')
+OLD_PUBLIC_HTML = ('{% macro public(v, names) %}{% if v.trick %}<p>On the table: {{ v.trick | played(names) }}</p>\n'
+    '{% endif %}\n'
+    '{% if v.last_trick %}<p>Last trick: {{ v.last_trick.cards | played(names) }} (won by {{ names[v.last_trick.winner] }})</p>\n'
+    '{% endif %}\n'
+    '{% if v.last_hand %}<p>Hand {{ v.scored }} was scored: {{ v.last_hand }}</p>\n'
+    '{% endif %}\n'
+    '{% if not v.over %}<table cellpadding="4" style="border-collapse: collapse">\n'
+    '<tr><th align="left">Player</th><th>Bid</th><th>Tricks</th></tr>\n'
+    '{% for s in range(v.players) %}<tr><td style="overflow-wrap: anywhere">{{ names[s] }}</td><td align="center">{{ v.bids[s] if v.bids[s] is not none else "-" }}{% if v.blind[s] %} (blind){% endif %}{% if v.mo and v.mo.seat == s %} {{ v.mo.call }}{% endif %}</td><td align="center">{{ v.won[s] }}</td></tr>\n'
+    '{% endfor %}</table>{% endif %}\n'
+    '<p>{% for side in v.sides %}{{ side.label }}: <strong>{{ side.score }}</strong> ({{ side.bags | plural("bag") }})<br>{% endfor %}</p>\n'
+    '{%- endmacro %}')
+
 
 def old_renderers():
     env = compose.env()
@@ -57,6 +92,12 @@ def old_renderers():
     html = env.from_string(OLD_HTML + OLD_COMMITMENT
                            + "{{ table(v, names) }}|{{ commitment(v) }}")
     return text, html
+
+
+def old_public():
+    env = compose.env()
+    text = env.overlay(autoescape=False).from_string(OLD_PUBLIC_TXT + "{{ public(v, names) }}")
+    return text, env.from_string(OLD_PUBLIC_HTML + "{{ public(v, names) }}")
 
 
 def views(name: str, seed: int):
@@ -90,19 +131,34 @@ def test_table_functions_write_what_the_macros_wrote(name):
     assert (True, True, False, False) in seen  # a hand shown: the corpus is not empty
 
 
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_public_functions_write_what_the_macros_wrote(name):
+    """The shared part (what compose.shared renders from compose.public_view)."""
+    text, html = old_public()
+    for v, names in views(name, 4):
+        p, names = compose.public_view(v), tuple(names)
+        assert compose.public_txt(p, names) == text.render(v=p, names=names)
+        assert compose.public_html(p, names) == html.render(v=p, names=names)
+
+
 def test_the_corpus_reaches_every_branch():
     """Between them, the presets' games show a hand, a seat that has not looked yet, a
-    spectator, a dummy (on its turn and not)."""
+    spectator, a dummy (on its turn and not), a trick, a last trick, a hand scored, a blind
+    bid, a Mo call, a game over."""
     seen = set()
-    for name in ("standard", "dummy-3"):
-        for v, _ in views(name, 2):
+    for name, seed in (("standard", 2), ("dummy-3", 2), ("mo", 2), ("barmore", 2), ("nyc", 4)):
+        for v, _ in views(name, seed):
             dummy = v.get("dummy") or {}
             seen |= {("hand", bool(v["hand"])), ("blind", v["seat"] is not None
                                                  and not v.get("looked")),
                       ("spectator", v["seat"] is None),
-                      ("dummy", bool(v.get("dummy_pretty")), bool(dummy.get("on_turn")))}
+                      ("dummy", bool(v.get("dummy_pretty")), bool(dummy.get("on_turn"))),
+                      ("trick", bool(v["trick"])), ("last", bool(v.get("last_trick"))),
+                      ("scored", bool(v.get("last_hand"))), ("over", v["over"]),
+                      ("blind bid", any(v["blind"])), ("mo", bool(v.get("mo")))}
     assert {("hand", True), ("blind", True), ("spectator", True), ("dummy", True, True),
-            ("dummy", True, False)} <= seen
+            ("dummy", True, False), ("trick", True), ("last", True), ("scored", True),
+            ("over", True), ("blind bid", True), ("mo", True)} <= seen
 
 
 def test_escaped_in_html_only():
