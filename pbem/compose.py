@@ -380,9 +380,15 @@ def moves(v: dict, address: str, link=None) -> list[dict]:
         text, label = _words(a)
         line = text if label == text else f"{label:<6} reply: {text}"
         out.append({"text": text, "label": label, "line": line, "card": a["type"] == "play",
-                    "mailto": f"mailto:{address}?subject={quote(text)}&body={quote(text)}",
+                    "mailto": f"mailto:{address}{_mail_query(text)}",
                     "url": link(a) if link and a["type"] != "pass" else None})
     return out
+
+
+@lru_cache(maxsize=256)
+def _mail_query(text: str) -> str:
+    """A mailto link's subject and body: a move's words, from a small set ("play QH")."""
+    return f"?subject={quote(text)}&body={quote(text)}"
 
 
 def _words(a: dict) -> tuple[str, str]:
@@ -408,4 +414,9 @@ def render(name: str, **values) -> str:
 
 @cache
 def _template(name: str):
-    return env().get_template(f"mail/{name}")
+    """A mail template, its globals one plain dict: Jinja chains them to the environment's
+    (a ChainMap, walked in Python at each render to make a context). Ours are all set when
+    env() makes the environment and never change after, so the copy is never stale."""
+    template = env().get_template(f"mail/{name}")
+    template.globals = dict(template.globals)
+    return template

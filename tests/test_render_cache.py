@@ -1,6 +1,7 @@
 """What the mail rendering keeps between mails is never stale."""
 
 import random
+from urllib.parse import quote
 
 from pbem import compose, notify
 from pbem.engine import Rules, new_game, preset, view
@@ -98,3 +99,18 @@ def test_shared_fragment_found_by_its_whole_content():
     assert compose.shared("txt", two, names) != first and "took 5" in compose.shared(
         "txt", two, names)
     assert compose.shared("txt", one, names) == first
+
+
+def test_mail_templates_see_the_environments_globals():
+    """A mail template's globals, copied into one dict, are the environment's own."""
+    for name in ("turn.txt", "turn.html", "reply.txt", "reply.html"):
+        template = compose._template(name)
+        assert type(template.globals) is dict
+        assert template.globals == compose.env().globals
+        assert template.globals["table_html"] is compose.table_html
+
+
+def test_mailto_query_quotes_the_words():
+    for text in ("play QH", "bid blind nil", "pass <card> <card>", "x&y=z?"):
+        assert compose._mail_query(text) == f"?subject={quote(text)}&body={quote(text)}"
+    assert "%3Ccard%3E" in compose._mail_query("pass <card>")
