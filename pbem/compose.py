@@ -141,8 +141,9 @@ def shared(kind: str, v: dict, names) -> str:
     mails of a move (each seat's turn mail or news, the answer) and reused. Found by its
     whole content (==), not by game and move, so it is never stale and never another
     table's; compared, not keyed by its repr (which cost more than a render's comparisons:
-    four a move). A view is made anew by each view() and compose.context and never changed
-    after, so a kept one still says what its fragment shows."""
+    four a move). == takes True for 1: the fragment prints only the public fields' ints and
+    strs, and tests its bools. A view is made anew by each view() and compose.context and
+    never changed after, so a kept one still says what its fragment shows."""
     p, names = public_view(v), tuple(names)
     recent = _SHARED
     for k, q, n, out in recent:
