@@ -5,6 +5,7 @@ names the game, seat and move number, so a reply to it (In-Reply-To) tells which
 its player saw.
 """
 
+import copy
 import re
 import secrets
 from functools import cache, lru_cache
@@ -48,16 +49,85 @@ def env() -> Environment:
     e.filters["buttons"] = buttons_html
     e.filters["plural"] = plural
     e.globals["shared"] = shared
+    e.globals["table_txt"] = table_txt
+    e.globals["table_html"] = table_html
+    e.globals["commitment_html"] = commitment_html
     return e
 
 
+# A seat's own part of the table, once a Jinja macro of the mail/table.* templates (each mail
+# rendered it twice: a macro call, a module import and a dozen attribute looks each): Python
+# writing the very bytes the macros wrote (tests/test_render_table.py renders both).
+def table_txt(v: dict, names) -> str:
+    """The table in a text mail: the game, the seat's hand (or that it has not looked), the
+    dummy, the shared part, the deal's commitment."""
+    out = [f"Game {v['game_id']} ({v['preset']}), hand {v['hand_no']}, move {v['seq']}\n"]
+    if v.get("hand"):
+        out.append("\nYour hand:")
+        out += [f"\n  {suit}  {' '.join(map(str, cards))}" for suit, cards in v["hand_by_suit"]]
+        out.append("\n")
+    elif v["seat"] is not None and not v.get("looked"):
+        out.append("\nYou have not looked at your cards yet (you may bid blind).\n")
+    if v.get("dummy_pretty"):
+        out.append(f"\nDummy (played by {_dummy_by(v, names)}): {v['dummy_pretty']}\n")
+    out.append(shared("txt", v, names))
+    deal = v.get("deal_commitment")
+    if deal:
+        out.append(f"\n\nDeal commitment (SHA-256):\n  {deal['sha256']}")
+        if deal.get("salt"):
+            out.append(f"\nSalt: {deal['salt']}")
+    return "".join(out)
+
+
+def table_html(v: dict, names) -> Markup:
+    """The table in an HTML mail. Inline styles only (clients drop <style>), and nothing
+    wider than the text: it fits a 360 px phone screen."""
+    out = [f"<p><strong>Game {escape(v['game_id'])}</strong> ({escape(v['preset'])}), hand "
+           f"{escape(v['hand_no'])}, move {escape(v['seq'])}</p>\n"]
+    if v.get("hand"):
+        out.append("<p>Your hand:<br>\n")
+        out += [f'<span style="font-size: 1.2em">{cards_html(cards)}</span><br>\n'
+                for _suit, cards in v["hand_by_suit"]]
+        out.append("</p>\n")
+    elif v["seat"] is not None and not v.get("looked"):
+        out.append("<p>You have not looked at your cards yet (you may bid blind).</p>\n")
+    out.append("\n")
+    if v.get("dummy_pretty"):
+        out.append(f"<p>Dummy (played by {escape(_dummy_by(v, names))}): "
+                   f"{escape(v['dummy_pretty'])}</p>\n")
+    out.append("\n")
+    out.append(escape(shared("html", v, names)))
+    return Markup("".join(out))  # every part escaped above
+
+
+def _dummy_by(v: dict, names) -> str:
+    dummy = v["dummy"]
+    return f"{names[dummy['declarer']]}{', its turn' if dummy.get('on_turn') else ''}"
+
+
+_COMMITMENT = ('<p style="font-size: 0.8em; color: #444; overflow-wrap: anywhere; word-break: '
+               'break-all">Deal commitment (SHA-256): {}{}</p>')
+
+
+def commitment_html(v: dict) -> Markup:
+    """The deal's commitment (and salt, once revealed), small, at the HTML mail's end."""
+    deal = v.get("deal_commitment")
+    if not deal:
+        return Markup("")
+    salt = f", salt {escape(deal['salt'])}" if deal.get("salt") else ""
+    return Markup(_COMMITMENT.format(escape(deal["sha256"]), salt))
+
+
 # What the table shows alike to every seat at one move: the trick, the last trick and
-# hand, bids and tricks, the score. Only these fields reach the shared fragment (the
-# `public` macro of mail/table.*), so it cannot show a seat's own cards.
+# hand, bids and tricks, the score. Only these fields reach the shared fragment
+# (public_txt, public_html), so it cannot show a seat's own cards.
 PUBLIC = ("trick", "last_trick", "last_hand", "over", "players", "bids", "blind", "mo", "won",
           "sides")
-_SHARED: dict[tuple, str] = {}
-_SHARED_MAX = 256  # a move's fragments are asked for at once: a few moves' worth is enough
+# The fragments of the last few moves, newest first: (kind, public view, names, fragment).
+# A move's fragments are asked for at once (its turn mail, its answer, text and HTML), so a
+# few moves' worth is enough. Copied on write: a thread reads it once, never half changed.
+_SHARED: list[tuple] = []
+_SHARED_MAX = 16
 
 
 def public_view(v: dict) -> dict:
@@ -68,21 +138,91 @@ def public_view(v: dict) -> dict:
 
 def shared(kind: str, v: dict, names) -> str:
     """The public part of the table (`kind`: "txt" or "html"), rendered once for all the
-    mails of a move (each seat's turn mail or news, the answer) and reused. Keyed by its
-    whole content, not by game and move, so it is never stale and never another table's."""
-    p = public_view(v)
-    key = (kind, repr(p), tuple(names))
-    out = _SHARED.get(key)
-    if out is None:
-        if len(_SHARED) >= _SHARED_MAX:
-            _SHARED.clear()
-        out = _SHARED[key] = _public(kind)(p, names)
+    mails of a move (each seat's turn mail or news, the answer) and reused. Found by its
+    whole content (==), not by game and move, so it is never stale and never another
+    table's; compared, not keyed by its repr (which cost more than a render's comparisons:
+    four a move). == takes True for 1: the fragment prints only the public fields' ints and
+    strs, and tests its bools. A view is made anew by each view() and compose.context and
+    never changed after, so a kept one still says what its fragment shows."""
+    p, names = public_view(v), tuple(names)
+    recent = _SHARED
+    for k, q, n, out in recent:
+        if k == kind and q == p and n == names:
+            return out
+    out = (public_txt if kind == "txt" else public_html)(p, names)
+    _keep_shared((kind, p, names, out), recent)
     return out
 
 
-@lru_cache(maxsize=2)
-def _public(kind: str):
-    return _template(f"table.{kind}").module.public
+def _keep_shared(entry: tuple, recent: list) -> None:
+    global _SHARED
+    _SHARED = [entry, *recent[:_SHARED_MAX - 1]]
+
+
+# The public part of the table (what `shared` renders once a move), once Jinja macros too:
+# Python writing the very bytes they wrote (tests/test_render_table.py).
+def public_txt(v: dict, names) -> str:
+    """The trick on the table, the last trick, the hand just scored, bids and tricks, the
+    score, in a text mail."""
+    out = []
+    if v["trick"]:
+        out.append("\nOn the table: " + ", ".join(
+            [f"{names[t['seat']]}{' (dummy)' if t.get('dummy') else ''} {t['card_pretty']}"
+             for t in v["trick"]]) + "\n")
+    last = v["last_trick"]
+    if last:
+        out.append("\nLast trick: " + ", ".join(
+            [f"{names[t['seat']]} {t['card_pretty']}" for t in last["cards"]])
+            + f" (won by {names[last['winner']]})\n")
+    if v["last_hand"]:
+        out.append(f"\nHand {v['scored']} was scored: {v['last_hand']}\n")
+    if not v["over"]:
+        out.append("\nBids and tricks:")
+        out += [f"\n  {names[s]:<16} bid {_bid(v, s)}, took {v['won'][s]}"
+                for s in range(v["players"])]
+        out.append("\n")
+    out.append("\n\nScore:")
+    out += [f"\n  {side['label']}: {side['score']} ({plural(side['bags'], 'bag')})"
+            for side in v["sides"]]
+    return "".join(out)
+
+
+def public_html(v: dict, names) -> Markup:
+    """The public part of the table in an HTML mail."""
+    out = []
+    if v["trick"]:
+        out.append(f"<p>On the table: {played_html(v['trick'], names)}</p>\n")
+    out.append("\n")
+    last = v["last_trick"]
+    if last:
+        out.append(f"<p>Last trick: {played_html(last['cards'], names)} "
+                   f"(won by {escape(names[last['winner']])})</p>\n")
+    out.append("\n")
+    if v["last_hand"]:
+        out.append(f"<p>Hand {escape(v['scored'])} was scored: {escape(v['last_hand'])}</p>\n")
+    out.append("\n")
+    if not v["over"]:
+        out.append('<table cellpadding="4" style="border-collapse: collapse">\n'
+                   '<tr><th align="left">Player</th><th>Bid</th><th>Tricks</th></tr>\n')
+        out += [f'<tr><td style="overflow-wrap: anywhere">{escape(names[s])}</td>'
+                f'<td align="center">{escape(_bid(v, s))}</td>'
+                f'<td align="center">{escape(v["won"][s])}</td></tr>\n'
+                for s in range(v["players"])]
+        out.append("</table>")
+    out.append("\n<p>")
+    out += [f"{escape(side['label'])}: <strong>{escape(side['score'])}</strong> "
+            f"({escape(plural(side['bags'], 'bag'))})<br>" for side in v["sides"]]
+    out.append("</p>")
+    return Markup("".join(out))  # every part escaped above
+
+
+def _bid(v: dict, seat: int) -> str:
+    """A seat's bid as the bids table shows it: "-" before it bids, "nil (blind)", a Mo or
+    Bemo call after it."""
+    bid = v["bids"][seat]
+    mo = v["mo"]
+    call = f" {mo.get('call', '')}" if mo and mo["seat"] == seat else ""
+    return f"{bid if bid is not None else '-'}{' (blind)' if v['blind'][seat] else ''}{call}"
 
 
 def card_html(text: str) -> Markup:
@@ -206,21 +346,28 @@ def last_hand(row: dict, names: list[str]) -> str:
                      f"took {side['tricks']}, {side['points']:+d}" for side in row["sides"])
 
 
-_TABLES: dict[str, object] = {}
-_TABLES_MAX = 64
+# The card tables of the last rulesets, newest first: (rules as a view has them, table).
+_TABLES: list[tuple] = []
+_TABLES_MAX = 8
 
 
 def table_for_view(v: dict):
-    """A ruleset's card table, by the repr of its options (half the cost of their sorted
-    JSON; options listed in another order only miss): checking the rules costs more than a
-    mail's table, and a turn mail needs it twice."""
-    key = repr(v["rules"])
-    table = _TABLES.get(key)
-    if table is None:
-        if len(_TABLES) >= _TABLES_MAX:
-            _TABLES.clear()
-        table = _TABLES[key] = table_for(Rules.from_dict(v["rules"]))
+    """A ruleset's card table, found by comparing its options (==: a view's rules are a new
+    dict each time; their repr cost 8 us, twice a mail): checking the rules costs more than
+    a mail's table, and a turn mail needs it twice. Equal options make equal Rules, whose
+    table engine.tricks.table_for keeps (its lru_cache compares them alike)."""
+    rules, recent = v["rules"], _TABLES
+    for known, table in recent:
+        if known == rules:
+            return table
+    table = table_for(Rules.from_dict(rules))
+    _keep_table((copy.deepcopy(rules), table), recent)  # the caller's dict may change
     return table
+
+
+def _keep_table(entry: tuple, recent: list) -> None:
+    global _TABLES
+    _TABLES = [entry, *recent[:_TABLES_MAX - 1]]
 
 
 def moves(v: dict, address: str, link=None) -> list[dict]:
@@ -234,9 +381,15 @@ def moves(v: dict, address: str, link=None) -> list[dict]:
         text, label = _words(a)
         line = text if label == text else f"{label:<6} reply: {text}"
         out.append({"text": text, "label": label, "line": line, "card": a["type"] == "play",
-                    "mailto": f"mailto:{address}?subject={quote(text)}&body={quote(text)}",
+                    "mailto": f"mailto:{address}{_mail_query(text)}",
                     "url": link(a) if link and a["type"] != "pass" else None})
     return out
+
+
+@lru_cache(maxsize=256)
+def _mail_query(text: str) -> str:
+    """A mailto link's subject and body: a move's words, from a small set ("play QH")."""
+    return f"?subject={quote(text)}&body={quote(text)}"
 
 
 def _words(a: dict) -> tuple[str, str]:
@@ -262,4 +415,9 @@ def render(name: str, **values) -> str:
 
 @cache
 def _template(name: str):
-    return env().get_template(f"mail/{name}")
+    """A mail template, its globals one plain dict: Jinja chains them to the environment's
+    (a ChainMap, walked in Python at each render to make a context). Ours are all set when
+    env() makes the environment and never change after, so the copy is never stale."""
+    template = env().get_template(f"mail/{name}")
+    template.globals = dict(template.globals)
+    return template
