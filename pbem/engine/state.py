@@ -21,7 +21,7 @@ from .acts import (
 from .bidlist import bid_actions, plain_bids
 from .cards import FACES
 from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
-from .clone import clone
+from .clone import ATOMS, clone
 from .commitment import deal_digest
 from .dummy import choose_declarer, hand_in_play, next_hand, play_order, set_hand
 from .errors import IllegalAction
@@ -135,7 +135,8 @@ class State:
         for record in (self.deal_record, self.revealed_deal, self.last_deal):
             memo[id(record)] = record
         twin = State.__new__(State)
-        twin.__dict__ = {k: clone(v, memo) for k, v in self.__dict__.items()}
+        twin.__dict__ = {k: v if v.__class__ in ATOMS else clone(v, memo)
+                         for k, v in self.__dict__.items()}
         return twin
 
     # -- questions ------------------------------------------------------------
