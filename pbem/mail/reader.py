@@ -18,6 +18,7 @@ from email.header import decode_header, make_header
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses, parseaddr
+from functools import cached_property
 
 from .html_text import html_text
 from .quotes import MAX_LINES, command_lines
@@ -75,6 +76,12 @@ class _Parsed(EmailMessage):
     def is_attachment(self):
         return self.get_content_disposition() == "attachment"
 
+    @cached_property
+    def firsts(self) -> dict:
+        """Each header's first value as written, by its name in lower case: a read asks
+        for sixteen headers, each a walk through them all without it."""
+        return {k.lower(): v for k, v in reversed(list(self.raw_items()))}
+
 
 def _text(msg) -> str:
     """A mail of one text/plain part (most replies) is its text; any other is read by
@@ -118,7 +125,10 @@ def header(msg, name: str) -> str:
 def raw_header(msg, name: str) -> str:
     """The header's first value as written; 8-bit octets read as UTF-8."""
     low = name.lower()
-    value = str(next((v for k, v in msg.raw_items() if k.lower() == low), ""))
+    if isinstance(msg, _Parsed):
+        value = str(msg.firsts.get(low, ""))
+    else:
+        value = str(next((v for k, v in msg.raw_items() if k.lower() == low), ""))
     if value.isascii():
         return value
     return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
