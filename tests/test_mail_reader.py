@@ -2,13 +2,26 @@
 and signature that end the commands, and the mail that is never answered (RFC 3834)."""
 
 import base64
-from email import message_from_bytes
+from email import message_from_bytes, policy
+from email.parser import BytesParser
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from pbem.mail.reader import MAX_LINES, Unreadable, command_lines, header, html_text, read, unflow
+from pbem.mail.reader import (
+    MAX_LINES,
+    Unreadable,
+    _Parsed,
+    _text,
+    body_text,
+    command_lines,
+    header,
+    html_text,
+    read,
+    unflow,
+)
 
 DOMAIN = "pbem.localhost"
 
@@ -479,3 +492,48 @@ def test_long_hostile_lines_are_read_in_linear_time(line):
     start = time.perf_counter()
     command_lines((line + "\n") * 40)
     assert time.perf_counter() - start < 2  # a backtracking pattern took 20 s here
+
+
+# The body is found on the cheap parse (compat32 headers, EmailMessage.get_body): it must be
+# the body the full parse (policy.default) finds, on every mail of the corpus and on MIME
+# trees of any shape: alternatives, mixed, related (with or without a start), attachments.
+_PART_TYPES = ["text/plain", "text/html", "text/plain; format=flowed", "image/png",
+               "text/plain; charset=iso-8859-1", "text/html; charset=utf-8"]
+_DISPOSITIONS = ["", "Content-Disposition: attachment; filename=a.txt\r\n",
+                 "Content-Disposition: inline\r\n", "Content-Disposition: ATTACHMENT\r\n"]
+
+
+@hs.composite
+def _mime_part(draw, depth=0):
+    disposition = draw(hs.sampled_from(_DISPOSITIONS))
+    cid = draw(hs.sampled_from(["", "Content-ID: <p1@x>\r\n"]))
+    if depth < 3 and draw(hs.booleans()):
+        kind = draw(hs.sampled_from(["alternative", "mixed", "related",
+                                     'related; start="<p1@x>"']))
+        subs = draw(hs.lists(_mime_part(depth + 1), min_size=0, max_size=3))
+        b = f"b{depth}{draw(hs.integers(0, 99))}"
+        body = "".join(f"--{b}\r\n{s}\r\n" for s in subs) + f"--{b}--\r\n"
+        return f'Content-Type: multipart/{kind}; boundary="{b}"\r\n{disposition}{cid}\r\n{body}'
+    ctype = draw(hs.sampled_from(_PART_TYPES))
+    text = draw(hs.sampled_from(["bid 4", "<p>play QH</p>", "bid \r\n 3", "caf\xe9 nil"]))
+    return f"Content-Type: {ctype}\r\n{disposition}{cid}\r\n{text}\r\n"
+
+
+def _both_bodies(data: bytes) -> tuple[str, str]:
+    cheap = _text(BytesParser(_Parsed, policy=policy.compat32).parsebytes(data))
+    return cheap, body_text(BytesParser(policy=policy.default).parsebytes(data))
+
+
+@given(_mime_part())
+def test_the_body_found_is_the_full_parsers(part):
+    data = f"From: ann@example.org\r\nMIME-Version: 1.0\r\n{part}".encode()
+    cheap, full = _both_bodies(data)
+    assert cheap == full
+
+
+def test_the_corpus_bodies_are_the_full_parsers():
+    mails = sorted((Path(__file__).parent / "clients").glob("*.eml"))
+    assert len(mails) > 50
+    for path in mails:
+        cheap, full = _both_bodies(path.read_bytes())
+        assert cheap == full, path.name

@@ -21,7 +21,7 @@ from .acts import (
 from .bidlist import bid_actions, plain_bids
 from .cards import FACES
 from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
-from .clone import clone
+from .clone import ATOMS, clone
 from .commitment import deal_digest
 from .dummy import choose_declarer, hand_in_play, next_hand, play_order, set_hand
 from .errors import IllegalAction
@@ -127,15 +127,17 @@ class State:
         """An independent copy. The rules, their sides and the card table are shared: they
         never change; so are the score pad's rows of finished hands and the finished tricks
         of this hand (only appended, or an undo pops one, never changed: the most of a copy),
-        and the records of the deals (each made anew, never changed): the copy has its own
-        lists of them."""
-        memo = {id(self.rules): self.rules, id(self.table): self.table, id(self.sides): self.sides}
+        and the records of the deals (each made anew, never changed), the hands as dealt
+        among them (`dealt`: only ever replaced): the copy has its own lists of the rest."""
+        memo = {id(self.rules): self.rules, id(self.table): self.table, id(self.sides): self.sides,
+                id(self.dealt): self.dealt}
         memo.update((id(row), row) for row in self.history)
         memo.update((id(done), done) for done in self.tricks)
         for record in (self.deal_record, self.revealed_deal, self.last_deal):
             memo[id(record)] = record
         twin = State.__new__(State)
-        twin.__dict__ = {k: clone(v, memo) for k, v in self.__dict__.items()}
+        twin.__dict__ = {k: v if v.__class__ in ATOMS else clone(v, memo)
+                         for k, v in self.__dict__.items()}
         return twin
 
     # -- questions ------------------------------------------------------------
