@@ -35,8 +35,9 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import func
+from sqlalchemy import bindparam, func, update
 from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import select
 
 from . import deadlines, notify, prepared
@@ -49,6 +50,7 @@ from .engine.game import SERVER_EVENTS
 from .gamelog import LogError, read_log, replay_log
 from .league import results as league_results
 from .league import rounds as league_rounds
+from .store import bulk
 from .store.bulk import insert_all
 from .store.games import ROBOT, last_holders, new_token, player_for, players_of, table_of
 from .store.models import Deadline, DealSecret, Game, Move, Outbox, Player, Seat
@@ -434,12 +436,9 @@ def _once(store, game_id, first, actor, source, ref, plan=None, queued=(), after
     `queued`: mails `first` gave, queued with the move's; `after`: see `submit`."""
     with store.session() as s:
         ready = plan.prepared if plan is not None else None
-        table = prepared.same_table(s, game_id, ready, ref)  # then not loaded again
-        if table is not None:
-            # its status may change; its seats and players are read, never changed, by a
-            # move's write (a hand-over, which changes a seat, loads its own): they stay
-            # out of the session, which would cascade into each and check it at the flush
-            s.add(table.game)
+        # then not loaded again; nor added to the session: the write changes none of them
+        # (the game's status is one UPDATE of its own: `_set_status`)
+        table = prepared.same_table(s, game_id, ready, ref)
         game = table.game if table else s.get(Game, game_id)
         if game is None:
             raise Refused(f"there is no game {game_id}")
@@ -517,13 +516,22 @@ def _react(s, game, seats, players, st, events, before, asked, movers, ready=Non
     if any(ev["type"] not in QUIET for ev in events):
         deadlines.arm(s, game, st, seats, players, now, clocks, asked.kept)
     if st.phase == "over" and game.status != "over":
-        game.status = "over"
-        s.add(game)
+        _set_status(s, game, "over")
         return league_results.record(s, game, st)
     if events and game.status == "open":
-        game.status = "playing"
-        s.add(game)
+        _set_status(s, game, "playing")
     return None
+
+
+_STATUS = update(Game).where(Game.id == bindparam("g")).values(status=bindparam("new"))
+
+
+def _set_status(s, game, status: str) -> None:
+    """The game's row given `status` in `s`'s transaction, by one UPDATE (not an ORM flush:
+    the write needs not hold the game in its session); `game` says so too, as its row does
+    now (nothing left to flush, in a session or out of one)."""
+    bulk.run(s, _STATUS, {"g": game.id, "new": status})
+    set_committed_value(game, "status", status)
 
 
 def _next_round(store, season_id: int) -> None:

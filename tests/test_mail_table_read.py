@@ -1,17 +1,20 @@
 """A seat mail's table, read in one quick SELECT without a session (pbem.mail.inbound.Table):
-the same Game, Seat and Player instances the ORM's read gives (every column, every type,
-NULLs, robots' seats, JSON), detached as the ORM leaves them, so a write session takes
-them back as the rows they are; a state the cache lacks is read in a reader session."""
+the same Game instance the ORM's read gives, detached as the ORM leaves it, so a write
+session takes it back as the row it is; its seats and players as read-only rows with the
+values the ORM's read gives (every column, every type, NULLs, robots' seats, JSON); a state
+the cache lacks is read in a reader session."""
 
 from datetime import UTC, datetime
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 from sqlalchemy import func, inspect
+from sqlalchemy.orm.exc import UnmappedInstanceError
 from sqlmodel import select
 
 from pbem.engine import preset
-from pbem.mail.inbound import _QUICK_OF, Table
+from pbem.mail.inbound import _QUICK_OF, PlayerRow, SeatRow, Table
 from pbem.play import start
 from pbem.store.games import create_game
 from pbem.store.models import Game, Inbound, Player, Seat
@@ -57,9 +60,18 @@ def described(x) -> tuple | None:
             x.__pydantic_extra__, x.__pydantic_private__)
 
 
+def columns(x) -> dict | None:
+    """A seat's or player's every column's value with its type: all a mail reads of it."""
+    if x is None:
+        return None
+    return {c.key: (type(v), repr(v)) for c in type(x).__table__.columns
+            for v in [getattr(x, c.key)]} if hasattr(type(x), "__table__") else {
+        k: (type(v), repr(v)) for k, v in x._asdict().items()}
+
+
 def table_described(t: Table) -> tuple:
-    players = {k: described(p) for k, p in t.players.items()}
-    return described(t.game), [described(x) for x in t.seats], players
+    players = {k: columns(p) for k, p in t.players.items()}
+    return described(t.game), [columns(x) for x in t.seats], players
 
 
 def test_the_quick_read_gives_the_orms_instances(store):
@@ -68,6 +80,11 @@ def test_the_quick_read_gives_the_orms_instances(store):
     for by, value in (("g", gid), ("t", token)):
         orm, quick = orm_read(store, by, value), quick_read(store, by, value)
         assert table_described(quick) == table_described(orm)
+        assert [type(x) for x in quick.seats] == [SeatRow] * 4
+        assert {type(p) for p in quick.players.values()} == {PlayerRow}
+        assert list(quick.seats[0]._fields) == [c.key for c in Seat.__table__.columns]
+        assert list(quick.players[quick.seats[0].player_id]._fields) == [
+            c.key for c in Player.__table__.columns]
         assert [x.player_id for x in quick.seats] == [x.player_id for x in orm.seats]
         assert quick.seats[1].player_id is None and quick.seats[1].robot is True
         assert quick.game.paused_at == datetime(2026, 1, 2, 3, 4, 5, 6, UTC)
@@ -104,14 +121,23 @@ def test_any_json_and_text_read_the_same(store, prefs, name):
 
 def test_a_quick_read_game_is_written_back_as_its_row(store):
     """play._once adds the read's game to its write and may change its status: an UPDATE
-    of that row, never a new one; an unchanged seat or player added writes nothing."""
+    of that row, never a new one. Its seats and players are read-only rows: a session
+    refuses them, and so does an attribute set on them (nothing on the mail path may)."""
     gid = game_of_every_kind(store)
     table = Table.read(store, "g", gid)
     store.keep(gid, table.take())
     with store.session() as s:
         s.add(table.game)
-        s.add(table.seats[0])
-        s.add(table.players[table.seats[0].player_id])
+        seat, player = table.seats[0], table.players[table.seats[0].player_id]
+        for row in (seat, player):
+            with pytest.raises(UnmappedInstanceError):
+                s.add(row)
+            with pytest.raises(UnmappedInstanceError):
+                s.merge(row)
+        with pytest.raises(AttributeError):
+            seat.robot = True
+        with pytest.raises(AttributeError):
+            player.name = "x"
         assert not s.dirty and not s.new
         table.game.status = "over"
         assert [x is table.game for x in s.dirty] == [True]

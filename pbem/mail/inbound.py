@@ -14,6 +14,7 @@ import asyncio
 import hashlib
 import logging
 import re
+from collections import namedtuple
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
@@ -402,16 +403,17 @@ class Table:
 
     @classmethod
     def _built(cls, dialect, rows) -> "Table":
-        """The quick SELECT's rows as the instances the ORM's read gives (no state yet)."""
+        """The quick SELECT's rows as the game the ORM's read gives, and its seats and
+        players as `SeatRow`s and `PlayerRow`s (no state yet)."""
         (gk, sk, pk), (gp, sp, pp) = _KEYS, _processors(dialect)
         ng, ns, np_ = len(gk), len(sk), len(pk)
         game = _loaded(Game, gk, gp, rows[0][:ng])
         seats, players = [], {}
         for r in rows:
-            seats.append(_loaded(Seat, sk, sp, r[ng:ng + ns]))
+            seats.append(SeatRow._make(_processed(sp, r[ng:ng + ns])))
             player_id = r[ng + ns]
             if player_id is not None and player_id not in players:
-                players[player_id] = _loaded(Player, pk, pp, r[ng + ns:ng + ns + np_])
+                players[player_id] = PlayerRow._make(_processed(pp, r[ng + ns:ng + ns + np_]))
         return cls(game, seats, players, None)
 
     def take(self):
@@ -420,6 +422,11 @@ class Table:
 
 
 _KEYS = [[c.key for c in cols] for cols in _COLUMNS]
+# A seat mail reads its seats and players, never changes them (play._once adds only the
+# game to its write; a hand-over loads its own seats): read-only rows by column name cost a
+# fifth of an ORM instance, and a session refuses them (not mapped) and so does setattr.
+SeatRow = namedtuple("SeatRow", _KEYS[1])
+PlayerRow = namedtuple("PlayerRow", _KEYS[2])
 _MAPPERS = {m: class_mapper(m) for m in _MODELS}
 _PROCESSORS: dict = {}  # each column's result processor, by dialect
 
@@ -445,11 +452,13 @@ def _loaded(model, keys, processors, values):
     a third of the cost.)"""
     mapper = _MAPPERS[model]
     obj = mapper.class_manager.new_instance()
-    obj.__dict__.update(zip(keys, [v if f is None else f(v)
-                                   for f, v in zip(processors, values, strict=True)],
-                            strict=True))
+    obj.__dict__.update(zip(keys, _processed(processors, values), strict=True))
     inspect(obj).key = mapper.identity_key_from_primary_key((obj.id,))
     return obj
+
+
+def _processed(processors, values) -> list:
+    return [v if f is None else f(v) for f, v in zip(processors, values, strict=True)]
 
 
 class Answers:
