@@ -464,9 +464,10 @@ def turn_txt(v, names, moves=None, table_url="", due="", orders=None, bank=None,
     return "".join(out)
 
 
+# table_html, commitment_html and buttons_html give Markup: already escaped, put in as is.
 def turn_html(v, names, moves=None, table_url="", due="", orders=None, bank=None,
               talk=None, **_) -> str:
-    out = [_HEAD, escape(table_html(v, names)), "\n"]
+    out = [_HEAD, table_html(v, names), "\n"]
     if talk:
         out.append(_talk_html(talk, names))
     out.append("\n")
@@ -478,7 +479,7 @@ def turn_html(v, names, moves=None, table_url="", due="", orders=None, bank=None
     if orders:
         out.append(f"<p>Your orders, which only you see: {escape(_orders(orders))}.</p>")
     out += ["\n", _TABLE_LINK.format(escape(table_url)), "\n",
-            escape(commitment_html(v)), "\n</body></html>\n"]
+            commitment_html(v), "\n</body></html>\n"]
     return "".join(out)
 
 
@@ -525,7 +526,7 @@ def reply_html(v=None, names=None, moves=None, table_url=None, due=None, orders=
                    f"{escape(text)}</p>\n")
     out.append("\n")
     if v:
-        out.append(escape(table_html(v, names)))
+        out.append(table_html(v, names))
         if talk:
             out += ["\n", _talk_html(talk, names)]
         out.append("\n")
@@ -538,7 +539,7 @@ def reply_html(v=None, names=None, moves=None, table_url=None, due=None, orders=
         out.append("\n")
         if table_url:
             out.append(_TABLE_LINK.format(escape(table_url)))
-        out += ["\n", escape(commitment_html(v))]
+        out += ["\n", commitment_html(v)]
     out.append("\n</body></html>\n")
     return "".join(out)
 
