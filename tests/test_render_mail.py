@@ -11,6 +11,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
+from markupsafe import escape
 
 from pbem import compose
 from pbem.engine import PRESETS
@@ -83,3 +84,13 @@ def test_any_mix_of_parts_gives_the_same_bytes(seed, with_table, misdeal, text):
 
 VIEWS = [x for i, x in enumerate(views("standard", 1)) if i % 7 == 0][:60] \
     + [x for i, x in enumerate(views("dummy-3", 1)) if i % 11 == 0][:30]
+
+
+@given(value=hs.text() | hs.integers())
+def test_plain_escape_is_markupsafes(value):
+    """compose._esc (the table's rows) writes what markupsafe.escape writes."""
+    assert compose._esc(value) == str(escape(value))
+
+
+def test_plain_escape_covers_every_character_escape_changes():
+    assert compose._esc("<a href='x'>\"&\"</a>") == str(escape("<a href='x'>\"&\"</a>"))
