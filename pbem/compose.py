@@ -82,8 +82,8 @@ def table_txt(v: dict, names) -> str:
 def table_html(v: dict, names) -> Markup:
     """The table in an HTML mail. Inline styles only (clients drop <style>), and nothing
     wider than the text: it fits a 360 px phone screen."""
-    out = [f"<p><strong>Game {escape(v['game_id'])}</strong> ({escape(v['preset'])}), hand "
-           f"{escape(v['hand_no'])}, move {escape(v['seq'])}</p>\n"]
+    out = [f"<p><strong>Game {_esc(v['game_id'])}</strong> ({_esc(v['preset'])}), hand "
+           f"{_esc(v['hand_no'])}, move {_esc(v['seq'])}</p>\n"]
     if v.get("hand"):
         out.append("<p>Your hand:<br>\n")
         out += [f'<span style="font-size: 1.2em">{cards_html(cards)}</span><br>\n'
@@ -204,14 +204,14 @@ def public_html(v: dict, names) -> Markup:
     if not v["over"]:
         out.append('<table cellpadding="4" style="border-collapse: collapse">\n'
                    '<tr><th align="left">Player</th><th>Bid</th><th>Tricks</th></tr>\n')
-        out += [f'<tr><td style="overflow-wrap: anywhere">{escape(names[s])}</td>'
-                f'<td align="center">{escape(_bid(v, s))}</td>'
-                f'<td align="center">{escape(v["won"][s])}</td></tr>\n'
+        out += [f'<tr><td style="overflow-wrap: anywhere">{_esc(names[s])}</td>'
+                f'<td align="center">{_esc(_bid(v, s))}</td>'
+                f'<td align="center">{_esc(v["won"][s])}</td></tr>\n'
                 for s in range(v["players"])]
         out.append("</table>")
     out.append("\n<p>")
-    out += [f"{escape(side['label'])}: <strong>{escape(side['score'])}</strong> "
-            f"({escape(plural(side['bags'], 'bag'))})<br>" for side in v["sides"]]
+    out += [f"{_esc(side['label'])}: <strong>{_esc(side['score'])}</strong> "
+            f"({_esc(plural(side['bags'], 'bag'))})<br>" for side in v["sides"]]
     out.append("</p>")
     return Markup("".join(out))  # every part escaped above
 
@@ -245,7 +245,7 @@ def cards_html(cards) -> Markup:
 # and an escape per item cost more than the item's text. Each writes what the macro wrote.
 def played_html(trick, names) -> Markup:
     """The cards of a trick, who played each ("ann 10♥, bob (dummy) J♥")."""
-    return Markup(", ".join([f"{escape(names[t['seat']])}{' (dummy)' if t.get('dummy') else ''}"
+    return Markup(", ".join([f"{_esc(names[t['seat']])}{' (dummy)' if t.get('dummy') else ''}"
                              f" {card_html(t['card_pretty'])}" for t in trick]))
 
 
@@ -273,6 +273,18 @@ def _span(text: str) -> Markup:
     red = text[-1:] in "♥♦"
     style = f"white-space: nowrap{'; color: ' + RED if red else ''}"
     return Markup('<span style="{}">{}</span>').format(style, escape(text))
+
+
+# What markupsafe's escape replaces, and with what (the same bytes).
+_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&#39;", '"': "&#34;"})
+
+
+def _esc(value) -> str:
+    """markupsafe.escape's text for a plain value (a str or an int, never Markup), in one
+    C call: escape makes a Markup in two Python calls, and the table's rows escape ~40
+    values a move. Only for short values that are not HTML already (names, bids, scores):
+    on a long one (a URL) str.translate is slower than escape."""
+    return str(value).translate(_ESCAPES)
 
 
 def thread_root(game_id: int, domain: str) -> str:
@@ -410,7 +422,142 @@ def _words(a: dict) -> tuple[str, str]:
 
 
 def render(name: str, **values) -> str:
-    return _template(name).render(**values)
+    """A move's mail, text or HTML (turn.* or reply.*: Python, see below), else a template."""
+    write = _WRITERS.get(name)
+    return write(**values) if write else _template(name).render(**values)
+
+
+# A move's two mails, the turn mail and the answer, text and HTML, are Python writing the
+# very bytes the templates templates/mail/turn.* and reply.* write: Jinja made a context
+# and called our globals through its runtime, four times a move. The templates stay as
+# their reference: tests/test_render_mail.py renders both ways and compares, so a change
+# to a template fails there until it is made here too.
+_HEAD = ('<!doctype html>\n<html><head><meta name="viewport" content="width=device-width, '
+         'initial-scale=1"></head>\n<body style="font-family: sans-serif; color: #111; '
+         'background: #fff">\n')
+_TABLE_LINK = ('<p><a href="{}">Your table</a> (the hand, the tricks, the score pad)</p>')
+_YOUR_MOVE = "<p>Your move: click one (or reply to this mail with its words):</p>\n"
+
+
+def _talk_txt(talk, names) -> str:
+    return "".join([f"\n  {names[t['seat']]}: {t['text']}" for t in talk])
+
+
+def _talk_html(talk, names) -> str:
+    return ("<p>Said at the table since your last move:</p>\n<ul>"
+            + "".join([f"<li><strong>{escape(names[t['seat']])}</strong>: {escape(t['text'])}"
+                       "</li>" for t in talk]) + "</ul>")
+
+
+def _orders(orders) -> str:
+    return "; ".join(map(str, orders))
+
+
+def _lines(moves) -> str:
+    return "".join([f"\n  {m['line']}" for m in moves])
+
+
+# due and table_url are printed even when left out (as "", like Jinja's undefined)
+def turn_txt(v, names, moves=None, table_url="", due="", orders=None, bank=None,
+             talk=None, **_) -> str:
+    out = [table_txt(v, names), "\n\n"]
+    if talk:
+        out += ["Said at the table since your last move:", _talk_txt(talk, names), "\n\n"]
+    if moves:
+        out += [f"Your move is due by {due}.",
+                f" You have {bank} in your bank." if bank else "",
+                "\nIt is your turn. Reply to this mail with one of:", _lines(moves)]
+    if orders:
+        out.append(f"\n\nYour orders, which only you see: {_orders(orders)}.")
+    misdeal = ", misdeal" if v["rules"].get("misdeal") else ""
+    out.append(f"\n\nYour table on the web:\n{table_url}\n\nCommands: status, help, games, "
+               f"say ..., undo, resign, claim{misdeal}. Write one a line, above or below the "
+               "quoted text of your reply.\n")
+    return "".join(out)
+
+
+# table_html, commitment_html and buttons_html give Markup: already escaped, put in as is.
+def turn_html(v, names, moves=None, table_url="", due="", orders=None, bank=None,
+              talk=None, **_) -> str:
+    out = [_HEAD, table_html(v, names), "\n"]
+    if talk:
+        out.append(_talk_html(talk, names))
+    out.append("\n")
+    if moves:
+        out += [f"<p><strong>Due by {escape(due)}.</strong>",
+                f" You have {escape(bank)} in your bank." if bank else "",
+                f"</p>\n{_YOUR_MOVE}<p>{buttons_html(moves)}</p>"]
+    out.append("\n")
+    if orders:
+        out.append(f"<p>Your orders, which only you see: {escape(_orders(orders))}.</p>")
+    out += ["\n", _TABLE_LINK.format(escape(table_url)), "\n",
+            commitment_html(v), "\n</body></html>\n"]
+    return "".join(out)
+
+
+def reply_txt(v=None, names=None, moves=None, table_url=None, due=None, orders=None,
+              talk=None, done=None, error=None, text=None, **_) -> str:
+    out = []
+    if done:
+        out += ["Done:", _lines([{"line": line} for line in done]), "\n"]
+    if error:
+        out.append(f"Not done: your line\n  > {error['line']}\n{error['reason']}\n"
+                   f"{'(Nothing after that line was read.)' if error['after'] else ''}\n")
+    if text:
+        out.append(f"\n{text}\n")
+    if v:
+        out += ["\n", table_txt(v, names), "\n"]
+        if talk:
+            out += ["\nSaid at the table since your last move:", _talk_txt(talk, names), "\n"]
+        if moves:
+            out += ["\n", f"Your move is due by {due}.\n" if due else "", "Legal now:",
+                    _lines(moves), "\n"]
+        if orders:
+            out.append(f"\nYour orders, which only you see: {_orders(orders)}.\n")
+        if table_url:
+            out.append(f"\nYour table on the web:\n{table_url}\n")
+    out.append("\n")
+    return "".join(out)
+
+
+def reply_html(v=None, names=None, moves=None, table_url=None, due=None, orders=None,
+               talk=None, done=None, error=None, text=None, **_) -> str:
+    out = [_HEAD]
+    if done:
+        out.append("<p>Done:<br>" + "".join([f"{escape(line)}<br>" for line in done])
+                   + "</p>\n")
+    out.append("\n")
+    if error:
+        after = " (Nothing after that line was read.)" if error["after"] else ""
+        out.append('<p>Not done: your line</p>\n<blockquote style="margin: 0 0 0 1em; '
+                   f'overflow-wrap: anywhere">{escape(error["line"])}</blockquote>\n'
+                   f"<p>{escape(error['reason'])}{after}</p>\n")
+    out.append("\n")
+    if text:
+        out.append('<p style="white-space: pre-wrap; overflow-wrap: anywhere">'
+                   f"{escape(text)}</p>\n")
+    out.append("\n")
+    if v:
+        out.append(table_html(v, names))
+        if talk:
+            out += ["\n", _talk_html(talk, names)]
+        out.append("\n")
+        if moves:
+            if due:
+                out.append(f"<p><strong>Due by {escape(due)}.</strong></p>\n")
+            out.append(f"{_YOUR_MOVE}<p>{buttons_html(moves)}</p>")
+        if orders:
+            out.append(f"\n<p>Your orders, which only you see: {escape(_orders(orders))}.</p>")
+        out.append("\n")
+        if table_url:
+            out.append(_TABLE_LINK.format(escape(table_url)))
+        out += ["\n", commitment_html(v)]
+    out.append("\n</body></html>\n")
+    return "".join(out)
+
+
+_WRITERS = {"turn.txt": turn_txt, "turn.html": turn_html,
+            "reply.txt": reply_txt, "reply.html": reply_html}
 
 
 @cache

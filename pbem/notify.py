@@ -233,11 +233,11 @@ def turn_mail(cfg, game, seat, player, st, names, orders=None, clock=None, now=N
 
 def link_maker(cfg, game_id, seat, seq):
     """A signed web link per legal move (pbem.web.links); it names game, seat, move, seq."""
-    sign = signer(tuple(secret_keys(cfg)))  # made once a key set
+    sign = signer(tuple(secret_keys(cfg))).move_links(game_id, seat, seq)  # a Signer a key set
+    where = f"{cfg.base_url}/m/"
 
     def link(action) -> str:
-        token = sign.dumps({"g": game_id, "s": seat, "a": action, "q": seq})
-        return f"{cfg.base_url}/m/{token}"
+        return where + sign(action)
 
     return link
 
