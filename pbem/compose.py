@@ -123,11 +123,26 @@ def commitment_html(v: dict) -> Markup:
 # (public_txt, public_html), so it cannot show a seat's own cards.
 PUBLIC = ("trick", "last_trick", "last_hand", "over", "players", "bids", "blind", "mo", "won",
           "sides")
-# The fragments of the last few moves, newest first: (kind, public view, names, fragment).
-# A move's fragments are asked for at once (its turn mail, its answer, text and HTML), so a
-# few moves' worth is enough. Copied on write: a thread reads it once, never half changed.
-_SHARED: list[tuple] = []
-_SHARED_MAX = 16
+class _Recent:
+    """The last few (key, value) pairs kept, newest first, found by comparing keys (==).
+    Copied on write: a thread reads one list, never a half-changed one."""
+
+    def __init__(self, most: int):
+        self.most, self.pairs = most, []
+
+    def get(self, key):
+        for known, value in self.pairs:
+            if known == key:
+                return value
+        return None
+
+    def keep(self, key, value) -> None:
+        self.pairs = [(key, value), *self.pairs[:self.most - 1]]
+
+
+# The fragments of the last few moves, by (kind, public view, names). A move's fragments are
+# asked for at once (its turn mail, its answer, text and HTML): a few moves' worth is enough.
+_SHARED = _Recent(16)
 
 
 def public_view(v: dict) -> dict:
@@ -145,18 +160,11 @@ def shared(kind: str, v: dict, names) -> str:
     strs, and tests its bools. A view is made anew by each view() and compose.context and
     never changed after, so a kept one still says what its fragment shows."""
     p, names = public_view(v), tuple(names)
-    recent = _SHARED
-    for k, q, n, out in recent:
-        if k == kind and q == p and n == names:
-            return out
-    out = (public_txt if kind == "txt" else public_html)(p, names)
-    _keep_shared((kind, p, names, out), recent)
+    out = _SHARED.get((kind, p, names))
+    if out is None:
+        out = (public_txt if kind == "txt" else public_html)(p, names)
+        _SHARED.keep((kind, p, names), out)
     return out
-
-
-def _keep_shared(entry: tuple, recent: list) -> None:
-    global _SHARED
-    _SHARED = [entry, *recent[:_SHARED_MAX - 1]]
 
 
 # The public part of the table (what `shared` renders once a move), once Jinja macros too:
@@ -358,9 +366,8 @@ def last_hand(row: dict, names: list[str]) -> str:
                      f"took {side['tricks']}, {side['points']:+d}" for side in row["sides"])
 
 
-# The card tables of the last rulesets, newest first: (rules as a view has them, table).
-_TABLES: list[tuple] = []
-_TABLES_MAX = 8
+# The card tables of the last rulesets, by their rules as a view has them.
+_TABLES = _Recent(8)
 
 
 def table_for_view(v: dict):
@@ -368,18 +375,12 @@ def table_for_view(v: dict):
     dict each time; their repr cost 8 us, twice a mail): checking the rules costs more than
     a mail's table, and a turn mail needs it twice. Equal options make equal Rules, whose
     table engine.tricks.table_for keeps (its lru_cache compares them alike)."""
-    rules, recent = v["rules"], _TABLES
-    for known, table in recent:
-        if known == rules:
-            return table
-    table = table_for(Rules.from_dict(rules))
-    _keep_table((copy.deepcopy(rules), table), recent)  # the caller's dict may change
+    rules = v["rules"]
+    table = _TABLES.get(rules)
+    if table is None:
+        table = table_for(Rules.from_dict(rules))
+        _TABLES.keep(copy.deepcopy(rules), table)  # the caller's dict may change
     return table
-
-
-def _keep_table(entry: tuple, recent: list) -> None:
-    global _TABLES
-    _TABLES = [entry, *recent[:_TABLES_MAX - 1]]
 
 
 def moves(v: dict, address: str, link=None) -> list[dict]:

@@ -40,7 +40,7 @@ from ..play import Asked, Seen
 from ..prepared import GAME_ON_FIRST_SEAT
 from ..signing import secret_keys
 from ..store import bounces
-from ..store.bulk import insert_all
+from ..store.bulk import insert_all, result_processor
 from ..store.models import Game, Inbound, Move, Outbox, Player, Seat
 from ..store.models import now as utcnow
 from .authres import verdict
@@ -407,7 +407,7 @@ class Table:
         players as `SeatRow`s and `PlayerRow`s (no state yet)."""
         (gk, sk, pk), (gp, sp, pp) = _KEYS, _processors(dialect)
         ng, ns, np_ = len(gk), len(sk), len(pk)
-        game = _loaded(Game, gk, gp, rows[0][:ng])
+        game = _game(gk, gp, rows[0][:ng])
         seats, players = [], {}
         for r in rows:
             seats.append(SeatRow._make(_processed(sp, r[ng:ng + ns])))
@@ -427,7 +427,7 @@ _KEYS = [[c.key for c in cols] for cols in _COLUMNS]
 # fifth of an ORM instance, and a session refuses them (not mapped) and so does setattr.
 SeatRow = namedtuple("SeatRow", _KEYS[1])
 PlayerRow = namedtuple("PlayerRow", _KEYS[2])
-_MAPPERS = {m: class_mapper(m) for m in _MODELS}
+_GAME = class_mapper(Game)
 _PROCESSORS: dict = {}  # each column's result processor, by dialect
 
 
@@ -437,23 +437,20 @@ def _processors(dialect) -> list[list]:
     key = (dialect.name, dialect.driver)
     got = _PROCESSORS.get(key)
     if got is None:
-        # (SQLAlchemy's result asks each type so; the driver's type code, None here, matters
-        # to none of these columns' types: tests/test_mail_table_read.py)
-        got = _PROCESSORS[key] = [[c.type._cached_result_processor(dialect, None)
-                                   for c in cols] for cols in _COLUMNS]
+        got = _PROCESSORS[key] = [[result_processor(c.type, dialect) for c in cols]
+                                  for cols in _COLUMNS]
     return got
 
 
-def _loaded(model, keys, processors, values):
-    """An instance as the ORM's load makes it: built without __init__ (as SQLAlchemy does),
+def _game(keys, processors, values) -> Game:
+    """The game as the ORM's load makes it: built without __init__ (as SQLAlchemy does),
     its values processed as the ORM's result processes them, and detached with its identity
     key: a session `add`s it back as the row it is, never as a new one. (What
     make_transient_to_detached does, less its resets of a state that has nothing to reset:
     a third of the cost.)"""
-    mapper = _MAPPERS[model]
-    obj = mapper.class_manager.new_instance()
+    obj = _GAME.class_manager.new_instance()
     obj.__dict__.update(zip(keys, _processed(processors, values), strict=True))
-    inspect(obj).key = mapper.identity_key_from_primary_key((obj.id,))
+    inspect(obj).key = _GAME.identity_key_from_primary_key((obj.id,))
     return obj
 
 

@@ -162,6 +162,13 @@ def _compile(dialect, statement, keys: frozenset) -> _Sql | None:
     results = None
     if c._result_columns:  # a SELECT (or a RETURNING)
         results = [(i, p) for i, col in enumerate(c._result_columns)
-                   if (p := col[3]._cached_result_processor(dialect, None)) is not None] or None
+                   if (p := result_processor(col[3], dialect)) is not None] or None
     return _Sql(str(c), slots, None if c.positional else names, results,
                 bool(statement.get_execution_options().get(BLIND)))
+
+
+def result_processor(type_, dialect):
+    """What SQLAlchemy's result applies to a column of `type_` read from `dialect` (JSON on
+    SQLite, its datetimes and bools, UTCDateTime); None: the driver's value as is. (The
+    driver's type code, None here, matters to none of our columns' types.)"""
+    return type_._cached_result_processor(dialect, None)
