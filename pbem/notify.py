@@ -29,10 +29,10 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
         return []
     cfg = settings()
     names = seat_names(seats, players)
-    out = talk.mails(cfg, game, seats, players, st, events, names, mail_row)
+    humans = {x.seat: x for x in seats if not x.robot and mailable(players.get(x.player_id))}
+    out = talk.mails(cfg, game, humans.values(), players, st, events, names, mail_row)
     if all(ev["type"] in QUIET for ev in events):
         return out  # talk and offers: no turn mail, nothing moved
-    humans = {x.seat: x for x in seats if not x.robot and mailable(players.get(x.player_id))}
     acting = [s for s in st.to_act() if s in humans and legal(st, s)]
     if answering and answer_stands(game, st, answered):
         acting = [s for s in acting if s != answered]
