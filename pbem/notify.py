@@ -183,12 +183,12 @@ def due_words(game, player, now, clock=None, when=None) -> tuple[str, str | None
     """When the move is due (`when`, if the seat keeps a due time: after an undo), in UTC
     and (if it differs) on the player's own clock; and with a bank clock, what the seat's
     bank holds ("2 days 4 h")."""
-    when = when or due_time(game, player, now, clock)
+    tc = time_control(game)
+    when = when or due_time(tc, player, now, clock)
     text = when.strftime("%a %d %b %Y, %H:%M UTC")
     mine = prefs.local(player, when)
     if mine.utcoffset():
         text += mine.strftime(f" (%a %H:%M {prefs.get(player, 'zone')})")
-    tc = time_control(game)
     if tc["clock"] != "bank":
         return text, None
     return text, owntime.describe(seatclock.left(tc, clock, player, now))
