@@ -78,11 +78,12 @@ def add_hours(start: datetime, hours: float, weekend_pause: bool) -> datetime:
     return owntime.Calendar(weekend_pause=weekend_pause).add(start, hours)
 
 
-def due_time(game: Game, player: Player | None, now: datetime, clock=None) -> datetime:
-    """When a move asked for `now` is due: the time control's hours (or what is left in the
-    seat's bank, `clock`) of the player's own time, from now or from the end of the player's
-    vacation; rest days and the game's weekend pause stand still (pbem.owntime)."""
-    return _plan(time_control(game), player, now, clock)[0]
+def due_time(tc: dict, player: Player | None, now: datetime, clock=None) -> datetime:
+    """When a move asked for `now` is due: the time control's hours (`tc`: time_control's)
+    or what is left in the seat's bank (`clock`) of the player's own time, from now or from
+    the end of the player's vacation; rest days and the game's weekend pause stand still
+    (pbem.owntime)."""
+    return _plan(tc, player, now, clock)[0]
 
 
 def _plan(tc, player, now, clock) -> tuple[datetime, datetime, float]:

@@ -29,10 +29,10 @@ def mails(game, seats, players, st, events, before=None, orders=None, clocks=Non
         return []
     cfg = settings()
     names = seat_names(seats, players)
-    out = talk.mails(cfg, game, seats, players, st, events, names, mail_row)
+    humans = {x.seat: x for x in seats if not x.robot and mailable(players.get(x.player_id))}
+    out = talk.mails(cfg, game, humans.values(), players, st, events, names, mail_row)
     if all(ev["type"] in QUIET for ev in events):
         return out  # talk and offers: no turn mail, nothing moved
-    humans = {x.seat: x for x in seats if not x.robot and mailable(players.get(x.player_id))}
     acting = [s for s in st.to_act() if s in humans and legal(st, s)]
     if answering and answer_stands(game, st, answered):
         acting = [s for s in acting if s != answered]
@@ -183,12 +183,12 @@ def due_words(game, player, now, clock=None, when=None) -> tuple[str, str | None
     """When the move is due (`when`, if the seat keeps a due time: after an undo), in UTC
     and (if it differs) on the player's own clock; and with a bank clock, what the seat's
     bank holds ("2 days 4 h")."""
-    when = when or due_time(game, player, now, clock)
+    tc = time_control(game)
+    when = when or due_time(tc, player, now, clock)
     text = when.strftime("%a %d %b %Y, %H:%M UTC")
     mine = prefs.local(player, when)
     if mine.utcoffset():
         text += mine.strftime(f" (%a %H:%M {prefs.get(player, 'zone')})")
-    tc = time_control(game)
     if tc["clock"] != "bank":
         return text, None
     return text, owntime.describe(seatclock.left(tc, clock, player, now))

@@ -4,13 +4,11 @@ unless the player chose `notify digest`, which tells it in the daily digest. An 
 to resign asks the partner for a decision, so every other human hears of it at once."""
 
 from .store import prefs
-from .store.games import mailable
 
 
-def mails(cfg, game, seats, players, st, events, names, mail_row) -> list[dict]:
-    """Outbox rows for the talk, offers and undos among `events` (mail_row: notify's;
-    `cfg`: its settings, read once for all of a move's mails)."""
-    humans = [x for x in seats if not x.robot and mailable(players.get(x.player_id))]
+def mails(cfg, game, humans, players, st, events, names, mail_row) -> list[dict]:
+    """Outbox rows for the talk, offers and undos among `events` to `humans`: the seats we
+    may mail (mail_row, `cfg`, `humans`: notify's, made once for all of a move's mails)."""
     out = []
     for ev in events:
         what = _news(game.id, st, ev, names)
