@@ -266,3 +266,24 @@ def test_the_write_finds_any_change_to_the_game_its_seats_or_players(store):
         change(*prepared.table)  # what the read saw differs from the database now
         assert found(prepared) is None
         assert found(read()) is not None
+
+
+def test_the_write_finds_a_change_made_to_the_prepared_objects(store):
+    """A write that failed and is tried again with the same prepared mails may have
+    changed the game's status in the objects they were made of (play._set_status):
+    `same_table` compares the objects as they are then, not as `prepare` saw them."""
+    from sqlalchemy.orm.attributes import set_committed_value
+
+    from pbem.mail.inbound import Table
+    from pbem.prepared import prepare, same_table
+
+    gid = waiting_on_ann(store)
+    table = Table.read(store, "g", gid)
+    st = table.take()
+    ready = prepare(table.game, table.seats, table.players, st, [],
+                    (st.hand_no, len(st.tricks)), pbem.play.utcnow())
+    with store.session() as s:
+        assert same_table(s, gid, ready, None) is not None
+    set_committed_value(table.game, "status", "over")
+    with store.session() as s:
+        assert same_table(s, gid, ready, None) is None
