@@ -43,12 +43,7 @@ def env() -> Environment:
     folder = str(files("pbem.templates"))
     e = _MailEnvironment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
                     trim_blocks=False, keep_trailing_newline=True, auto_reload=False)
-    e.filters["card"] = card_html
-    e.filters["cards"] = cards_html
-    e.filters["played"] = played_html
     e.filters["buttons"] = buttons_html
-    e.filters["plural"] = plural
-    e.globals["shared"] = shared
     e.globals["table_txt"] = table_txt
     e.globals["table_html"] = table_html
     e.globals["commitment_html"] = commitment_html

@@ -7,6 +7,7 @@ from pbem import compose, notify
 from pbem.engine import Rules, new_game, preset, view
 from pbem.engine.tricks import table_for
 from tests.helpers import random_step
+from tests.test_render_table import old_env
 
 
 def test_settings_follow_the_environment(monkeypatch):
@@ -51,7 +52,7 @@ _OLD = {
 
 
 def test_html_filters_write_what_the_macros_wrote():
-    env = compose.env()
+    env = old_env()
     names = ['a<b> & "c"', "d'e", "robot 2", "f"]
     trick = [{"seat": 0, "card": "TH", "card_pretty": "10♥"},
              {"seat": 1, "card": "JH", "card_pretty": "J♥", "dummy": True},

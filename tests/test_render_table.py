@@ -86,18 +86,26 @@ OLD_PUBLIC_HTML = ('{% macro public(v, names) %}{% if v.trick %}<p>On the table:
     '{%- endmacro %}')
 
 
+def old_env(**options):
+    """The mail templates' environment with the filters and the global the old macros used
+    (the mail templates need them no more)."""
+    env = compose.env().overlay(**options)
+    env.filters = {**env.filters, "card": compose.card_html, "cards": compose.cards_html,
+                   "played": compose.played_html, "plural": compose.plural}
+    env.globals = {**env.globals, "shared": compose.shared}
+    return env
+
+
 def old_renderers():
-    env = compose.env()
-    text = env.overlay(autoescape=False).from_string(OLD_TXT + "{{ table(v, names) }}")
-    html = env.from_string(OLD_HTML + OLD_COMMITMENT
-                           + "{{ table(v, names) }}|{{ commitment(v) }}")
+    text = old_env(autoescape=False).from_string(OLD_TXT + "{{ table(v, names) }}")
+    html = old_env().from_string(OLD_HTML + OLD_COMMITMENT
+                                 + "{{ table(v, names) }}|{{ commitment(v) }}")
     return text, html
 
 
 def old_public():
-    env = compose.env()
-    text = env.overlay(autoescape=False).from_string(OLD_PUBLIC_TXT + "{{ public(v, names) }}")
-    return text, env.from_string(OLD_PUBLIC_HTML + "{{ public(v, names) }}")
+    text = old_env(autoescape=False).from_string(OLD_PUBLIC_TXT + "{{ public(v, names) }}")
+    return text, old_env().from_string(OLD_PUBLIC_HTML + "{{ public(v, names) }}")
 
 
 def views(name: str, seed: int):

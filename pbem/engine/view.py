@@ -86,16 +86,11 @@ def _table(rules):
     """table_for(rules), found by identity first: a table's Rules is one object from move to
     move (frozen, so it never changes), and table_for's lru_cache hashes all its options
     (~60 fields) at every look-up, twice a mail."""
+    global _last_table
     known = _last_table  # one read: another thread may replace it, never change it
     if known[0] is not rules:
-        known = _remember(rules, table_for(rules))
+        known = _last_table = (rules, table_for(rules))
     return known[1]
-
-
-def _remember(rules, table) -> tuple:
-    global _last_table
-    _last_table = known = (rules, table)
-    return known  # ours, whatever another thread keeps meanwhile
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -78,9 +78,9 @@ def _of_token(statement):
 
 # by the game's id, or by one of its seats' tokens: the ORM's read (in a reader session),
 # and the same columns for Store.quick_rows (no session: `Table.read`)
-_TABLE_OF_GAME, _TABLE_OF_TOKEN = _of_game(_table(Game, Seat, Player)), _of_token(
-    _table(Game, Seat, Player))
 _MODELS = (Game, Seat, Player)
+_ORM = _table(*_MODELS)
+_TABLE_OF_GAME, _TABLE_OF_TOKEN = _of_game(_ORM), _of_token(_ORM)
 _COLUMNS = [list(m.__table__.columns) for m in _MODELS]
 # and whether the mail keyed `k` was taken before (`_SEEN`): one round trip, not two
 _QUICK = _table(*[c for cols in _COLUMNS for c in cols]).add_columns(
