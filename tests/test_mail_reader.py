@@ -12,6 +12,7 @@ from hypothesis import strategies as hs
 
 from pbem.mail.reader import (
     MAX_LINES,
+    ForgedSender,
     Unreadable,
     _Parsed,
     _text,
@@ -187,11 +188,12 @@ def test_never_answered(headers, envelope, why):
     assert inc.ignore == why and inc.lines == []
 
 
-def test_our_own_from_and_no_sender():
+def test_our_own_from_and_no_from():
     own = raw("bid 3").replace(b"Ann <Ann@Example.org>", b"play@pbem.localhost")
     assert read(own, "x@example.org", DOMAIN).ignore == "our own mail"
     nobody = raw("bid 3").replace(b"From: Ann <Ann@Example.org>\r\n", b"")
-    assert read(nobody, "x@example.org", DOMAIN).ignore == "no sender"
+    with pytest.raises(ForgedSender, match="no From"):  # refused: it names no one
+        read(nobody, "x@example.org", DOMAIN)
 
 
 def test_auto_submitted_no_is_answered():
@@ -343,7 +345,7 @@ def test_emoji_selectors_and_invisible_characters_are_removed():
 
 def test_cr_lf_in_a_display_name_is_read_from_the_raw_header():
     data = raw("bid 3").replace(b"Ann <Ann@Example.org>",
-                                b"=?utf-8?q?Ann=0D=0ABcc=3A_x=40evil.example?= <ann@example.org>")
+                                b"=?utf-8?q?Ann=0D=0ABcc=3A_x?= <ann@example.org>")
     inc = read(data, "ann@example.org", DOMAIN)
     assert (inc.sender, inc.lines) == ("ann@example.org", ["bid 3"])
 

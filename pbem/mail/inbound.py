@@ -48,7 +48,7 @@ from .bounce import classify
 from .commands import ACCOUNT_COMMANDS, SEAT_COMMANDS, Context, did, help_text, run
 from .league_commands import LEAGUE_COMMANDS
 from .organiser_commands import ORGANISER_COMMANDS
-from .reader import Incoming, Unreadable, read
+from .reader import ForgedSender, Incoming, Unreadable, read
 
 log = logging.getLogger(__name__)
 
@@ -587,6 +587,9 @@ class Handler:
             log.warning("could not take a mail for %s now (%s): the sender will retry",
                         rcpt, type(e).__name__)
             return LATER
+        except ForgedSender as e:  # no reply: it would go where the forger chose
+            log.warning("refused a mail whose From names no one sender: %s", e)
+            return f"550 5.7.1 This mail's From must name exactly one address: {e}"
         except Unreadable as e:
             log.warning("refused a mail for %s: %s", rcpt, e)
             return f"554 5.6.0 This mail cannot be read: {e}"
