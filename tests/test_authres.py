@@ -35,3 +35,20 @@ def test_anything_else_is_no_objection(headers):
 
 def test_without_an_authserv_id_nothing_is_read():
     assert verdict([f"{OURS}; dmarc=fail header.from=example.org"], "example.org", "") is None
+
+
+@pytest.mark.parametrize("headers, why", [
+    # our MTA's word on top; below it, the sender's own header in our name (RFC 8601 §5)
+    ([f"{OURS}; dkim=fail header.d=example.org", f"{OURS}; dkim=pass header.d=example.org"],
+     "DKIM"),
+    ([f"{OURS}; dmarc=fail header.from=example.org",
+      f"{OURS}; dmarc=pass header.from=example.org"], "DMARC"),
+    (["other.example; dkim=pass header.d=example.org",  # another's, above ours: not ours
+      f"{OURS}; dkim=fail header.d=example.org", f"{OURS}; dkim=pass header.d=example.org"],
+     "DKIM"),
+    ([f"{OURS}; dkim=pass header.d=example.org",
+      f"{OURS}; dmarc=fail header.from=example.org"], None),
+])
+def test_only_the_topmost_header_of_our_mta_counts(headers, why):
+    got = verdict(headers, "example.org", OURS)
+    assert (why in got) if why else got is None, got

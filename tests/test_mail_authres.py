@@ -3,7 +3,7 @@
 mail with a reply saying why; the same words from anyone else change nothing. Over SMTP."""
 
 import pytest
-from mail_helpers import ANN, crafted, headline, running, snapshot, text
+from mail_helpers import ANN, crafted, headline, running, snapshot, text, wire
 from sqlmodel import select
 
 from pbem.store.models import Move
@@ -55,3 +55,21 @@ def test_anything_else_is_read_as_before(env, results):
                    **headers)
     assert env.send(msg)[0] == 250
     assert bids(env.store, gid) == [4]
+
+
+def test_a_senders_own_header_in_our_name_cannot_cancel_our_mtas_fail(env):
+    """RFC 8601 §5: our MTA writes its header on top of the mail it received; a header the
+    sender wrote below it in our MTA's name ("dkim=pass") is ignored."""
+    gid, _ = crafted(env.store)
+    env.replies()
+    before = snapshot(env.store, gid)
+    forged = env.mail(env.address(gid), "bid 4", mid="<pass-below@example.org>",
+                      Authentication_Results=f"{MTA}; dkim=pass header.d=example.org; "
+                                             "dmarc=pass header.from=example.org")
+    ours = f"Authentication-Results: {MTA}; dkim=fail header.d=example.org\r\n".encode()
+    assert env.send(ours + wire(forged), mail_from=ANN, rcpt=env.address(gid))[0] == 250
+    after = snapshot(env.store, gid)
+    assert after["log"] == before["log"] and bids(env.store, gid) == []
+    [answer] = env.replies()
+    assert answer["To"] == ANN and "was not obeyed" in headline(answer)
+    assert "DKIM signature for example.org did not verify" in " ".join(text(answer).split())
