@@ -47,15 +47,6 @@ AUTO_SUBJECT = re.compile(
     r"nieobecność|autosvar|frånvaro|undeliverable|undelivered mail|delivery status "
     r"notification|mail delivery failed|returned mail|delivery failure)\b)", re.I)
 MAX_ID = 200  # longer Message-IDs are kept as a hash, so every key fits its column
-# A From of one address and at most a plain name: `ann@x.org`, `Ann Lee <ann@x.org>`,
-# `"Lee, Ann" <ann@x.org>`, `=?utf-8?q?Zo=C3=AB?= <zoe@x.org>` (nearly every mail). It is
-# read at once; anything else goes to the standard library's full parse (~200 us).
-_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
-_ADDR = rf"{_ATOM}(?:\.{_ATOM})*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*"
-# the name a character or a quoted string at a time (no nested repeats: no backtracking);
-# its words may be encoded or UTF-8, so what it says is checked too (`_ats`)
-_PLAIN_FROM = re.compile(
-    rf"({_ADDR})|(?:[^\x00-\x1f\x7f()<>\[\]:;@\\,\"]|\"[^\"\\@]*\")*<({_ADDR})>")
 _LOOK_ALIKE = "its name or a comment holds another address"
 _ENCODED_WORD = re.compile(r"=\?[^?\s]+\?[bBqQ]\?[^?\s]*\?=")
 _ADDRESSES = HeaderRegistry()
@@ -148,16 +139,6 @@ def _sender(msg) -> tuple[str, str | None]:
     # the raw header's text: a display name decoded from an encoded-word may hold anything
     # ("Ann\r\nBcc: x@evil.example"), and the address itself is never encoded
     value = " ".join(raw_header(msg, "From").split())
-    plain = _PLAIN_FROM.fullmatch(value)
-    if plain is None:
-        return _parsed_sender(value)
-    if _ats(value) > 1:
-        return "", _LOOK_ALIKE
-    return (plain[1] or plain[2]).lower(), None
-
-
-def _parsed_sender(value: str) -> tuple[str, str | None]:
-    """`_sender` for any From that is not plain, by the standard library's parse."""
     # the structure only: encoded-words stand for plain words (one that decodes to CR or LF
     # makes the parser raise)
     try:
