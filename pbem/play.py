@@ -638,8 +638,8 @@ def _talk(s, game_id, seat, action) -> dict:
 
 
 def _check_offers(s, game_id, seat) -> None:
-    """A new offer to resign, while the seat's offers and withdrawals of the last hour are
-    fewer than its talk may be: every offer and withdrawal can be followed by one more."""
+    """A new offer to resign is refused once the seat's offers and withdrawals of the last
+    hour reach TALK_PER_HOUR: each mails every other human, as a `say` does."""
     made = _lately(s, game_id, seat, "concede")
     if made >= TALK_PER_HOUR:
         raise Refused(f"you have offered to resign or taken an offer back {made} times in the "

@@ -30,7 +30,8 @@ class Join(Command):
         lid = _league_number(words[0])
         name = ctx.player.name if ctx.player else ""
         try:
-            mailed = [address(w) for w in (ctx.sender, *words[2:])]  # (the partner's later)
+            # the sender is mailed the link now, the partner once the entry is confirmed
+            mailed = [address(w) for w in (ctx.sender, *words[2:])]
             _within_limits(ctx, mailed)
             sent = request_join(ctx.store, lid, ctx.sender, name, words[2] if words[2:] else None)
         except LeagueError as e:
