@@ -7,6 +7,7 @@ and every import, and fails on a module without a layer, an upward import or a c
 
     1 rules      pbem.engine pbem.gamelog pbem.simulate
     2 store      pbem.store pbem.config pbem.signing pbem.asks pbem.gc_tuning
+                 pbem.numbers
     3 reactions  pbem.notify pbem.compose pbem.deadlines pbem.orders pbem.vacation pbem.digest
                  pbem.league pbem.talk pbem.owntime pbem.seatclock pbem.prepared
     4 door       pbem.play

@@ -43,7 +43,7 @@ from sqlmodel import select
 from . import deadlines, notify, prepared
 from . import orders as seat_orders
 from .engine import IllegalAction, State, advance, apply, choose, make_deal, view
-from .engine.acts import QUIET, clean_talk
+from .engine.acts import QUIET, clean_talk, resign_events
 from .engine.auto import auto_card
 from .engine.commitment import deal_digest
 from .engine.game import SERVER_EVENTS
@@ -60,7 +60,8 @@ from .store.states import CorruptGame, Store
 log = logging.getLogger(__name__)
 _HARMLESS = ("look", "pass")  # another seat's look or pass leaves my move meaning the same
 _TIMELESS = ("say", "concede", "undo")  # never stale: they do not depend on the table seen
-TALK_PER_HOUR = 10  # `say` events a seat may make in an hour
+TALK_PER_HOUR = 10  # `say` events a seat may make in an hour, and as many offers to resign
+# and withdrawals (each mails every other human at the table, whatever their notify setting)
 # a seat's own move, or the robot's at its timeout (the clock, or the carer's link): it pays
 _OWN_MOVES = ("mail", "web", "cli", "clock", "organiser")
 _MAX_FOLLOW = 10_000  # robot moves and deals after one human move: a whole robot game at most
@@ -591,6 +592,8 @@ def _move(s, st, game_id, seat, action, expect_seq) -> list[dict]:
         _check_stale(s, st, game_id, seat, expect_seq)
     if kind == "say":
         action = _talk(s, game_id, seat, action)
+    if kind == "concede" and not action.get("off") and resign_events(st, seat, action) is None:
+        _check_offers(s, game_id, seat)  # (a withdrawal, or agreeing to resign, always goes)
     events = apply(st, seat, action)
     for ev in events:
         advance(st, ev)
@@ -627,14 +630,28 @@ def _talk(s, game_id, seat, action) -> dict:
     text = action.get("text")
     if not isinstance(text, str):
         raise IllegalAction("say what? write: say and your words")
-    since = utcnow() - timedelta(hours=1)
-    said = s.exec(select(func.count()).select_from(Move).where(
-        Move.game_id == game_id, Move.actor == seat, Move.type == "say",
-        Move.created >= since)).one()
+    said = _lately(s, game_id, seat, "say")
     if said >= TALK_PER_HOUR:
         raise Refused(f"you have said {said} things in the last hour: at most "
                       f"{TALK_PER_HOUR} an hour, so wait a little")
     return {"type": "say", "text": clean_talk(text)}
+
+
+def _check_offers(s, game_id, seat) -> None:
+    """A new offer to resign is refused once the seat's offers and withdrawals of the last
+    hour reach TALK_PER_HOUR: each mails every other human, as a `say` does."""
+    made = _lately(s, game_id, seat, "concede")
+    if made >= TALK_PER_HOUR:
+        raise Refused(f"you have offered to resign or taken an offer back {made} times in the "
+                      f"last hour: at most {TALK_PER_HOUR} an hour, so wait a little")
+
+
+def _lately(s, game_id, seat, kind: str) -> int:
+    """The seat's `kind` events (say, concede) in the last hour."""
+    since = utcnow() - timedelta(hours=1)
+    return s.exec(select(func.count()).select_from(Move).where(
+        Move.game_id == game_id, Move.actor == seat, Move.type == kind,
+        Move.created >= since)).one()
 
 
 def _kept_dues(s, game, events) -> dict:

@@ -409,13 +409,14 @@ def test_a_robot_cannot_take_the_last_persons_seat_from_the_web(store, client, t
 
 
 def check_headers(path: str, r) -> None:
-    """What every response carries, and no-store on every page whose address is a key."""
+    """What every response carries, and no-store on every page whose address is a key and
+    on every redirect."""
     h = r.headers
     assert h.get("Content-Security-Policy") == CSP, path
     assert h.get("X-Content-Type-Options") == "nosniff", path
     assert h.get("Referrer-Policy") == "no-referrer", path
     secret = re.match(r"/(api/)?(t|m|i|o|j|new/confirm|l/new/confirm|signin)/", path) or \
-        "token=" in path
+        "token=" in path or r.status_code in (301, 302, 303, 307, 308)
     assert (h.get("Cache-Control") == "no-store") == bool(secret), (path, h.get("Cache-Control"))
 
 

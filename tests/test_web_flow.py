@@ -13,6 +13,7 @@ from werkzeug.exceptions import Forbidden
 from pbem.engine import preset
 from pbem.league.manage import join, request_join
 from pbem.signing import CARE, SIGN_IN, UNSUBSCRIBE, Signer
+from pbem.store import mail_limits
 from pbem.store.models import Game, League, Outbox, Player
 from pbem.web import limits
 from tests.league_helpers import league
@@ -344,7 +345,7 @@ def test_an_invitation_is_sent_again_by_a_seat_of_the_game_only(store, client):
 
 def test_sending_again_is_held_to_the_webs_mail_limits(store, client, monkeypatch):
     _, creator, _ = _open_game(client, store)
-    monkeypatch.setattr(limits, "PER_ADDRESS", 1)  # c@x.test had its invitation already
+    monkeypatch.setattr(mail_limits, "PER_ADDRESS", 1)  # c@x.test had its invitation already
     with store.session() as s:
         queued = s.exec(select(func.count(Outbox.id))).one()
     r = client.post(f"/t/{creator}/invite", data={"seat": "3", "csrf": csrf(client)})

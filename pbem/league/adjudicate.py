@@ -7,6 +7,7 @@ from ..config import load
 from ..engine import Rules
 from ..engine.acts import clean_talk
 from ..notify import mail_row
+from ..numbers import whole
 from ..play import Refused
 from ..play import adjudicate as write_ruling
 from ..store.games import mailable, players_of
@@ -41,9 +42,9 @@ def parse(words: list[str], reason: str) -> dict:
 
 def _number(word: str) -> int:
     digits = word[1:] if word[:1] in "+-" else word
-    if not digits.isdigit() or len(digits) > 6:
-        raise LeagueError(f"{word!r} is not a whole number here: {USAGE}")
-    return int(word)
+    if whole(digits, 999999) is None:
+        raise LeagueError(f"{word[:20]!r} is not a whole number here: {USAGE}")
+    return -whole(digits) if word[:1] == "-" else whole(digits)
 
 
 def adjudicate(store, league_id: int, by, game_id: int, ruling: dict, source: str = "cli",

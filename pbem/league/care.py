@@ -130,7 +130,8 @@ def message(store, league_id: int, by, subject: str, text: str,
         body = (f"{text}\n\n-- \nThe organiser of {league.name} ({boss.email}) wrote this to "
                 f"every player of the league{_of_season(season_number)}.\n"
                 f"The league: {load().base_url}/l/{league.id}\n")
-        for p in [x for x in players if mailable(x)] + [boss]:
+        # an organiser entered in the league gets the copy alone (one mail, one key)
+        for p in [x for x in players if mailable(x) and x.id != boss.id] + [boss]:
             key = f"message:{league.id}:{n}:" + ("copy" if p is boss else str(p.id))
             s.add(Outbox(to_addr=p.email, subject=f"{league.name}: {subject}", body_text=body,
                          headers={"Reply-To": boss.email}, dedupe_key=key))

@@ -10,6 +10,7 @@ from sqlmodel import select
 from .. import orders
 from ..engine import parse_action, pretty
 from ..engine.view import bid_words
+from ..numbers import whole
 from ..play import Refused, settle, submit
 from ..store import prefs
 from ..store.models import Game, Player, Seat
@@ -94,8 +95,9 @@ class Vacation(Command):
         if words == ["off"]:
             back = end_vacation(ctx.store, ctx.player.id)
             return f"vacation: off ({back} days back in your bank)"
-        if len(words) in (1, 2) and words[0].isdigit() and words[1:] in ([], ["days"], ["day"]):
-            days = int(words[0])
+        if len(words) in (1, 2) and whole(words[0]) is not None and \
+                words[1:] in ([], ["days"], ["day"]):
+            days = whole(words[0])
             if not 1 <= days <= 60:
                 raise CommandError("a vacation is 1 to 60 days")
             try:

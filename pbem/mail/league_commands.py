@@ -5,15 +5,18 @@ from sqlmodel import select
 
 from ..config import load
 from ..digest import your_moves
-from ..league.manage import LeagueError, request_join, withdraw
+from ..league.manage import LeagueError, address, request_join, withdraw
+from ..numbers import whole
+from ..store import mail_limits
 from ..store.models import Entry, League, Season
 from .commands import Command, CommandError, set_pref
 
 
 def _league_number(word: str) -> int:
-    if not word.isdigit():
-        raise CommandError(f"{word!r} is not a league number (see the league's page)")
-    return int(word)
+    number = whole(word)
+    if number is None:
+        raise CommandError(f"{word[:20]!r} is not a league number (see the league's page)")
+    return number
 
 
 class Join(Command):
@@ -27,10 +30,25 @@ class Join(Command):
         lid = _league_number(words[0])
         name = ctx.player.name if ctx.player else ""
         try:
+            # the sender is mailed the link now, the partner once the entry is confirmed
+            mailed = [address(w) for w in (ctx.sender, *words[2:])]
+            _within_limits(ctx, mailed)
             sent = request_join(ctx.store, lid, ctx.sender, name, words[2] if words[2:] else None)
         except LeagueError as e:
             raise CommandError(str(e)) from None
+        with ctx.store.session() as s:
+            mail_limits.count(s, mail_limits.sender(ctx.sender), mailed)
+            s.commit()
         return f"join {lid}: a link to confirm your entry was mailed to {sent}"
+
+
+def _within_limits(ctx, mailed: list[str]) -> None:
+    """The web's hourly limits (pbem.store.mail_limits): a From is as easy to forge as a form
+    is to post, so per sender, per address written to and per partner named."""
+    with ctx.store.reader() as s:
+        if mail_limits.over(s, mail_limits.sender(ctx.sender), mailed):
+            raise LeagueError("we have sent as much mail as we may for now, for you or to that "
+                              "address: try again in an hour. Nothing was sent or changed")
 
 
 def _my_entries(store, player_id: int, league_id: int | None = None) -> list:

@@ -7,15 +7,15 @@ from ..league import care
 from ..league.adjudicate import adjudicate, parse
 from ..league.manage import LeagueError
 from ..league.pause import pause, resume
+from ..numbers import whole
 from .commands import Command, CommandError
-
-MAX_NUMBER = 2**31 - 1  # what an id column holds
 
 
 def _numbers(words: list[str], usage: str) -> list[int]:
-    if not all(w.isdigit() and len(w) <= 10 and int(w) <= MAX_NUMBER for w in words):
+    numbers = [whole(w) for w in words]
+    if None in numbers:
         raise CommandError(f"write: {usage}")
-    return [int(w) for w in words]
+    return numbers
 
 
 def _league_done(fn, *args):

@@ -79,11 +79,12 @@ def read(raw: bytes, envelope_from: str, own_domain: str) -> Incoming:
     # policy.compat32 keeps headers as written: the default policy's header classes parse
     # every header on every read (most of the reading's cost); we decode the few we read.
     # The EmailMessage class gives get_body, which needs no header objects.
+    raw = raw.replace(b"\0", b"")  # no one types a NUL, and PostgreSQL's text holds none
     try:
         msg = BytesParser(_Parsed, policy=policy.compat32).parsebytes(raw)
         inc = _read(msg, envelope_from, own_domain)
         if inc.ignore is None:
-            inc.lines = command_lines(_text(msg))
+            inc.lines = command_lines(_text(msg).replace("\0", ""))  # (or an encoded one)
     except RecursionError:  # the stdlib parses MIME recursively
         raise Unreadable("its MIME structure is nested too deeply") from None
     return inc
@@ -181,7 +182,7 @@ def header(msg, name: str) -> str:
     """A header's text, '' if absent: its raw value, encoded-words decoded (a value that
     will not decode is kept as written)."""
     value = _decoded_words(raw_header(msg, name))
-    return " ".join(value.split())  # no CR or LF survives into a reply's header
+    return " ".join(value.replace("\0", "").split())  # no CR, LF or NUL gets through
 
 
 def raw_header(msg, name: str) -> str:

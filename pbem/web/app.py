@@ -47,6 +47,7 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     signin.configure(app)
     guard.install(app, secure_cookie=cfg.base_url.lower().startswith("https://"))
     app.before_request(_check_csrf)
+    app.after_request(_no_store_redirects)
     flow.install(app)
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.filters["plural"] = plural  # "1 bag", "2 bags"
@@ -78,6 +79,14 @@ def csrf_token() -> str:
     if "csrf" not in session:
         session["csrf"] = secrets.token_urlsafe(16)
     return session["csrf"]
+
+
+def _no_store_redirects(response):
+    """A redirect is never kept: a cached one (/home to /signin) would outlive the session
+    it was made for, and some carry a notice or a key's page in their Location."""
+    if 300 <= response.status_code < 400 and response.status_code != 304:
+        response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _check_csrf():

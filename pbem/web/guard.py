@@ -28,7 +28,7 @@ class IdConverter(IntegerConverter):
     """`<int:...>` for this site: at most ten digits and at most MAX_ID, so a huge id
     matches no route (404) instead of overflowing the database's integer (a 500)."""
 
-    regex = r"\d{1,10}"
+    regex = r"[0-9]{1,10}"  # (\d would take other scripts' digits)
 
     def __init__(self, map, fixed_digits=0, min=None, max=MAX_ID, signed=False):
         super().__init__(map, fixed_digits, min, max, signed)

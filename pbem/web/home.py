@@ -6,6 +6,7 @@ orders: only what the player's own table and mails show them already."""
 from flask import Blueprint, make_response, redirect, render_template, request, url_for
 
 from ..engine.view import plural
+from ..numbers import whole
 from ..store import prefs
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, start_vacation
@@ -107,9 +108,9 @@ def vacation():
         if days == "off":
             returned = end_vacation(data.store(), player.id)
             return back(notice=f"Welcome back: {plural(returned, 'day')} returned.")
-        if not days.isdigit() or len(days) > 4:
+        if whole(days, 9999) is None:
             raise ValueError("a vacation is a whole number of days, at least 1")
-        until = start_vacation(data.store(), player.id, int(days))
+        until = start_vacation(data.store(), player.id, whole(days))
     except ValueError as e:
         return back(error=f"No vacation: {e}.")
     return back(notice=f"On vacation until {until.isoformat()}: your deadlines stand still.")

@@ -7,6 +7,7 @@ from flask import Blueprint, abort, current_app, request
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
+from ..numbers import whole
 from ..store.models import Game, Player, Seat
 from ..store.models import now as utcnow
 from . import data, limits
@@ -21,12 +22,12 @@ def send_again(token):
     asker = data.seat_for(token)
     if not asker.accepted or asker.robot:
         abort(404)  # an invitee who has not said yes has no table yet
-    seat_no = request.form.get("seat", "")
+    seat_no = whole(request.form.get("seat", ""), 99)
     with data.store().reader() as s:
         game = s.get(Game, asker.game_id)
         seat = s.exec(select(Seat).where(Seat.game_id == game.id,
-                                         Seat.seat == int(seat_no))).first() \
-            if seat_no.isdigit() and len(seat_no) < 3 else None
+                                         Seat.seat == seat_no)).first() \
+            if seat_no is not None else None
         invitee = s.get(Player, seat.player_id) if seat and seat.player_id else None
         creator = s.get(Player, game.created_by) if game.created_by else None
     if game.status != "open" or seat is None or seat.accepted or invitee is None:

@@ -20,6 +20,7 @@ from sqlmodel import select
 
 from ..league import archive, manage, reports, seasons
 from ..league.manage import LeagueError
+from ..numbers import whole as whole_number
 from ..store.bounces import bouncing
 from ..store.models import Entry, Fixture, League, Player, Season, Seat
 from ..store.models import now as utcnow
@@ -137,11 +138,10 @@ def whole(form, key, what, default=None, most: int = MAX_ID) -> int | None:
     text = form.get(key, "").strip()
     if not text:
         return default
-    if not text.isascii() or not text.isdigit():
-        raise FieldError(key, f"{what}: a whole number, not {text[:20]!r}")
-    if len(text) > 10 or int(text) > most:
-        raise FieldError(key, f"{what}: a whole number up to {most}")
-    return int(text)
+    number = whole_number(text, most)
+    if number is None:
+        raise FieldError(key, f"{what}: a whole number up to {most}, not {text[:20]!r}")
+    return number
 
 
 def day(form, key, what) -> date:

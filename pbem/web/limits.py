@@ -2,9 +2,9 @@
 mail someone (a new game's or league's confirmation link, the invitations and the organiser's
 mail once confirmed, a join's link and its welcome, a sign-in link) is checked first and
 counted after: at most PER_CLIENT mails an hour caused by one client address and PER_ADDRESS
-mails an hour to one mailbox. A sign-in request counts even for an address that gets no
-mail, so the limit says nothing of who plays here. Past either, the answer is 429 and
-nothing is done.
+mails an hour to one mailbox (pbem.store.mail_limits, which a mailed `join` obeys too). A
+sign-in request counts even for an address that gets no mail, so the limit says nothing of
+who plays here. Past either, the answer is 429 and nothing is done.
 
 The counts live in the database (pbem.store.models.WebMail), not in a process's memory:
 several gunicorn workers, or a restart, see the same counts. Two requests at the same
@@ -13,20 +13,15 @@ request.remote_addr: behind a proxy, set werkzeug's ProxyFix so that it is the v
 address; an IPv6 client counts by its /64, which one host may hold whole."""
 
 import ipaddress
-from datetime import timedelta
 
 from flask import request
-from sqlalchemy import delete, func
-from sqlmodel import select
 from werkzeug.exceptions import TooManyRequests
 
-from ..store.models import WebMail
-from ..store.models import now as utcnow
+from ..store import mail_limits
+from ..store.mail_limits import PER_ADDRESS, PER_CLIENT, WINDOW
 from . import data
 
-PER_CLIENT = 20  # mails an hour one client address may cause
-PER_ADDRESS = 5  # mails an hour the web sends one mailbox
-WINDOW = timedelta(hours=1)
+__all__ = ["PER_ADDRESS", "PER_CLIENT", "TOO_MANY", "WINDOW", "check", "client", "record"]
 TOO_MANY = ("This site has sent as much mail as it may for now, from here or to that address:"
             " try again in an hour. Nothing was sent or changed.")  # says neither which
 
@@ -43,22 +38,14 @@ def client() -> str:
 
 def check(to: list[str]) -> None:
     """Refuse with 429 if mailing `to` (checked addresses) now would pass a limit."""
-    since = utcnow() - WINDOW
     with data.store().reader() as s:
-        def sent(*where) -> int:
-            return s.exec(select(func.count(WebMail.id)).where(WebMail.created >= since,
-                                                                *where)).one()
-        over = sent(WebMail.client == client()) + len(to) > PER_CLIENT or any(
-            sent(WebMail.to_addr == addr) + to.count(addr) > PER_ADDRESS for addr in set(to))
+        over = mail_limits.over(s, client(), to)
     if over:
         raise TooManyRequests(TOO_MANY, retry_after=int(WINDOW.total_seconds()))
 
 
 def record(to: list[str]) -> None:
     """Count the mails a request caused (and forget those older than the window)."""
-    now, who = utcnow(), client()
     with data.store().session() as s:
-        s.exec(delete(WebMail).where(WebMail.created < now - WINDOW))
-        for addr in to:
-            s.add(WebMail(client=who, to_addr=addr, created=now))
+        mail_limits.count(s, client(), to)
         s.commit()

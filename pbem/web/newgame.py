@@ -8,6 +8,7 @@ from sqlmodel import select
 from .. import asks, compose
 from ..deadlines import CLOCKS, DEFAULTS, ON_TIMEOUT, check
 from ..engine import PRESETS, Rules, RulesError, preset
+from ..numbers import whole
 from ..play import start
 from ..seatclock import DEFAULTS as BANK
 from ..signing import NEW_GAME
@@ -209,9 +210,9 @@ def time_control(form, league: bool = False) -> dict:
 
 def _hours(form, key) -> int:
     text = form.get(key, str(BANK[key])).strip()
-    if not text.isdigit() or len(text) > 5:
+    if whole(text, 99999) is None:
         raise ValueError(f"{key.replace('_', ' ')}: a whole number of hours")
-    return int(text)
+    return whole(text)
 
 
 def _create_invited(rules, seats, creator, public, time_control, ref) -> int:

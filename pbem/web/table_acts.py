@@ -5,6 +5,7 @@ guard; resigning asks to confirm first, so one stray click gives nothing up."""
 from flask import Blueprint, abort, render_template, request, url_for
 
 from ..engine.acts import TALK_MAX, clean_talk
+from ..numbers import whole
 from ..play import Refused, submit
 from . import data, flow
 from .tables import back
@@ -45,10 +46,10 @@ def say(token):
 def undo(token):
     """Take back the move the page showed (its seq), and only that one."""
     seat = _seat(token)
-    seq = request.form.get("seq", "")
-    if not seq.isdigit() or len(seq) > 9:
+    seq = whole(request.form.get("seq", ""))
+    if seq is None:
         return back(token, error="Which move? Use the page's button.")
-    return _do(token, seat, {"type": "undo", "undo": int(seq)}, "Taken back: it is your "
+    return _do(token, seat, {"type": "undo", "undo": seq}, "Taken back: it is your "
                "turn again.")
 
 

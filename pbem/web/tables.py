@@ -7,6 +7,7 @@ from ..deadlines import due_for, record, time_control
 from ..engine import parse_action, parse_card, pretty
 from ..engine.tricks import table_for
 from ..engine.view import bid_words, plural
+from ..numbers import whole
 from ..play import Refused, settle, submit
 from ..signing import ORDER_FORM
 from ..store import prefs
@@ -112,9 +113,9 @@ def vacation(token):
 
 
 def _whole(text: str) -> int:
-    if not text.isdigit():  # "-30", "2.5", "1e3": not a number of days
+    if whole(text) is None:  # "-30", "2.5", "1e3", "²": not a number of days
         raise ValueError("a vacation is a whole number of days, at least 1")
-    return int(text)
+    return whole(text)
 
 
 def order_form(seat, st) -> str:
@@ -216,13 +217,13 @@ def move(token):
     seq = form.get("seq", "")
     try:
         action = _action(form)
-        if not seq.isdigit() or len(seq) > 9:
+        if whole(seq) is None:
             raise ValueError("no move number")
     except (ValueError, KeyError):  # a hand-made form: its words say nothing to a player
         return back(token, error="That move was not understood: use the buttons on the "
                     "page. Nothing was played.")
     try:
-        submit(data.store(), seat.game_id, seat.seat, action, expect_seq=int(seq),
+        submit(data.store(), seat.game_id, seat.seat, action, expect_seq=whole(seq),
                source="web")
     except Refused as e:
         return back(token, error=f"Not played: {e.reason}")
@@ -245,6 +246,12 @@ def deal(token, seq):
                            table=table_for(t.state.rules))
 
 
+def _bid(word: str) -> int | str:
+    """A bid button's value: a number in ASCII digits, or a word (nil)."""
+    number = whole(word, 99)
+    return word if number is None else number
+
+
 def _action(form) -> dict:
     kind = form["type"]
     if kind == "pass":
@@ -253,7 +260,7 @@ def _action(form) -> dict:
         return {"type": "play", "card": parse_card(form["card"])}
     if kind == "bid":
         bid = form["bid"]
-        action = {"type": "bid", "bid": int(bid) if bid.isdigit() else bid}
+        action = {"type": "bid", "bid": _bid(bid)}
         if form.get("blind"):
             action["blind"] = True
         if form.get("mo"):  # B12
