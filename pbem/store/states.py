@@ -5,7 +5,7 @@ events it has not seen (at most CACHE_GAMES games)."""
 import json
 import threading
 
-from sqlalchemy import case, func
+from sqlalchemy import case, exc, func
 from sqlalchemy.engine import Connection
 from sqlmodel import Session, select
 
@@ -52,7 +52,9 @@ class Store:
         page's one read cost more in those than in the database). One statement reads one
         snapshot; it never takes the write lock or holds a transaction open. A connection
         that fails is dropped and the SELECT tried once more on a new one (the database
-        restarted, say). Values come as the driver gives them (SQLite: 0/1 for bools)."""
+        restarted, say); a second failure is raised as SQLAlchemy raises it (an
+        OperationalError for a lost server), so callers handle one kind of error whatever
+        path the SQL took. Values come as the driver gives them (SQLite: 0/1 for bools)."""
         sql, names = self._compiled(statement)
         args = [params[n] for n in names] if names is not None else params
         for attempt in (0, 1):
@@ -61,12 +63,17 @@ class Store:
                 cur = raw.cursor()
                 cur.execute(sql, args)
                 return cur.fetchall()
-            except self.engine.dialect.dbapi.Error:  # a closed connection, a lost server...
+            except self.engine.dialect.dbapi.Error as e:  # a closed connection, a lost server
                 self._quick.conn = None
                 raw.close()
                 if attempt:
-                    raise
+                    raise self._wrapped(sql, e) from e
         raise AssertionError("unreachable")
+
+    def _wrapped(self, sql: str, e: Exception) -> Exception:
+        dialect = self.engine.dialect
+        return exc.DBAPIError.instance(sql, None, e, dialect.dbapi.Error, hide_parameters=True,
+                                       dialect=dialect, ismulti=False)
 
     def _quick_connection(self):
         raw = getattr(self._quick, "conn", None)

@@ -7,10 +7,13 @@ import logging
 import re
 
 from flask import abort, jsonify, make_response, render_template, request
+from flask.logging import default_handler
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter, IntegerConverter
 
+log = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024  # the largest form (a league's, with rule options) is a few KB
 MAX_ID = 2**31 - 1  # PostgreSQL's integer; a larger id names nothing (404, never a 500)
 # one script, served by the site itself (/live.js: a table follows its game); no inline one
@@ -22,6 +25,8 @@ CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'un
 SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|u|i|o|j/confirm|j/partner|j|new/confirm"
                          r"|l/new/confirm|signin)/)([^/\s?#\"]+)")
 SECRET_QUERY = re.compile(r"([?&]token=)([^&\s#\"]+)")
+# a mail address whose local part carries a key after its "+" (play+TOKEN@, bounce+ROW-MAC@)
+SECRET_ADDRESS = re.compile(r"([A-Za-z0-9._-]\+)([^@\s\"'<>()\[\],;]+)(@)")
 
 
 class IdConverter(IntegerConverter):
@@ -49,18 +54,33 @@ class LinkConverter(KeyConverter):
     regex = r"[A-Za-z0-9_.\-]{1,2000}"
 
 
+AWAY = (OperationalError, PoolTimeout)  # SQLAlchemy's errors for a database not answering
+AWAY_KEY = "pbem.database_away"  # the WSGI environ's error the fast lane met (fastpad)
+
+
+def _away_already():
+    """The fast lane in front of the app met the database away: answer that at once."""
+    if AWAY_KEY in request.environ:
+        raise request.environ.pop(AWAY_KEY)
+
+
 CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def install(app, secure_cookie: bool) -> None:
-    """Before any blueprint is registered (rules take their converters when added)."""
+def install(app, secure_cookie: bool, driver_error: type[Exception] = OperationalError) -> None:
+    """Before any blueprint is registered (rules take their converters when added).
+    `driver_error`: the database driver's own OperationalError (psycopg's, sqlite3's),
+    which reaches a page unwrapped from SQL run outside SQLAlchemy's execution."""
     app.url_map.converters.update(int=IdConverter, default=KeyConverter, link=LinkConverter)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, SESSION_COOKIE_SECURE=secure_cookie)
     app.before_request(refuse_controls)
     app.after_request(headers)
     app.register_error_handler(HTTPException, error_page)
-    app.register_error_handler(OperationalError, database_away)
+    app.before_request(_away_already)
+    for away in (*AWAY, driver_error):  # one answer, whatever layer raised it
+        app.register_error_handler(away, database_away)
     mask_access_log()  # `flask run` (Werkzeug's server) logs the path as it came
+    mask_logs(app)
 
 
 def refuse_controls():
@@ -125,9 +145,13 @@ def error_page(e: HTTPException):
     return response
 
 
-def database_away(_e: OperationalError):
-    """The database does not answer (a restart, a lost connection): say so and when to
-    come back, rather than fail; the next request tries again."""
+def database_away(e: Exception):
+    """The database does not answer (a restart, a lost connection, a silent host, every
+    pooled connection busy): say so and when to come back, rather than fail; the next
+    request tries again. The log says what and where, keys masked, and not the error's
+    text (it may quote a statement)."""
+    log.warning("the database is not answering (%s): 503 for %s %s", type(e).__name__,
+                request.method, mask(request.path))
     title, text = "Try again soon", "The game store is not answering: try again in a minute."
     if request.path.startswith("/api/"):
         body = jsonify(error=title, message=text, status=503)
@@ -139,16 +163,30 @@ def database_away(_e: OperationalError):
 
 
 def mask(text: str) -> str:
-    """`text` with every key in a path or a ?token= replaced by "..."."""
+    """`text` with every key in a path, a ?token= or an address's "+" part replaced by
+    "..."."""
+    text = SECRET_ADDRESS.sub(r"\1...\3", text)
     return SECRET_QUERY.sub(r"\1...", SECRET_PATH.sub(r"\1...", text))
 
 
 class MaskKeys(logging.Filter):
-    """For werkzeug's access log: the line as written, with the keys masked."""
+    """The line as written, and its traceback, with the keys masked."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.msg, record.args = mask(record.getMessage()), ()
+        if record.exc_info and not record.exc_text:  # a Formatter uses exc_text when set
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = mask(record.exc_text)
         return True
+
+
+def mask_logs(app) -> None:
+    """Every line of the site's log handler (Flask's, on the "pbem" logger every pbem.*
+    logger's lines reach) masked: an error's, a mail path's in `pbem serve`."""
+    app.logger  # noqa: B018 - made now, with Flask's handler, not at the first error
+    if not any(isinstance(f, MaskKeys) for f in default_handler.filters):
+        default_handler.addFilter(MaskKeys())
 
 
 def mask_access_log() -> None:
