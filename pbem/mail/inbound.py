@@ -41,6 +41,7 @@ from ..prepared import GAME_ON_FIRST_SEAT
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.bulk import insert_all, result_processor
+from ..store.masking import MaskKeys
 from ..store.models import Game, Inbound, Move, Outbox, Player, Seat
 from ..store.models import now as utcnow
 from .authres import verdict
@@ -51,6 +52,7 @@ from .organiser_commands import ORGANISER_COMMANDS
 from .reader import Incoming, Unreadable, read
 
 log = logging.getLogger(__name__)
+log.addFilter(MaskKeys())  # its lines name recipients: play+...@, never the seat's token
 
 MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
 _TOKEN = select(Seat.id).where(Seat.token == bindparam("t"))

@@ -7,11 +7,12 @@ import logging
 import re
 
 from flask import abort, jsonify, make_response, render_template, request
-from flask.logging import default_handler
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter, IntegerConverter
+
+from ..store.masking import SECRET_PATH, MaskKeys, mask
 
 log = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024  # the largest form (a league's, with rule options) is a few KB
@@ -19,16 +20,6 @@ MAX_ID = 2**31 - 1  # PostgreSQL's integer; a larger id names nothing (404, neve
 # one script, served by the site itself (/live.js: a table follows its game); no inline one
 CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
        "img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
-# paths whose next segment is a key: a seat, a move link, an invitation, an organiser,
-# a league's join link, a mailed confirmation (of an entry, a new game or a new league) or
-# a sign-in link
-SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|u|i|o|j/confirm|j/partner|j|new/confirm"
-                         r"|l/new/confirm|signin)/)([^/\s?#\"]+)")
-SECRET_QUERY = re.compile(r"([?&]token=)([^&\s#\"]+)")
-# a mail address whose local part carries a key after its "+" (play+TOKEN@, bounce+ROW-MAC@)
-SECRET_ADDRESS = re.compile(r"([A-Za-z0-9._-]\+)([^@\s\"'<>()\[\],;]+)(@)")
-
-
 class IdConverter(IntegerConverter):
     """`<int:...>` for this site: at most ten digits and at most MAX_ID, so a huge id
     matches no route (404) instead of overflowing the database's integer (a 500)."""
@@ -162,31 +153,11 @@ def database_away(e: Exception):
     return response
 
 
-def mask(text: str) -> str:
-    """`text` with every key in a path, a ?token= or an address's "+" part replaced by
-    "..."."""
-    text = SECRET_ADDRESS.sub(r"\1...\3", text)
-    return SECRET_QUERY.sub(r"\1...", SECRET_PATH.sub(r"\1...", text))
-
-
-class MaskKeys(logging.Filter):
-    """The line as written, and its traceback, with the keys masked."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg, record.args = mask(record.getMessage()), ()
-        if record.exc_info and not record.exc_text:  # a Formatter uses exc_text when set
-            record.exc_text = logging.Formatter().formatException(record.exc_info)
-        if record.exc_text:
-            record.exc_text = mask(record.exc_text)
-        return True
-
-
 def mask_logs(app) -> None:
-    """Every line of the site's log handler (Flask's, on the "pbem" logger every pbem.*
-    logger's lines reach) masked: an error's, a mail path's in `pbem serve`."""
-    app.logger  # noqa: B018 - made now, with Flask's handler, not at the first error
-    if not any(isinstance(f, MaskKeys) for f in default_handler.filters):
-        default_handler.addFilter(MaskKeys())
+    """Every line Flask logs for the site (an unexpected error's, its traceback) masked,
+    whatever handler writes it (a logger's filter sees each line logged on it)."""
+    if not any(isinstance(f, MaskKeys) for f in app.logger.filters):
+        app.logger.addFilter(MaskKeys())
 
 
 def mask_access_log() -> None:
