@@ -225,18 +225,22 @@ class BlackHole(Proxy):
     CLONE_NEWNET = 0x40000000
 
     def __init__(self, target: tuple[str, int]):
-        n = os.getpid() % 100_000
+        n = os.getpid() % 100_000  # names and a subnet of this process's own
         self.ns, self.near, self.far = f"pbh{n}", f"pbh{n}a", f"pbh{n}b"
-        net = f"10.213.{n % 250}"
-        self.host = f"{net}.2"
-        for cmd in (f"ip netns add {self.ns}",
-                    f"ip link add {self.near} type veth peer name {self.far} netns {self.ns}",
-                    f"ip addr add {net}.1/30 dev {self.near}", f"ip link set {self.near} up",
-                    f"ip -n {self.ns} addr add {self.host}/30 dev {self.far}",
-                    f"ip -n {self.ns} link set {self.far} up"):
-            self._ip(cmd)
-        self.listener = None
-        super().__init__(target)
+        net = f"10.{200 + n % 50}.{n // 50 % 250}"
+        self.host, self.listener, self.socks = f"{net}.2", None, []
+        try:
+            for cmd in (f"ip netns add {self.ns}",
+                        f"ip link add {self.near} type veth peer name {self.far} "
+                        f"netns {self.ns}",
+                        f"ip addr add {net}.1/30 dev {self.near}", f"ip link set {self.near} up",
+                        f"ip -n {self.ns} addr add {self.host}/30 dev {self.far}",
+                        f"ip -n {self.ns} link set {self.far} up"):
+                self._ip(cmd)
+            super().__init__(target)
+        except OSError:
+            self.remove()
+            raise
 
     @staticmethod
     def _ip(cmd: str) -> None:

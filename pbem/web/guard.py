@@ -20,6 +20,8 @@ MAX_ID = 2**31 - 1  # PostgreSQL's integer; a larger id names nothing (404, neve
 # one script, served by the site itself (/live.js: a table follows its game); no inline one
 CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
        "img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
+
+
 class IdConverter(IntegerConverter):
     """`<int:...>` for this site: at most ten digits and at most MAX_ID, so a huge id
     matches no route (404) instead of overflowing the database's integer (a 500)."""
