@@ -309,6 +309,16 @@ def timed(what, limit: float):
     return got, took
 
 
+def data(client: smtplib.SMTP, msg) -> int:
+    """The answer's code to DATA on a connection whose RCPT was taken."""
+    try:
+        return client.data(msg.as_bytes())[0]
+    except smtplib.SMTPDataError as e:
+        return e.smtp_code
+    finally:
+        client.close()
+
+
 def mailed(smtp: int, msg) -> int:
     """The SMTP answer's code to `msg` (at RCPT or at DATA)."""
     try:
@@ -347,6 +357,11 @@ def test_a_silent_database_gives_503_and_451_within_seconds_and_recovers_alone(
         token = re.search(r"play\+([a-z0-9]+)@", turn["Reply-To"]).group(1)
         assert page_status(f"{site}/t/{token}") == 200
 
+        held = smtplib.SMTP("127.0.0.1", smtp, timeout=30)  # RCPT taken: DATA meets the hole
+        held.ehlo()
+        held.mail("ann@example.org")
+        assert held.rcpt(turn["Reply-To"])[0] == 250
+
         hole.silence()
         script = threading.Thread(target=lambda: served.extend(
             timed(lambda: page_status(f"{site}/live.js"), 2)[0] for _ in range(10)))
@@ -355,12 +370,13 @@ def test_a_silent_database_gives_503_and_451_within_seconds_and_recovers_alone(
         answers = [timed(lambda p=p: page_status(site + p), 15)
                    for p in (f"/t/{token}", f"/t/{token}/seq", "/")]
         refused, took = timed(lambda: mailed(smtp, reply(turn, "<silent@example.org>")), 15)
+        later, data_took = timed(lambda: data(held, reply(turn, "<held@example.org>")), 15)
         script.join()
         assert [code for code, _ in answers] == [503, 503, 503]
-        assert refused == 451
+        assert (refused, later) == (451, 451)
         assert served == [200] * 10
-        print("silent database: pages", [round(t, 1) for _, t in answers], "s, SMTP",
-              round(took, 1), "s")
+        print("silent database: pages", [round(t, 1) for _, t in answers], "s, SMTP at RCPT",
+              round(took, 1), "s, at DATA", round(data_took, 1), "s")
 
         hole.restore()
         wait_for(lambda: page_status(f"{site}/t/{token}") == 200, seconds=20)
@@ -387,3 +403,27 @@ def test_an_unexpected_error_is_logged_with_the_paths_key_masked(app, store, cap
     assert "Exception on /t/.../fails [GET]" in caplog.text
     assert "play+...@pbem.test at /t/..." in caplog.text
     no_secret_in(caplog.text + "".join(capfd.readouterr()), [token])
+
+
+@needs_pg
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_postgresql_connections_carry_the_timeouts_and_the_urls_own_win(db_url, monkeypatch):
+    """The server-side limits are set on every connection (a setting changes them), and a
+    libpq parameter the URL names itself is kept as it says."""
+    from sqlalchemy import text as sql
+
+    from pbem.store.db import make_engine, pg_timeouts
+
+    monkeypatch.setenv("PBEM_DB_STATEMENT_TIMEOUT", "7")
+    engine = make_engine(db_url)
+    try:
+        with engine.connect() as c:
+            shown = [c.execute(sql(f"SHOW {name}")).scalar() for name in
+                     ("statement_timeout", "idle_in_transaction_session_timeout")]
+            assert c.execute(sql("SELECT count(*) FROM game")).scalar() == 0  # its schema
+    finally:
+        engine.dispose()
+    assert shown == ["7s", "1min"]
+    own = pg_timeouts(db_url + "&connect_timeout=10&options=-c%20statement_timeout%3D5000")
+    assert "connect_timeout" not in own and own["tcp_user_timeout"] == 4000
+    assert own["options"].count("statement_timeout") == 1

@@ -376,6 +376,8 @@ class Table:
         the SELECT says too whether that mail was taken before (`seen`)."""
         try:
             rows = store.quick_rows(_QUICK_OF[by], **{by: value, "k": key})
+        except OperationalError:  # the database away (tried twice): a session would wait again
+            raise
         except Exception:  # the driver's own errors: the session's read says what failed
             rows = None
         if rows == []:

@@ -58,17 +58,20 @@ class Store:
         sql, names = self._compiled(statement)
         args = [params[n] for n in names] if names is not None else params
         for attempt in (0, 1):
-            raw = self._quick_connection()
             try:
-                cur = raw.cursor()
+                cur = self._quick_connection().cursor()
                 cur.execute(sql, args)
                 return cur.fetchall()
             except self.engine.dialect.dbapi.Error as e:  # a closed connection, a lost server
-                self._quick.conn = None
-                raw.close()
+                self._drop_quick()
                 if attempt:
                     raise self._wrapped(sql, e) from e
         raise AssertionError("unreachable")
+
+    def _drop_quick(self) -> None:
+        raw, self._quick.conn = getattr(self._quick, "conn", None), None
+        if raw is not None:
+            raw.close()
 
     def _wrapped(self, sql: str, e: Exception) -> Exception:
         dialect = self.engine.dialect
@@ -81,10 +84,10 @@ class Store:
             fairy = self.engine.raw_connection()
             raw = fairy.driver_connection
             fairy.detach()  # ours, outside the pool, until it fails or the Store goes
+            self._quick.conn = raw  # from now on: closed by `_drop_quick` if it fails
             raw.rollback()  # the pool's ping may have begun one
             if hasattr(raw, "autocommit"):
                 raw.autocommit = True  # psycopg: no transaction left open between SELECTs
-            self._quick.conn = raw
         return raw
 
     def _compiled(self, statement) -> tuple[str, list[str] | None]:
