@@ -144,9 +144,10 @@ def test_serve_waits_out_a_lost_database_and_resumes(db_url, tmp_path):
                           if m["In-Reply-To"] == "<back@example.org>"], seconds=90)
         assert page_status(f"http://127.0.0.1:{web}/") == 200
     finally:
-        server.send_signal(signal.SIGINT)
-        server.wait(timeout=30)
+        err = stopped(server)
         proxy.cut()
+    no_secret_in(err, [re.search(r"play\+([a-z0-9]+)@", turn["Reply-To"]).group(1),
+                       *re.findall(r"/m/([A-Za-z0-9_.\-]{12,})", text(turn))])
 
 
 def via(db_url: str, host: str, port: int) -> str:
