@@ -205,12 +205,15 @@ def test_every_page_answers_503_while_the_database_is_away_and_logs_no_key(
              "/", f"/g/{gid}", f"/api/g/{gid}", "/l"]
     client = app.test_client()
     assert [client.get(p).status_code for p in pages[:2]] == [200, 200]  # connections made
+    assert app.test_client().get(f"/g/{gid}").status_code == 200  # the pad, rendered
     try:
         proxy.cut()
         for path in pages:
             got = client.get(path)
             assert (path, got.status_code) == (path, 503), got.get_data(as_text=True)[-300:]
             assert got.headers["Retry-After"] == "60"
+        fast = app.test_client().get(f"/g/{gid}")  # no cookie: the pad's fast lane met it
+        assert (fast.status_code, fast.headers["Retry-After"]) == (503, "60")
         assert client.get("/live.js").status_code == 200
     finally:
         proxy.cut()
