@@ -24,6 +24,8 @@ def run_migrations_online() -> None:
     with engine.connect() as connection:
         if sqlite:  # a copied table is dropped and renamed: rows pointing at it must not stop that
             _foreign_keys(connection, "OFF")
+        else:  # a migration may rewrite a large table: longer than a page's statement may take
+            connection.connection.dbapi_connection.execute("SET statement_timeout = 0")
         context.configure(connection=connection, target_metadata=target_metadata,
                           render_as_batch=True)  # SQLite alters tables by copying them
         with context.begin_transaction():

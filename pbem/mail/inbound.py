@@ -41,6 +41,7 @@ from ..prepared import GAME_ON_FIRST_SEAT
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.bulk import insert_all, result_processor
+from ..store.masking import MaskKeys
 from ..store.models import Game, Inbound, Move, Outbox, Player, Seat
 from ..store.models import now as utcnow
 from .authres import verdict
@@ -51,6 +52,7 @@ from .organiser_commands import ORGANISER_COMMANDS
 from .reader import ForgedSender, Incoming, Unreadable, read
 
 log = logging.getLogger(__name__)
+log.addFilter(MaskKeys())  # its lines name recipients: play+...@, never the seat's token
 
 MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
 _TOKEN = select(Seat.id).where(Seat.token == bindparam("t"))
@@ -374,6 +376,8 @@ class Table:
         the SELECT says too whether that mail was taken before (`seen`)."""
         try:
             rows = store.quick_rows(_QUICK_OF[by], **{by: value, "k": key})
+        except OperationalError:  # the database away (tried twice): a session would wait again
+            raise
         except Exception:  # the driver's own errors: the session's read says what failed
             rows = None
         if rows == []:

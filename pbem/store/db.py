@@ -10,8 +10,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from sqlalchemy import event, exc
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
+
+from ..config import _env_int
 
 READ_ONLY = "pbem_read_only"  # the execution option of a reading engine (Store.reader)
 # the execution option of a statement nobody waits for (an INSERT without RETURNING, in a
@@ -28,10 +30,12 @@ WRITER_WAIT = BUSY_MS / 1000  # seconds a writer waits for this process's turn
 
 
 def make_engine(url: str) -> Engine:
+    """hide_parameters: an error's text (a traceback in a log) never carries a statement's
+    values, which may be a seat's token or a key."""
     if url.startswith("postgresql://"):
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     if not url.startswith("sqlite"):
-        engine = create_engine(url)
+        engine = create_engine(url, connect_args=pg_timeouts(url), hide_parameters=True)
         _ping_when_stirred(engine)
         _begin_with_first_statement(engine)
         return engine
@@ -39,9 +43,35 @@ def make_engine(url: str) -> Engine:
     if path and path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, connect_args={"timeout": BUSY_MS / 1000,
-                                              "check_same_thread": False, "factory": _Turned})
+                                              "check_same_thread": False, "factory": _Turned},
+                           hide_parameters=True)
     _sqlite_immediate(engine)
     return engine
+
+
+def pg_timeouts(url: str) -> dict:
+    """libpq's limits on waiting for PostgreSQL. Without them a database that stops
+    answering without a word (a host gone, a firewall dropping) holds every page and SMTP
+    command for as long as TCP waits (72-75 s measured, minutes in life). A connect gives up
+    after PBEM_DB_CONNECT_TIMEOUT s, and a statement whose bytes the server has not
+    acknowledged after PBEM_DB_NETWORK_TIMEOUT s (tcp_user_timeout; keepalives find an idle
+    connection's silence as soon): a silent database is an error within about 10 s, a 503
+    page or a 451 to SMTP. The server ends a statement after PBEM_DB_STATEMENT_TIMEOUT s and
+    a transaction left idle after PBEM_DB_IDLE_TIMEOUT s (a client that hangs holds no
+    lock long). A parameter the URL names itself is left as it says."""
+    network = _env_int("PBEM_DB_NETWORK_TIMEOUT", 4, 1, 3600)
+    args = {"connect_timeout": _env_int("PBEM_DB_CONNECT_TIMEOUT", 4, 2, 3600),
+            "keepalives": 1, "keepalives_idle": network, "keepalives_interval": 1,
+            "keepalives_count": network, "tcp_user_timeout": network * 1000}
+    server = {"statement_timeout": _env_int("PBEM_DB_STATEMENT_TIMEOUT", 30, 1, 86400),
+              "idle_in_transaction_session_timeout": _env_int("PBEM_DB_IDLE_TIMEOUT", 60, 1,
+                                                              86400)}
+    named = make_url(url).query
+    given = named.get("options", "")
+    given = " ".join(given) if isinstance(given, tuple) else given  # named twice
+    options = " ".join([given, *(f"-c {k}={s * 1000}" for k, s in server.items()
+                                 if k not in given)]).strip()
+    return {k: v for k, v in args.items() if k not in named} | {"options": options}
 
 
 def _ping_when_stirred(engine: Engine) -> None:

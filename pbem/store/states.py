@@ -5,7 +5,7 @@ events it has not seen (at most CACHE_GAMES games)."""
 import json
 import threading
 
-from sqlalchemy import case, func
+from sqlalchemy import case, exc, func
 from sqlalchemy.engine import Connection
 from sqlmodel import Session, select
 
@@ -52,21 +52,31 @@ class Store:
         page's one read cost more in those than in the database). One statement reads one
         snapshot; it never takes the write lock or holds a transaction open. A connection
         that fails is dropped and the SELECT tried once more on a new one (the database
-        restarted, say). Values come as the driver gives them (SQLite: 0/1 for bools)."""
+        restarted, say); a second failure is raised as SQLAlchemy raises it (an
+        OperationalError for a lost server), so callers handle one kind of error whatever
+        path the SQL took. Values come as the driver gives them (SQLite: 0/1 for bools)."""
         sql, names = self._compiled(statement)
         args = [params[n] for n in names] if names is not None else params
         for attempt in (0, 1):
-            raw = self._quick_connection()
             try:
-                cur = raw.cursor()
+                cur = self._quick_connection().cursor()
                 cur.execute(sql, args)
                 return cur.fetchall()
-            except self.engine.dialect.dbapi.Error:  # a closed connection, a lost server...
-                self._quick.conn = None
-                raw.close()
+            except self.engine.dialect.dbapi.Error as e:  # a closed connection, a lost server
+                self._drop_quick()
                 if attempt:
-                    raise
+                    raise self._wrapped(sql, e) from e
         raise AssertionError("unreachable")
+
+    def _drop_quick(self) -> None:
+        raw, self._quick.conn = getattr(self._quick, "conn", None), None
+        if raw is not None:
+            raw.close()
+
+    def _wrapped(self, sql: str, e: Exception) -> Exception:
+        dialect = self.engine.dialect
+        return exc.DBAPIError.instance(sql, None, e, dialect.dbapi.Error, hide_parameters=True,
+                                       dialect=dialect, ismulti=False)
 
     def _quick_connection(self):
         raw = getattr(self._quick, "conn", None)
@@ -74,10 +84,10 @@ class Store:
             fairy = self.engine.raw_connection()
             raw = fairy.driver_connection
             fairy.detach()  # ours, outside the pool, until it fails or the Store goes
+            self._quick.conn = raw  # from now on: closed by `_drop_quick` if it fails
             raw.rollback()  # the pool's ping may have begun one
             if hasattr(raw, "autocommit"):
                 raw.autocommit = True  # psycopg: no transaction left open between SELECTs
-            self._quick.conn = raw
         return raw
 
     def _compiled(self, statement) -> tuple[str, list[str] | None]:

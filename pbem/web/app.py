@@ -37,15 +37,16 @@ from .fastpad import FastPad
 def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -> Flask:
     cfg = cfg or load()
     folder = str(files("pbem.templates"))
-    app = Flask("pbem", template_folder=folder, static_folder=None)
+    app = Site("pbem", template_folder=folder, static_folder=None)
     app.session_interface = Sessions()
     keys = secret_keys(cfg)
+    store = store or store_for(cfg.database_url)
     app.config.update(SECRET_KEY=keys[-1], SECRET_KEY_FALLBACKS=keys[:-1], TESTING=testing,
-                      PBEM_SETTINGS=cfg, PBEM_KEYS=keys,
-                      PBEM_STORE=store or store_for(cfg.database_url),
+                      PBEM_SETTINGS=cfg, PBEM_KEYS=keys, PBEM_STORE=store,
                       SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
     signin.configure(app)
-    guard.install(app, secure_cookie=cfg.base_url.lower().startswith("https://"))
+    guard.install(app, secure_cookie=cfg.base_url.lower().startswith("https://"),
+                  driver_error=store.engine.dialect.dbapi.OperationalError)
     app.before_request(_check_csrf)
     app.after_request(_no_store_redirects)
     flow.install(app)
@@ -58,6 +59,15 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
                table_acts.bp, organiser_acts.bp, invites.bp):
         app.register_blueprint(bp)
     return app
+
+
+class Site(Flask):
+    """Flask, whose log of an unhandled error names the path with its keys masked (Flask's
+    own writes `Exception on /t/<the seat's token> [GET]`)."""
+
+    def log_exception(self, exc_info) -> None:
+        self.logger.error("Exception on %s [%s]", guard.mask(request.path), request.method,
+                          exc_info=exc_info)
 
 
 class Sessions(SecureCookieSessionInterface):

@@ -10,8 +10,8 @@ import re
 
 from werkzeug.http import parse_etags
 
-from . import data, pad_cache
-from .guard import CSP, MAX_ID
+from . import data, guard, pad_cache
+from .guard import AWAY, CSP, MAX_ID
 
 PATH = re.compile(r"/g/([0-9]{1,10})\Z")
 FIXED = [("Cache-Control", "no-cache"), ("Vary", "Cookie"), ("Content-Security-Policy", CSP),
@@ -28,7 +28,9 @@ class FastPad:
     def __call__(self, environ, start_response):
         try:
             answer = self.answer(environ)
-        except Exception:  # the database away, say: the app answers it with its own page
+        except AWAY as e:  # the app answers with its 503 page, not after a second wait
+            environ[guard.AWAY_KEY], answer = e, None
+        except Exception:  # the app answers it with its own page
             answer = None
         if answer is None:
             return self.inner(environ, start_response)

@@ -8,20 +8,18 @@ import re
 
 from flask import abort, jsonify, make_response, render_template, request
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter, IntegerConverter
 
+from ..store.masking import SECRET_PATH, MaskKeys, mask
+
+log = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024  # the largest form (a league's, with rule options) is a few KB
 MAX_ID = 2**31 - 1  # PostgreSQL's integer; a larger id names nothing (404, never a 500)
 # one script, served by the site itself (/live.js: a table follows its game); no inline one
 CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
        "img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
-# paths whose next segment is a key: a seat, a move link, an invitation, an organiser,
-# a league's join link, a mailed confirmation (of an entry, a new game or a new league) or
-# a sign-in link
-SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|u|i|o|j/confirm|j/partner|j|new/confirm"
-                         r"|l/new/confirm|signin)/)([^/\s?#\"]+)")
-SECRET_QUERY = re.compile(r"([?&]token=)([^&\s#\"]+)")
 
 
 class IdConverter(IntegerConverter):
@@ -49,18 +47,33 @@ class LinkConverter(KeyConverter):
     regex = r"[A-Za-z0-9_.\-]{1,2000}"
 
 
+AWAY = (OperationalError, PoolTimeout)  # SQLAlchemy's errors for a database not answering
+AWAY_KEY = "pbem.database_away"  # the WSGI environ's error the fast lane met (fastpad)
+
+
+def _away_already():
+    """The fast lane in front of the app met the database away: answer that at once."""
+    if AWAY_KEY in request.environ:
+        raise request.environ.pop(AWAY_KEY)
+
+
 CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def install(app, secure_cookie: bool) -> None:
-    """Before any blueprint is registered (rules take their converters when added)."""
+def install(app, secure_cookie: bool, driver_error: type[Exception] = OperationalError) -> None:
+    """Before any blueprint is registered (rules take their converters when added).
+    `driver_error`: the database driver's own OperationalError (psycopg's, sqlite3's),
+    which reaches a page unwrapped from SQL run outside SQLAlchemy's execution."""
     app.url_map.converters.update(int=IdConverter, default=KeyConverter, link=LinkConverter)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, SESSION_COOKIE_SECURE=secure_cookie)
     app.before_request(refuse_controls)
     app.after_request(headers)
     app.register_error_handler(HTTPException, error_page)
-    app.register_error_handler(OperationalError, database_away)
+    app.before_request(_away_already)
+    for away in (*AWAY, driver_error):  # one answer, whatever layer raised it
+        app.register_error_handler(away, database_away)
     mask_access_log()  # `flask run` (Werkzeug's server) logs the path as it came
+    mask_logs(app)
 
 
 def refuse_controls():
@@ -125,9 +138,13 @@ def error_page(e: HTTPException):
     return response
 
 
-def database_away(_e: OperationalError):
-    """The database does not answer (a restart, a lost connection): say so and when to
-    come back, rather than fail; the next request tries again."""
+def database_away(e: Exception):
+    """The database does not answer (a restart, a lost connection, a silent host, every
+    pooled connection busy): say so and when to come back, rather than fail; the next
+    request tries again. The log says what and where, keys masked, and not the error's
+    text (it may quote a statement)."""
+    log.warning("the database is not answering (%s): 503 for %s %s", type(e).__name__,
+                request.method, mask(request.path))
     title, text = "Try again soon", "The game store is not answering: try again in a minute."
     if request.path.startswith("/api/"):
         body = jsonify(error=title, message=text, status=503)
@@ -138,17 +155,11 @@ def database_away(_e: OperationalError):
     return response
 
 
-def mask(text: str) -> str:
-    """`text` with every key in a path or a ?token= replaced by "..."."""
-    return SECRET_QUERY.sub(r"\1...", SECRET_PATH.sub(r"\1...", text))
-
-
-class MaskKeys(logging.Filter):
-    """For werkzeug's access log: the line as written, with the keys masked."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg, record.args = mask(record.getMessage()), ()
-        return True
+def mask_logs(app) -> None:
+    """Every line Flask logs for the site (an unexpected error's, its traceback) masked,
+    whatever handler writes it (a logger's filter sees each line logged on it)."""
+    if not any(isinstance(f, MaskKeys) for f in app.logger.filters):
+        app.logger.addFilter(MaskKeys())
 
 
 def mask_access_log() -> None:
