@@ -41,6 +41,7 @@ class Context:
     last: bool = False  # the line being done is the mail's last
     answered: bool = False
     asked: object = None  # the answer written with the move: what its write arms (play.Asked)
+    league: int | None = None  # the organiser address's league: its commands' only league
 
 
 class Command:

@@ -17,9 +17,9 @@ MAX_ID = 2**31 - 1  # PostgreSQL's integer; a larger id names nothing (404, neve
 CSP = ("default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; "
        "img-src 'self' data:; form-action 'self'; frame-ancestors 'none'")
 # paths whose next segment is a key: a seat, a move link, an invitation, an organiser,
-# a league's join link, a mailed confirmation (of an entry, a new game or a new league) or
-# a sign-in link
-SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|u|i|o|j/confirm|j/partner|j|new/confirm"
+# a league's join link, a mailed confirmation (of an entry, a new game or a new league), a
+# sign-in link or a mail's commands' link (pbem.web.account_link)
+SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|u|i|o|a|j/confirm|j/partner|j|new/confirm"
                          r"|l/new/confirm|signin)/)([^/\s?#\"]+)")
 SECRET_QUERY = re.compile(r"([?&]token=)([^&\s#\"]+)")
 
