@@ -117,8 +117,8 @@ class Elsewhere(Command):
         self.name = name
 
     def process(self, ctx, args):
-        raise CommandError(f"{self.name} is an organiser's command: it is taken only at the "
-                           "league's organiser address (organiser+KEY@...), which the "
+        raise CommandError(f"{self.name} is an organiser's command: it is taken only at "
+                           "the league's organiser address (organiser+KEY@...), which the "
                            "organiser's page and the organiser's mails show")
 
 

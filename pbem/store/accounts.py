@@ -11,6 +11,7 @@ from .models import League, Outbox, Player
 
 ACCOUNT, ORGANISER = "pbem+", "organiser+"
 WARNING = "keep it private: it is how we know it is you"
+HEADER = "X-Pbem-Account"  # the footed copy's account address, for the unsubscribe mailto
 
 
 def account_address(player, domain: str) -> str:
@@ -32,9 +33,9 @@ def keyed(address: str, domain: str) -> tuple[str, str] | None:
     return None
 
 
-def footers(s, players: dict[str, Player], domain: str) -> dict[str, str]:
-    """Each player's footer by address: the account address, and the organiser address of
-    each league they organise."""
+def footers(s, players: dict[str, Player], domain: str) -> dict[str, tuple[str, str]]:
+    """Each player's (account address, footer) by address; the footer names the account
+    address, and the organiser address of each league they organise."""
     if not players:
         return {}
     by_id = {p.id: p for p in players.values()}
@@ -48,16 +49,19 @@ def footers(s, players: dict[str, Player], domain: str) -> dict[str, str]:
         for lg in leagues.get(p.id, []):
             lines += [f"Your organiser address for league {lg.id} ({WARNING}):",
                       organiser_address(lg, domain)]
-        out[email] = "\n".join(lines)
+        out[email] = account_address(p, domain), "\n".join(lines)
     return out
 
 
-def footed(mail: Outbox, footer: str | None) -> Outbox:
-    """The mail with the footer below its text and HTML (an unsaved copy: the row as
-    written stays as it was)."""
-    if not footer:
+def footed(mail: Outbox, found: tuple[str, str] | None) -> Outbox:
+    """The mail with the footer below its text and HTML, and its List-Unsubscribe mailto to
+    the account address (`found`: from `footers`; an unsaved copy: the row as written
+    stays as it was)."""
+    if not found:
         return mail
+    account, footer = found
     copy = Outbox(**{c.key: getattr(mail, c.key) for c in Outbox.__table__.columns})
+    copy.headers = {**(mail.headers or {}), HEADER: account}
     copy.body_text = f"{mail.body_text.rstrip()}\n\n-- \n{footer}\n"
     if mail.body_html:
         html = "<br>".join(str(escape(x)) for x in footer.split("\n"))

@@ -56,8 +56,10 @@ def headers(row: Outbox, domain: str, cfg=None, keys=None) -> list[tuple[str, st
            # "+0000": the zone is known (RFC 5322)
            "date": ("Date", format_datetime(utcnow())),
            "message-id": ("Message-ID", f"<{key_name(row.dedupe_key)}@{domain}>")}
-    own = unsubscribe.headers(cfg, domain, row.to_addr, row.dedupe_key, keys)
-    for name, value in [*own.items(), *(row.headers or {}).items()]:
+    theirs = dict(row.headers or {})
+    account = theirs.pop(accounts.HEADER, None)  # the footer's address: never on the wire
+    own = unsubscribe.headers(cfg, domain, row.to_addr, row.dedupe_key, keys, account)
+    for name, value in [*own.items(), *theirs.items()]:
         out.pop(name.lower(), None)  # a replaced header goes last, as the row wrote it
         out[name.lower()] = (name, value)
     return list(out.values())
