@@ -45,7 +45,7 @@ from ..play import Asked, Seen
 from ..prepared import GAME_ON_FIRST_SEAT
 from ..signing import secret_keys
 from ..store import bounces
-from ..store.accounts import keyed, organiser_address
+from ..store.accounts import account_address, keyed, organiser_address
 from ..store.bulk import insert_all, result_processor
 from ..store.models import Game, Inbound, League, Move, Outbox, Player, Seat
 from ..store.models import now as utcnow
@@ -301,12 +301,12 @@ class Processor:
             elif place is not PLAIN:  # the owner hears of it, at their own address
                 out.append(self._warn_forged_keyed(inc, player, key))
             return "forged sender"
+        if place is PLAIN:  # acts on nothing: only the sender's own address hears of it,
+            return self._plain(inc, player, key, out)  # once an hour, whatever its checks
         why = verdict(inc.auth, inc.sender.rpartition("@")[2], self.cfg.authserv_id)
         if why:  # the From domain does not vouch for it, by our own MTA's word
             out.append(self._refuse_unverified(inc, seat, player, key, why))
             return "failed its domain's check"
-        if place is PLAIN:  # acts on nothing: only the sender's own address hears of it
-            return self._plain(inc, player, key, out)
         if "bounces" in (player.prefs or {}):  # mail came from the address: it works
             bounces.clear(self.store, player.id)
             if table is not None:  # the player's row changed: read the table again
@@ -375,7 +375,7 @@ class Processor:
         error = run(ctx, lines, commands) if lines else None
         text = _summary(ctx, lines, error, commands)
         here = (organiser_address(league, self.cfg.mail_domain) if league else
-                f"pbem+{player.account_key}@{self.cfg.mail_domain}")
+                account_address(player, self.cfg.mail_domain))
         out.append(self._send(key, player.email, "Re: " + (inc.subject or "your mail"), text,
                               inc.message_id, None, here))
         return "refused" if error else "done"
@@ -387,7 +387,9 @@ class Processor:
         does what the mail asked (pbem.mail.plain)."""
         lines = inc.lines or _subject_command(inc.subject)
         if lines and lines[0].split(" ", 1)[0].lower() in {c.name for c in STRANGERS}:
-            return self._stranger(inc, key, player)
+            done = self._stranger(inc, key, player)
+            if done == "done":  # else the answer below says where to write
+                return done
         # only lines that name an account command go in the answer and its link: the rest
         # may be a forger's words, which we do not carry to the address's owner
         ours = [" ".join(x.split())[:100] for x in lines
@@ -446,7 +448,8 @@ class Processor:
         text = (f"A mail from your address was not obeyed: {why}. Nothing was done. If you "
                 "sent it, your mail provider may be rewriting it; write to us from its own "
                 "web or app client.\n")
-        reply_to = reply_address(self.cfg, seat) if seat else f"pbem@{self.cfg.mail_domain}"
+        reply_to = (reply_address(self.cfg, seat) if seat else
+                    account_address(player, self.cfg.mail_domain))
         subject = (f"Game {game}: " if game else "") + "a mail was not obeyed"
         return self._send(key, player.email, subject, text, inc.message_id, game, reply_to)
 
@@ -454,7 +457,7 @@ class Processor:
         text = (f"A mail to one of your secret addresses came from {inc.sender}, not from "
                 f"your address, so it was ignored. Write from {player.email} to be obeyed.\n")
         return self._send(key, player.email, "A mail was ignored", text, None, None,
-                          f"pbem@{self.cfg.mail_domain}")
+                          account_address(player, self.cfg.mail_domain))
 
     def _warn_forged(self, inc, seat, player, key):
         text = (f"A mail for your seat in game {seat.game_id} came from {inc.sender}, not from "
