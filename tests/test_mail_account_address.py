@@ -5,21 +5,26 @@ web app, on SQLite and PostgreSQL. A player's commands act at their secret accou
 once an hour, who may do what the mail asked with one click."""
 
 import re
+from datetime import timedelta
+from email.utils import make_msgid
 
 import pytest
+import time_machine
 from league_helpers import ORGANISER, fixtures, league, state
 from mail_helpers import ANN, account, game, organiser_address, prefs, running, text
 from sqlmodel import select
-from web_helpers import BASE, csrf, database
+from web_helpers import BASE, csrf, database, sign_in
 
 from pbem.config import load
 from pbem.league.manage import OPERATOR
 from pbem.league.seasons import start_season
-from pbem.store.models import Outbox, Player
+from pbem.store.models import League, Outbox, Player
+from pbem.store.models import now as utcnow
 from pbem.web.app import create_app
 
 BOB = "p1@league.test"  # a player of the league
 FORGED = ["vacation 3", "mail off", "zone Europe/Paris", "cap 5", "merge 30"]
+MTA = "mx.pbem.test"
 LINK = re.compile(re.escape(BASE) + r"(/a/\S+)")
 
 
@@ -54,6 +59,31 @@ def test_a_forged_from_at_plain_pbem_changes_nothing_and_mails_only_the_owner_on
     # a second forgery within the hour: nothing at all, not even a mail to bob
     assert env.send(env.mail(_plain(env), "vacation 5\nhelp", frm=BOB))[0] == 250
     assert env.replies() == [] and _still(env.store) == before
+
+
+def test_the_owner_is_answered_again_after_an_hour(env):
+    with time_machine.travel(utcnow(), tick=False) as t:
+        for _ in range(3):
+            assert env.send(env.mail(_plain(env), "vacation 3", frm=BOB, mid=make_msgid()))[
+                0] == 250
+            t.shift(timedelta(minutes=31))
+        answers = [m for m in env.replies() if LINK.search(text(m))]  # (a league's turn
+        assert len(answers) == 2  # mail waits 15 minutes) at 0 and 62 minutes, not at 31
+
+
+def test_a_forgery_its_domain_disowns_is_answered_once_an_hour_too(store, monkeypatch,
+                                                                   tmp_path):
+    monkeypatch.setenv("PBEM_AUTHSERV_ID", MTA)
+    with running(store, monkeypatch, tmp_path) as env:
+        game(store)
+        env.replies()
+        before = _still(store)
+        for _ in range(3):
+            assert env.send(env.mail(_plain(env), "mail off", mid=make_msgid(),
+                                     Authentication_Results=(
+                f"{MTA}; dmarc=fail (p=none) header.from=example.org")))[0] == 250
+        [mail] = env.replies()
+        assert mail["To"] == ANN and _still(store) == before
 
 
 def test_words_that_are_no_account_command_are_not_carried_to_the_owner(env):
@@ -188,15 +218,11 @@ def test_every_mail_to_a_player_names_their_addresses_and_no_one_elses(env):
         assert all("pbem+" not in r.body_text for r in s.exec(select(Outbox)).all())
 
 
-def test_the_home_and_organiser_pages_show_the_addresses(env, monkeypatch):
-    from web_helpers import sign_in
-
+def test_the_home_and_organiser_pages_show_the_addresses(env):
     client = create_app(load(), env.store, testing=True).test_client()
     sign_in(client, env.store, BOB)
     assert account(env, BOB) in client.get("/home").text
     with env.store.session() as s:
-        from pbem.store.models import League
-
         token = s.get(League, env.lid).admin_token
         assert s.exec(select(Player).where(Player.email == BOB)).one().account_key
     assert organiser_address(env, env.lid) in client.get(f"/o/{token}").text
