@@ -48,7 +48,7 @@ class Command:
     name = ""
     help = ""
     seat_only = False
-    strangers = False  # may someone we do not know yet use it (at the account address)?
+    strangers = False  # may someone we do not know yet use it (at plain pbem@)?
 
     def process(self, ctx: Context, args: str) -> str:
         raise NotImplementedError
@@ -432,4 +432,4 @@ def _a_command(line: str, named) -> bool:
 
 
 def help_text(commands) -> str:
-    return "\n".join(f"  {c.name or '<move>'}: {c.help}" for c in commands)
+    return "\n".join(f"  {c.name or '<move>'}: {c.help}" for c in commands if c.help)

@@ -51,7 +51,7 @@ def footers(s, players: dict[str, Player], domain: str) -> dict[str, Footer]:
         return {}
     by_id = {p.id: p for p in players.values()}
     leagues: dict[int, list] = {}
-    for lg in s.exec(select(League).where(League.organiser_id.in_(by_id))
+    for lg in s.exec(select(League).where(League.organiser_id.in_(list(by_id)))
                      .order_by(League.id)).all():
         leagues.setdefault(lg.organiser_id, []).append(lg)
     out = {}
