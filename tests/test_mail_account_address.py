@@ -166,6 +166,8 @@ def test_a_command_at_plain_pbem_works_after_one_click_and_only_once(env):
     assert page.headers["Cache-Control"] == "no-store"
     assert database(env.store) == before
     r = client.post(path, data={"csrf": csrf(client)})
+    assert r.status_code == 303 and r.headers["Location"] == path  # told once, there
+    r = client.get(path)
     assert r.status_code == 200 and "Done: vacation: until" in r.text
     got = prefs(env.store, BOB)
     assert got["zone"] == "Europe/Paris" and "vacation_until" in got

@@ -1,7 +1,8 @@
 """The link a mail to plain pbem@ earns its sender's address (pbem.mail.plain): its GET shows
 the mail's commands and a button (mail scanners fetch links and must change nothing); its
 POST does them as the account address would have, once (the link's id is a unique ref in
-`confirmation`: a second press, or a replay, does nothing)."""
+`confirmation`: a second press, or a replay, does nothing), and answers 303 back to the
+link's address, which shows what was done once (pbem.web.flow.told)."""
 
 from flask import Blueprint, current_app, render_template
 from sqlalchemy.exc import IntegrityError
@@ -11,7 +12,7 @@ from ..mail.commands import Context, run
 from ..mail.inbound import ACCOUNT_HERE, _summary
 from ..mail.plain import read_link
 from ..store.models import Confirmation, Player
-from . import data
+from . import data, flow
 
 bp = Blueprint("account_link", __name__)
 
@@ -67,5 +68,5 @@ def do(token):
     ctx = Context(data.store(), player, None, f"link:{d.get('n', '')}", sender=player.email)
     lines = [str(x) for x in d["l"]]
     error = run(ctx, lines, ACCOUNT_HERE) if lines else None
-    return _page(_summary(ctx, lines, error, ACCOUNT_HERE), title="Done" if not error
-                 else "Partly done")
+    return flow.told("Done" if not error else "Partly done",
+                     _summary(ctx, lines, error, ACCOUNT_HERE))
