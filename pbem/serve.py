@@ -87,7 +87,8 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
         ctl.start()
         many = f" in {smtp_processes} processes" if smtp_processes > 1 else ""
         echo(f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}{many}, "
-             f"mail for play+TOKEN@{cfg.mail_domain} and pbem@{cfg.mail_domain}")
+             f"mail for play+TOKEN@{cfg.mail_domain}, pbem+KEY@{cfg.mail_domain}, "
+             f"organiser+KEY@{cfg.mail_domain} and pbem@{cfg.mail_domain}")
     ticker = scheduler(store)
     ticker.start()
     echo("clock: deadlines checked every 30 s")

@@ -28,6 +28,7 @@ UNSUBSCRIBE = "pbem.unsubscribe"  # a one-click unsubscribe link (RFC 8058)
 CARE = "pbem.care"  # a stuck table: the organiser lets the robot move, or gives more time
 NEW_GAME, NEW_LEAGUE = "pbem.new-game", "pbem.new-league"  # the creator confirms (pbem.asks)
 SIGN_IN = "pbem.sign-in"  # a player's mailed link to their home page (pbem.web.signin)
+COMMANDS = "pbem.commands"  # a mail to plain pbem@, done by its owner's click (pbem.mail.plain)
 ORDER_FORM = "pbem.order-form"  # a table page's order form, kept once (pbem.web.tables)
 MAX_AGE = 14 * 24 * 3600  # a move link lives as long as the longest deadline
 SHORT = 200  # bytes of JSON below which a payload is not worth compressing

@@ -22,7 +22,7 @@ from pbem.gamelog import make_header, write_log
 from pbem.mail.inbound import controller
 from pbem.play import import_log, start
 from pbem.store.games import create_game, export
-from pbem.store.models import Game, Move, Outbox, Player, Seat
+from pbem.store.models import Game, League, Move, Outbox, Player, Seat
 from pbem.store.outbox import drain, maildir_delivery
 
 ANN = "ann@example.org"
@@ -162,6 +162,19 @@ def snapshot(store, gid: int) -> dict:
 def prefs(store, email: str) -> dict:
     with store.session() as s:
         return s.exec(select(Player).where(Player.email == email)).one().prefs
+
+
+def account(env, email: str = ANN) -> str:
+    """The player's secret account address, pbem+KEY@DOMAIN (made with the player)."""
+    with env.store.session() as s:
+        key = s.exec(select(Player.account_key).where(Player.email == email)).one()
+    return f"pbem+{key}@{env.domain}"
+
+
+def organiser_address(env, league_id: int) -> str:
+    """The league's secret organiser address, organiser+KEY@DOMAIN."""
+    with env.store.session() as s:
+        return f"organiser+{s.get(League, league_id).organiser_key}@{env.domain}"
 
 
 def answered(msg) -> bool:

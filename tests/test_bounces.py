@@ -10,6 +10,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from league_helpers import ORGANISER, league
 from mail_helpers import ANN, free_port, game, prefs, running, snapshot
+from mail_helpers import account as account_address
 from sqlmodel import select
 
 from pbem.league import seasons
@@ -163,7 +164,7 @@ def test_games_sent_to_the_account_address_clears_it_but_a_stranger_or_an_auto_r
     paths = turn_mails(env, 3)
     for path in paths:
         env.send(dsn(path), mail_from="", rcpt=path)
-    account = f"pbem@{env.domain}"
+    account = account_address(env, ANN)
     # from a stranger's address, or auto-replied: it proves nothing of ann's mailbox
     env.send(env.mail(account, "games", frm="eve@example.net"))
     env.send(env.mail(account, "games", subject="Out of Office", Auto_Submitted="auto-replied"))
@@ -300,9 +301,9 @@ def test_a_from_its_domain_disowns_does_not_clear_the_stop(store, monkeypatch, t
         for path in paths:
             env.send(dsn(path), mail_from="", rcpt=path)
         spoof = "mx.pbem.test; dmarc=fail (p=reject) header.from=example.org"
-        env.send(env.mail(f"pbem@{env.domain}", "games", Authentication_Results=spoof))
+        env.send(env.mail(account_address(env, ANN), "games", Authentication_Results=spoof))
         assert state_of(env.store)["stopped"]
-        env.send(env.mail(f"pbem@{env.domain}", "games",
+        env.send(env.mail(account_address(env, ANN), "games",
                           Authentication_Results="mx.pbem.test; dmarc=pass"))
         assert state_of(env.store) == {}
 

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from league_helpers import TODAY, league
-from mail_helpers import ANN, game, running, state, text
+from mail_helpers import ANN, account, game, running, state, text
 from sqlmodel import select
 
 from pbem.config import load
@@ -142,7 +142,7 @@ def test_quiet_hours_in_a_far_zone_hold_game_mails_but_not_answers(env):
     night = (utcnow() + timedelta(days=1)).astimezone(nz).replace(
         hour=23, minute=30, second=0, microsecond=0)
     morning = (night + timedelta(hours=8)).replace(hour=7, minute=0)
-    env.send(env.mail(f"pbem@{env.domain}", "games"))  # she writes at night: answered
+    env.send(env.mail(account(env, ANN), "games"))  # she writes at night: answered
     [answer] = delivered(env, night)
     assert str(answer["To"]) == ANN and row(env, "reply:").sent_at is not None
     assert row(env, f"turn:{one}:").sent_at is None
@@ -244,7 +244,7 @@ def test_league_turn_mails_wait_a_quarter_hour_unless_the_player_says_otherwise(
 def test_merge_default_by_mail_and_on_the_home_page_keeps_the_league_default(env, client):
     waiting(env)
     settle(env, merge=30)
-    env.send(env.mail(f"pbem@{env.domain}", "merge default"))
+    env.send(env.mail(account(env, ANN), "merge default"))
     [answer] = [m for m in delivered(env, utcnow()) if "merge:" in text(m)]
     assert "merge: default (15 minutes in a league's games" in text(answer)
     with env.store.session() as s:

@@ -10,6 +10,7 @@ from email.message import EmailMessage
 import pytest
 from mail_helpers import (
     ANN,
+    account,
     answered,
     crafted,
     done_line,
@@ -424,7 +425,7 @@ def test_a_move_above_the_quoted_turn_mail(env, playing, style):
 
 def test_account_commands(env, playing):
     gid, _ = playing
-    to = f"pbem@{env.domain}"
+    to = account(env, ANN)
     assert env.send(env.mail(to, "vacation 5 days\nnotify digest\n"))[0] == 250
     want = (date.today() + timedelta(days=5)).isoformat()
     assert prefs(env.store, ANN) == {"vacation_until": want, "notify": "digest",
@@ -444,7 +445,7 @@ def test_account_commands(env, playing):
 
 
 def test_settings_by_mail(env, playing):
-    to = f"pbem@{env.domain}"
+    to = account(env, ANN)
     body = "zone europe/paris\nrest Saturday and Sunday\nquiet 23-7\ncap 20\nmerge 30\n"
     assert env.send(env.mail(to, body))[0] == 250
     assert prefs(env.store, ANN) == {"zone": "Europe/Paris", "rest": [5, 6], "quiet": [23, 7],
@@ -463,7 +464,7 @@ def test_settings_by_mail(env, playing):
                                   "cap 1000", "merge 999", "merge soon"])
 def test_bad_account_commands(env, playing, line):
     gid, _ = playing
-    assert env.send(env.mail(f"pbem@{env.domain}", f"notify digest\n{line}\nvacation off"))[
+    assert env.send(env.mail(account(env, ANN), f"notify digest\n{line}\nvacation off"))[
         0] == 250
     assert prefs(env.store, ANN) == {"notify": "digest"}  # the first line only
     (reply,) = env.replies()

@@ -1,12 +1,14 @@
-"""League commands by mail to pbem@DOMAIN, through the running SMTP handler: join (from
-anyone: the answer is a confirmation link to that address only), leave, leagues, moves, and
-`turns daily` (no mail a turn; the daily digest lists the moves)."""
+"""League commands by mail, through the running SMTP handler: join (from anyone at plain
+pbem@DOMAIN: the answer is a confirmation link to that address only), and at a player's
+account address join, leave, leagues, moves, and `turns daily` (no mail a turn; the daily
+digest lists the moves)."""
 
 import re
 from datetime import date
 
 import pytest
 from mail_helpers import ANN, game, prefs, running, text
+from mail_helpers import account as account_address
 from sqlmodel import select
 
 from pbem.digest import send_digests
@@ -22,14 +24,19 @@ def env(store, monkeypatch, tmp_path):
         yield e
 
 
-def account(env) -> str:
+def plain(env) -> str:
     return f"pbem@{env.domain}"
+
+
+def account(env) -> str:
+    """Ann's own account address."""
+    return account_address(env, ANN)
 
 
 def test_a_stranger_joins_by_mail_and_gets_only_the_confirmation(env):
     lid = league(env.store, players=0)
     env.replies()  # the organiser's mail
-    assert env.send(env.mail(account(env), f"join {lid}", frm="new@x.test"))[0] == 250
+    assert env.send(env.mail(plain(env), f"join {lid}", frm="new@x.test"))[0] == 250
     [mail] = env.replies()
     assert mail["To"] == "new@x.test" and mail["Subject"] == "Confirm your entry: Test League"
     token = re.search(r"/j/confirm/(\S+)", text(mail))[1]
@@ -40,7 +47,7 @@ def test_a_stranger_joins_by_mail_and_gets_only_the_confirmation(env):
     # a stranger's refused join, or any other command, gets no answer at all
     before = snapshot(env.store)
     for body in (f"join {lid + 7}", "join x", "leagues", "moves", f"leave {lid}"):
-        assert env.send(env.mail(account(env), body, frm="other@x.test"))[0] == 250
+        assert env.send(env.mail(plain(env), body, frm="other@x.test"))[0] == 250
     assert env.replies() == [] and snapshot(env.store) == before
 
 

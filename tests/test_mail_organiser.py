@@ -1,10 +1,11 @@
-"""The organiser's commands by mail to pbem@DOMAIN (issue 16), through the running SMTP
-handler: a ruling, more hours, a robot move, a reminder and a message, from the organiser's
-verified address only. A player, a forged organiser's mail (its domain disowns it) or a bad
-number gets the reason and changes nothing."""
+"""The organiser's commands by mail to the league's organiser address (issues 16 and 29),
+through the running SMTP handler: a ruling, more hours, a robot move, a reminder and a
+message, from the organiser's verified address only. A player at their own account address,
+a forged organiser's mail (its domain disowns it) or a bad number gets the reason and
+changes nothing."""
 
 import pytest
-from mail_helpers import running, text
+from mail_helpers import account, organiser_address, running, text
 from sqlmodel import select
 
 from pbem.league.manage import OPERATOR
@@ -13,6 +14,7 @@ from pbem.store.models import Move
 from tests.league_helpers import ORGANISER, fixtures, league, play_out, snapshot, state
 
 MTA = "mx.pbem.test"
+ELSEWHERE = "is an organiser's command: it is taken only at"
 
 
 @pytest.fixture
@@ -27,7 +29,10 @@ def env(store, monkeypatch, tmp_path):
 
 
 def _say(env, body, frm=ORGANISER, **headers):
-    assert env.send(env.mail(f"pbem@{env.domain}", body, frm=frm, **headers))[0] == 250
+    """`body` from `frm`: the organiser writes to the organiser address, a player to their
+    own account address."""
+    to = organiser_address(env, env.lid) if frm == ORGANISER else account(env, frm)
+    assert env.send(env.mail(to, body, frm=frm, **headers))[0] == 250
     return [m for m in env.replies() if m["To"] == frm]
 
 
@@ -57,14 +62,14 @@ def test_the_organiser_runs_the_tables_by_mail(env):
 
 
 @pytest.mark.parametrize("frm,body,headers,why", [
-    ("p0@league.test", "more {lid} {game} 5", {}, "only the organiser"),
-    ("p0@league.test", "message {lid}: hello all", {}, "only the organiser"),
+    ("p0@league.test", "more {lid} {game} 5", {}, ELSEWHERE),
+    ("p0@league.test", "message {lid}: hello all", {}, ELSEWHERE),
     (ORGANISER, "more {lid} {game} 0", {}, "from 1 to"),
     (ORGANISER, "more {lid} {game} 99999999999", {}, "write: more"),
     (ORGANISER, "robot {lid} 999999", {}, "is not a game of"),
     (ORGANISER, "remind {lid}", {}, "write: remind"),
     (ORGANISER, "rule {lid} {game} win 1", {}, "write: rule"),
-    ("p0@league.test", "pause {lid}", {}, "only the organiser"),
+    ("p0@league.test", "pause {lid}", {}, ELSEWHERE),
     (ORGANISER, "pause {lid} season", {}, "write: pause"),
     (ORGANISER, "resume {lid}", {}, "no running season paused"),
     (ORGANISER, "more {lid} {game} 5",

@@ -26,7 +26,7 @@ import time_machine
 from browser_helpers import launch
 from click.testing import CliRunner
 from league_helpers import league
-from mail_helpers import ANN, running, state
+from mail_helpers import ANN, account, running, state
 from sqlmodel import select
 from web_helpers import BASE, confirmed, csrf
 
@@ -216,9 +216,10 @@ def sent(store, monkeypatch, tmp_path):
         answer(env, gid, "bid 3\nplay KH")  # done, then refused
         answer(env, gid, _order_to_drop(state(store, gid)))  # dropped: illegal, or too late
         answer(env, gid, "bid 4", frm="mallory@example.org")  # forged: ann is warned
-        answer(env, gid, "games", to=f"pbem@{env.domain}")  # the account address
-        answer(env, gid, "notify digest", to=f"pbem@{env.domain}")
-        answer(env, gid, "notify every trick", frm=BOB, to=f"pbem@{env.domain}")
+        answer(env, gid, "games", to=account(env, ANN))  # the account address
+        answer(env, gid, "notify digest", to=account(env, ANN))
+        answer(env, gid, "notify every trick", frm=BOB, to=account(env, BOB))
+        answer(env, gid, "vacation 2", to=f"pbem@{env.domain}")  # plain pbem@: a link
         play_on(store, gid, lambda st: _news_for(store, BOB))  # a trick bob did not win
         hand_over(store, gid, 1, CY)
         play_on(store, gid, lambda st: st.phase == "over")
@@ -250,7 +251,7 @@ def sent(store, monkeypatch, tmp_path):
                 "seat0": ANN, "seat1": "dora@example.org", "seat2": "robot", "seat3": "robot"}
         assert confirmed(client, store, "/new", form, ANN).status_code == 303
         # ann's turn mails wait ten minutes: two games waiting for her go out as one mail
-        answer(env, gid, "merge 10", to=f"pbem@{env.domain}")
+        answer(env, gid, "merge 10", to=account(env, ANN))
         start(store, create_game(store, ONE_HAND, [ANN, "robot", "robot", "robot"],
                                  first_dealer=3))
         box = tmp_path / "out"

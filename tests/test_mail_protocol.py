@@ -7,7 +7,18 @@ import smtplib
 import socket
 
 import pytest
-from mail_helpers import ANN, answered, crafted, done_line, headline, running, snapshot, text, wire
+from mail_helpers import (
+    ANN,
+    account,
+    answered,
+    crafted,
+    done_line,
+    headline,
+    running,
+    snapshot,
+    text,
+    wire,
+)
 from sqlmodel import select
 
 from pbem.store.models import Inbound, Move, Outbox
@@ -97,14 +108,14 @@ def test_lmtp_answers_once_per_recipient_and_each_seat_moves_once(lmtp):
 
 def test_lmtp_each_recipient_gets_its_own_outcome(lmtp):
     gid, _ = crafted(lmtp.store)
-    to = [lmtp.address(gid), f"pbem@{lmtp.domain}"]
+    to = [lmtp.address(gid), account(lmtp, ANN)]
     got = lmtp_session(lmtp.port, ANN, to, wire(lmtp.mail(to[0], "bid 5")))
     data = got.index("354 End data with <CR><LF>.<CR><LF>")
     assert [x[:3] for x in got[data + 1:data + 3]] == ["250", "250"]
     assert bids(lmtp.store, gid) == [5]
     # the account address read "bid 5" too, and said it is not an account command
-    account = [m for m in lmtp.replies() if m["Reply-To"] == f"pbem@{lmtp.domain}"]
-    assert len(account) == 1 and "Not done: bid 5" in text(account[0])
+    answers = [m for m in lmtp.replies() if m["Reply-To"] == to[1]]
+    assert len(answers) == 1 and "Not done: bid 5" in text(answers[0])
 
 
 def test_one_smtp_mail_to_two_seats_moves_in_both_games(env):
@@ -216,7 +227,7 @@ def test_a_message_id_longer_than_any_column(env):
 def test_a_long_subject_is_answered(env):
     crafted(env.store)  # ann has a game, so she is a player
     env.replies()
-    msg = env.mail(f"pbem@{env.domain}", "games", subject="Re: " + "very long " * 100)
+    msg = env.mail(account(env, ANN), "games", subject="Re: " + "very long " * 100)
     assert env.send(msg)[0] == 250
     (reply,) = env.replies()
     assert "games:" in text(reply)

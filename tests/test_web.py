@@ -84,6 +84,8 @@ ROUTES = {
     "/signin": "test_sign_in_by_a_mailed_link", "/signin/<link:token>":
     "test_a_reused_expired_or_forged_link_signs_no_one_in",
     "/signout": "test_sign_out_everywhere_ends_every_session",
+    # the link a mail to plain pbem@ earns: tests/test_mail_account_address.py
+    "/a/<link:token>": "test_a_command_at_plain_pbem_works_after_one_click_and_only_once",
     "/home": "test_the_home_lists_waiting_games_first_with_their_own_orders",
     "/home/settings": "test_settings_are_saved_and_bad_values_refused_beside_their_field",
     "/home/vacation": "test_vacation_from_the_home_page",

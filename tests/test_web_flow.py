@@ -12,7 +12,7 @@ from werkzeug.exceptions import Forbidden
 
 from pbem.engine import preset
 from pbem.league.manage import join, request_join
-from pbem.signing import CARE, SIGN_IN, UNSUBSCRIBE, Signer
+from pbem.signing import CARE, COMMANDS, SIGN_IN, UNSUBSCRIBE, Signer
 from pbem.store import mail_limits
 from pbem.store.models import Game, League, Outbox, Player
 from pbem.web import limits
@@ -99,6 +99,8 @@ def samples(app, store, client) -> dict:
         "/u/<token>": ("/u/" + Signer(keys, UNSUBSCRIBE).dumps({"e": "p3@x.test",
                                                                 "k": "news"}), {}),
         "/signin": ("/signin", {"email": "p0@x.test"}),
+        "/a/<link:token>": ("/a/" + Signer(keys, COMMANDS).dumps(
+            {"p": p0.id, "e": p0.email, "l": ["zone UTC"]}), {}),
         "/signin/<link:token>": ("/signin/" + Signer(keys, SIGN_IN).dumps(
             {"p": p0.id, "e": p0.email}), {}),
         "/home/settings": ("/home/settings", {"notify": "hand", "auto": "forced",

@@ -42,13 +42,14 @@ class Context:
     last: bool = False  # the line being done is the mail's last
     answered: bool = False
     asked: object = None  # the answer written with the move: what its write arms (play.Asked)
+    league: int | None = None  # the organiser address's league: its commands' only league
 
 
 class Command:
     name = ""
     help = ""
     seat_only = False
-    strangers = False  # may someone we do not know yet use it (at the account address)?
+    strangers = False  # may someone we do not know yet use it (at plain pbem@)?
 
     def process(self, ctx: Context, args: str) -> str:
         raise NotImplementedError
@@ -433,4 +434,4 @@ def _a_command(line: str, named) -> bool:
 
 
 def help_text(commands) -> str:
-    return "\n".join(f"  {c.name or '<move>'}: {c.help}" for c in commands)
+    return "\n".join(f"  {c.name or '<move>'}: {c.help}" for c in commands if c.help)

@@ -1,10 +1,15 @@
 """The inbound mail handler: an aiosmtpd handler speaking SMTP or LMTP.
 
-`play+TOKEN@DOMAIN` is a seat (an unknown token is refused at RCPT with 550); `pbem@DOMAIN`
-takes account commands; `bounce+CODE@DOMAIN` takes the bounces of the mail CODE names (a
-forged or unknown CODE is refused at RCPT with 550), and mail from a player's address
-clears its bounces. A mail is trusted only if its token is valid and its From is the
-seat's player; answers go only to registered addresses. The same Message-ID applies once.
+Each secret address proves who sends (issue 29): `play+TOKEN@DOMAIN` is a seat (it takes the
+account commands too), `pbem+KEY@DOMAIN` a player's account (its account commands),
+`organiser+KEY@DOMAIN` a league's organiser (its organiser commands); an unknown token or
+key is refused at RCPT with 550. Plain `pbem@DOMAIN` acts on nothing (pbem.mail.plain):
+a known sender is answered at their own address with their account address and a link
+that does what the mail asked; a stranger may only ask to join. `bounce+CODE@DOMAIN` takes
+the bounces of the mail CODE names (a forged or unknown CODE is refused at RCPT with 550),
+and mail read as a player's clears its bounces. A mail is trusted only if its address's
+secret is valid and its From is the secret's player; answers go only to registered
+addresses. The same Message-ID applies once.
 If the database cannot be reached the answer is 451, so the sending server retries; a mail
 that cannot be read is answered 554, never with a Python error. Over LMTP each accepted
 recipient gets its own answer after DATA (RFC 2033).
@@ -40,15 +45,27 @@ from ..play import Asked, Seen
 from ..prepared import GAME_ON_FIRST_SEAT
 from ..signing import secret_keys
 from ..store import bounces
+from ..store.accounts import account_address, keyed, organiser_address
 from ..store.bulk import insert_all, result_processor
 from ..store.masking import MaskKeys
-from ..store.models import Game, Inbound, Move, Outbox, Player, Seat
+from ..store.models import Game, Inbound, League, Move, Outbox, Player, Seat
 from ..store.models import now as utcnow
 from .authres import verdict
 from .bounce import classify
-from .commands import ACCOUNT_COMMANDS, SEAT_COMMANDS, Context, did, help_text, run
+from .commands import (
+    ACCOUNT_COMMANDS,
+    SEAT_COMMANDS,
+    Command,
+    CommandError,
+    Context,
+    Help,
+    did,
+    help_text,
+    run,
+)
 from .league_commands import LEAGUE_COMMANDS
 from .organiser_commands import ORGANISER_COMMANDS
+from .plain import plain_answer
 from .reader import ForgedSender, Incoming, Unreadable, read
 
 log = logging.getLogger(__name__)
@@ -89,8 +106,45 @@ _QUICK = _table(*[c for cols in _COLUMNS for c in cols]).add_columns(
     exists().where(Inbound.message_id == bindparam("k")))
 _QUICK_OF = {"g": _of_game(_QUICK), "t": _of_token(_QUICK)}
 _SEEN = select(Inbound.id).where(Inbound.message_id == bindparam("k"))
-ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ORGANISER_COMMANDS
+ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ORGANISER_COMMANDS  # every name, for subjects
 STRANGERS = [c for c in ACCOUNT if c.strangers]
+_KEYED = {"account": select(Player.id).where(Player.account_key == bindparam("k")),
+          "organiser": select(League.id).where(League.organiser_key == bindparam("k"))}
+
+
+class Elsewhere(Command):
+    """An organiser's command where it is not taken: the answer says where it is."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def process(self, ctx, args):
+        raise CommandError(f"{self.name} is an organiser's command: it is taken only at "
+                           "the league's organiser address (organiser+KEY@...), which the "
+                           "organiser's page and the organiser's mails show")
+
+
+ELSEWHERE = [Elsewhere(c.name) for c in ORGANISER_COMMANDS]
+# the account address's commands; a seat takes them too, after its own (a seat's `help` and
+# `games` first)
+ACCOUNT_HERE = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ELSEWHERE
+_SEAT_NAMES = {c.name for c in SEAT_COMMANDS}
+AT_SEAT = [c for c in SEAT_COMMANDS if c.name] + [
+    c for c in ACCOUNT_HERE if c.name not in _SEAT_NAMES] + [
+    c for c in SEAT_COMMANDS if not c.name]
+AT_ORGANISER = [Help(), *ORGANISER_COMMANDS]
+_ACCOUNT_NAMES = {c.name for c in ACCOUNT_COMMANDS + LEAGUE_COMMANDS}
+
+
+class Place:
+    """Which of our addresses a mail came to: "seat", "account", "organiser" (with its
+    league) or "plain" (pbem@ itself)."""
+
+    def __init__(self, kind: str, league: League | None = None):
+        self.kind, self.league = kind, league
+
+
+SEAT, PLAIN = Place("seat"), Place("plain")
 
 
 class Processor:
@@ -114,6 +168,15 @@ class Processor:
                 return self.seat_for(address, s)
         return s.exec(select(Seat).where(Seat.token == local[5:])).first()
 
+    def _keyed_id(self, kind: str, key: str) -> int | None:
+        """The player (account) or league (organiser) that owns `key`."""
+        try:  # as `known`'s seat: one SELECT, without a session or the ORM
+            rows = self.store.quick_rows(_KEYED[kind], k=key)
+        except Exception:  # the driver's own errors: the session's read says what failed
+            with self.store.reader() as s:
+                rows = s.connection().execute(_KEYED[kind], {"k": key}).all()
+        return rows[0][0] if rows else None
+
     def bounced(self, address: str) -> Outbox | None:
         """The mail whose bounces `address` takes, if it is one of ours, signed."""
         return bounces.row_for(self.store, self.keys, address, self.cfg.mail_domain)
@@ -123,6 +186,8 @@ class Processor:
             return self.bounced(address) is not None
         if address.lower() == f"pbem@{self.cfg.mail_domain}".lower():
             return True
+        if (kind_key := keyed(address, self.cfg.mail_domain)) is not None:
+            return self._keyed_id(*kind_key) is not None
         local, _, domain = address.lower().rpartition("@")
         if domain != self.cfg.mail_domain.lower() or not local.startswith("play+"):
             return False
@@ -168,9 +233,11 @@ class Processor:
                 return s.connection().execute(_SEEN, {"k": key}).first() is not None
 
     def _who(self, inc: Incoming, rcpt: str, key: str) -> tuple | None:
-        """The seat `rcpt` names (None: the account address), its player and its `Table`
-        (read with it), or the player the sender is; None if the mail (`key`) was taken
-        before (`_seen`, asked in the table's SELECT where there is one)."""
+        """(seat, player, table, place): the seat `rcpt` names, its player and its `Table`
+        (read with it); or no seat, the player a keyed address names (an organiser
+        address: its league's organiser), or at plain pbem@ the player the sender is.
+        None if the mail (`key`) was taken before (`_seen`, asked in the table's SELECT
+        where there is one)."""
         local, _, domain = rcpt.lower().rpartition("@")
         token = local[5:] if local.startswith("play+") else None
         table = None
@@ -185,9 +252,19 @@ class Processor:
             return None
         if table is not None:  # the token's seat is among the rows read with it
             seat = next(x for x in table.seats if x.token == token)
-            return seat, table.players.get(seat.player_id), table
+            return seat, table.players.get(seat.player_id), table, SEAT
+        kind_key = keyed(rcpt, self.cfg.mail_domain)
         with self.store.reader() as s:
-            return None, s.exec(select(Player).where(Player.email == inc.sender)).first(), None
+            if kind_key is None:
+                return None, s.exec(select(Player).where(Player.email == inc.sender)
+                                    ).first(), None, PLAIN
+            kind, secret = kind_key
+            if kind == "account":
+                return None, s.exec(select(Player).where(Player.account_key == secret)
+                                    ).first(), None, Place(kind)
+            league = s.exec(select(League).where(League.organiser_key == secret)).first()
+            boss = s.get(Player, league.organiser_id) if league else None
+            return None, boss, None, Place(kind, league)
 
     def _record(self, key: str, outcome: str, answers: list[dict]) -> str:
         """The answers and the mail's Inbound row in one transaction (one commit): both are
@@ -213,17 +290,21 @@ class Processor:
             tell_organisers(self.store, stopped, found.status)
         return done
 
-    def _answer(self, inc: Incoming, key: str, seat, player, table, answers) -> str:
+    def _answer(self, inc: Incoming, key: str, seat, player, table, place, answers) -> str:
         """What the mail asks, done; `answers` gets the answers to queue."""
         out = answers.rows
         if player is None:
-            if seat is None:
+            if place is PLAIN:
                 return self._stranger(inc, key)
             return "unknown sender"  # no answer: we write only to registered players
         if player.email.lower() != inc.sender:
             if seat is not None:
                 out.append(self._warn_forged(inc, seat, player, key))
+            elif place is not PLAIN:  # the owner hears of it, at their own address
+                out.append(self._warn_forged_keyed(inc, player, key))
             return "forged sender"
+        if place is PLAIN:  # acts on nothing: only the sender's own address hears of it,
+            return self._plain(inc, player, key, out)  # once an hour, whatever its checks
         why = verdict(inc.auth, inc.sender.rpartition("@")[2], self.cfg.authserv_id)
         if why:  # the From domain does not vouch for it, by our own MTA's word
             out.append(self._refuse_unverified(inc, seat, player, key, why))
@@ -234,6 +315,8 @@ class Processor:
                 self.store.keep(seat.game_id, table.take())
                 table = Table.read(self.store, "g", seat.game_id)
                 player = table.players.get(seat.player_id)
+        if place.kind == "organiser":
+            return self._organiser(inc, player, place.league, key, out)
         if seat is None:
             return self._account(inc, player, key, out)
         return self._seat(inc, seat, player, key, answers, table)
@@ -253,7 +336,7 @@ class Processor:
                       compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat),
                       live, seen=Seen(live, robots, (game, seats, players)), answer=answer)
         try:
-            error = run(ctx, lines, SEAT_COMMANDS) if lines else None
+            error = run(ctx, lines, AT_SEAT) if lines else None
             if ctx.answered and not error:
                 answers.recorded = True
                 return "done"
@@ -268,24 +351,56 @@ class Processor:
             if ctx.seen is not None:  # no move took it (kept only once read for the answer)
                 self.store.keep(seat.game_id, live)
 
-    def _stranger(self, inc, key) -> str:
+    def _stranger(self, inc, key, player=None) -> str:
         """Someone we do not know may ask to join a league: the confirmation link goes to
         their address (as a mailing list's does). Nothing else, and no other answer: we
-        write only to registered players."""
-        ctx = Context(self.store, None, None, inc.message_id or key, sender=inc.sender)
+        write only to registered players. A known player's `join` at plain pbem@ goes the
+        same way (`player`: its entry's name)."""
+        ctx = Context(self.store, player, None, inc.message_id or key, sender=inc.sender)
         lines = inc.lines or _subject_command(inc.subject)
         if not lines or lines[0].split(" ", 1)[0].lower() not in {c.name for c in STRANGERS}:
             return "unknown sender"
         return "refused" if run(ctx, lines[:1], STRANGERS) else "done"
 
     def _account(self, inc, player, key, out) -> str:
-        ctx = Context(self.store, player, None, inc.message_id or key, sender=inc.sender)
+        return self._commands(inc, player, key, out, ACCOUNT_HERE, None)
+
+    def _organiser(self, inc, player, league, key, out) -> str:
+        return self._commands(inc, player, key, out, AT_ORGANISER, league)
+
+    def _commands(self, inc, player, key, out, commands, league) -> str:
+        """A keyed address's commands, done; the answer goes to the player's address, and a
+        reply to it comes back to the same keyed address."""
+        ctx = Context(self.store, player, None, inc.message_id or key, sender=inc.sender,
+                      league=league.id if league else None)
         lines = inc.lines or _subject_command(inc.subject)
-        error = run(ctx, lines, ACCOUNT) if lines else None
-        text = _summary(ctx, lines, error, ACCOUNT)
+        error = run(ctx, lines, commands) if lines else None
+        text = _summary(ctx, lines, error, commands)
+        here = (organiser_address(league, self.cfg.mail_domain) if league else
+                account_address(player, self.cfg.mail_domain))
         out.append(self._send(key, player.email, "Re: " + (inc.subject or "your mail"), text,
-                              inc.message_id, None, f"pbem@{self.cfg.mail_domain}"))
+                              inc.message_id, None, here))
         return "refused" if error else "done"
+
+    def _plain(self, inc, player, key, out) -> str:
+        """Plain pbem@ from a known player's address: a `join` goes as a stranger's (only a
+        confirmation link to that address); anything else acts on nothing, and the
+        address's owner gets, once an hour at most, their account address and a link that
+        does what the mail asked (pbem.mail.plain)."""
+        lines = inc.lines or _subject_command(inc.subject)
+        if lines and lines[0].split(" ", 1)[0].lower() in {c.name for c in STRANGERS}:
+            done = self._stranger(inc, key, player)
+            if done == "done":  # else the answer below says where to write
+                return done
+        # only lines that name an account command go in the answer and its link: the rest
+        # may be a forger's words, which we do not carry to the address's owner
+        ours = [" ".join(x.split())[:100] for x in lines
+                if x.split(" ", 1)[0].lower().rstrip(":") in _ACCOUNT_NAMES]
+        row = plain_answer(self.store, self.cfg, player, ours, inc.subject)
+        if row is None:
+            return "plain address: answered within the hour"
+        out.append(row)
+        return "plain address: answered"
 
     def _reply(self, inc, seat, player, key, ctx, lines, error, names, game=None) -> dict:
         """Every answer to a seat's mail shows the table and the moves legal now, text and
@@ -335,9 +450,16 @@ class Processor:
         text = (f"A mail from your address was not obeyed: {why}. Nothing was done. If you "
                 "sent it, your mail provider may be rewriting it; write to us from its own "
                 "web or app client.\n")
-        reply_to = reply_address(self.cfg, seat) if seat else f"pbem@{self.cfg.mail_domain}"
+        reply_to = (reply_address(self.cfg, seat) if seat else
+                    account_address(player, self.cfg.mail_domain))
         subject = (f"Game {game}: " if game else "") + "a mail was not obeyed"
         return self._send(key, player.email, subject, text, inc.message_id, game, reply_to)
+
+    def _warn_forged_keyed(self, inc, player, key):
+        text = (f"A mail to one of your secret addresses came from {inc.sender}, not from "
+                f"your address, so it was ignored. Write from {player.email} to be obeyed.\n")
+        return self._send(key, player.email, "A mail was ignored", text, None, None,
+                          account_address(player, self.cfg.mail_domain))
 
     def _warn_forged(self, inc, seat, player, key):
         text = (f"A mail for your seat in game {seat.game_id} came from {inc.sender}, not from "

@@ -1,5 +1,6 @@
-"""League commands by mail to pbem@DOMAIN, one small class each (as in commands.py):
-join, leave, leagues, and the moves digest (moves, turns)."""
+"""League commands by mail to a player's account address pbem+KEY@DOMAIN (or a seat's),
+one small class each (as in commands.py): join (from anyone at plain pbem@ too), leave,
+leagues, and the moves digest (moves, turns)."""
 
 from sqlmodel import select
 

@@ -1,7 +1,8 @@
-"""A league organiser's commands by mail to pbem@DOMAIN, from the organiser's own verified
-address (the account address checks the sender: pbem.mail.inbound): rulings, the care of
-tables and players, pausing (pbem.league.adjudicate, .care, .pause). Anyone else is refused
-by the league services, which check that the sender is the league's organiser."""
+"""A league organiser's commands by mail to the league's secret organiser address
+organiser+KEY@DOMAIN, from the organiser's own verified address (pbem.mail.inbound checks
+the sender): rulings, the care of tables and players, pausing (pbem.league.adjudicate,
+.care, .pause). LEAGUE, as written before there were such addresses, must be the address's
+own league; the league services check again that the sender is its organiser."""
 
 from ..league import care
 from ..league.adjudicate import adjudicate, parse
@@ -16,6 +17,18 @@ def _numbers(words: list[str], usage: str) -> list[int]:
     if None in numbers:
         raise CommandError(f"write: {usage}")
     return numbers
+
+
+def _ours(ctx, lid: int) -> int:
+    """The league, if it is the organiser address's own (a command anywhere else, or for
+    another league, does nothing)."""
+    if ctx.league is None:
+        raise CommandError("organiser commands are taken only at the league's organiser "
+                           "address, which the organiser's page shows")
+    if lid != ctx.league:
+        raise CommandError(f"this is the organiser address of league {ctx.league}, not of "
+                           f"league {lid}: write to that league's own address")
+    return lid
 
 
 def _league_done(fn, *args):
@@ -37,6 +50,7 @@ class Rule(Command):
             raise CommandError("write: rule LEAGUE GAME RULING: REASON (e.g. rule 1 12 win 2: "
                                "the opponents revoked)")
         lid, gid = _numbers(words[:2], "rule LEAGUE GAME RULING: REASON")
+        _ours(ctx, lid)
         ruling = _league_done(parse, words[2:], reason)
         ref = f"{ctx.message_id}#rule.{gid}.{len(ctx.done)}"[:300] if ctx.message_id else None
         ev = _league_done(adjudicate, ctx.store, lid, ctx.player.id, gid, ruling, "mail",
@@ -52,6 +66,7 @@ class More(Command):
         if len(args.split()) != 3:
             raise CommandError("write: more LEAGUE GAME HOURS")
         lid, gid, hours = _numbers(args.split(), "more LEAGUE GAME HOURS")
+        _ours(ctx, lid)
         _league_done(care.more_hours, ctx.store, lid, ctx.player.id, gid, hours)
         return f"more: game {gid} has {hours} more hours"
 
@@ -64,6 +79,7 @@ class Robot(Command):
         if len(words) not in (2, 3):
             raise CommandError("write: robot LEAGUE GAME [SEAT]")
         lid, gid, *seat = _numbers(words, "robot LEAGUE GAME [SEAT]")
+        _ours(ctx, lid)
         _league_done(care.robot_move, ctx.store, lid, ctx.player.id, gid,
                      seat[0] if seat else None)
         return f"robot: the robot made the move in game {gid}"
@@ -76,6 +92,7 @@ class Remind(Command):
         if len(args.split()) != 2:
             raise CommandError("write: remind LEAGUE GAME")
         lid, gid = _numbers(args.split(), "remind LEAGUE GAME")
+        _ours(ctx, lid)
         n = _league_done(care.remind, ctx.store, lid, ctx.player.id, gid)
         return f"remind: {n} player(s) of game {gid} reminded"
 
@@ -90,6 +107,7 @@ class Message(Command):
         if not colon:
             raise CommandError(f"write: {usage}")
         lid, season = _league_and_season(head.split(), usage)
+        _ours(ctx, lid)
         n = _league_done(care.message, ctx.store, lid, ctx.player.id,
                          "a message from the organiser", text, season)
         return f"message: mailed to {n} player(s)"
@@ -112,6 +130,7 @@ class Pausing(Command):
 
     def process(self, ctx, args):
         lid, season = _league_and_season(args.split(), f"{self.name} LEAGUE [season N]")
+        _ours(ctx, lid)
         numbers = _league_done(self.fn, ctx.store, lid, ctx.player.id, season)
         return f"{self.name}: season(s) {', '.join(map(str, numbers))} of league {lid} " \
             f"{self.done}"

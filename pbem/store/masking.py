@@ -6,12 +6,13 @@ import logging
 import re
 
 # paths whose next segment is a key: a seat, a move link, an invitation, an organiser,
-# a league's join link, a mailed confirmation (of an entry, a new game or a new league) or
-# a sign-in link
-SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|u|i|o|j/confirm|j/partner|j|new/confirm"
+# a league's join link, a mailed confirmation (of an entry, a new game or a new league), a
+# sign-in link or a mail's commands' link (pbem.web.account_link)
+SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|u|i|o|a|j/confirm|j/partner|j|new/confirm"
                          r"|l/new/confirm|signin)/)([^/\s?#\"]+)")
 SECRET_QUERY = re.compile(r"([?&]token=)([^&\s#\"]+)")
-# a mail address whose local part carries a key after its "+" (play+TOKEN@, bounce+ROW-MAC@)
+# a mail address whose local part carries a key after its "+" (play+TOKEN@, pbem+KEY@,
+# organiser+KEY@, bounce+ROW-MAC@)
 SECRET_ADDRESS = re.compile(r"([A-Za-z0-9._-]\+)([^@\s\"'<>()\[\],;]+)(@)")
 
 

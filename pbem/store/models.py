@@ -1,5 +1,7 @@
 """The tables. The move log (`Move`) is append-only; only pbem.play writes it."""
 
+import base64
+import secrets
 from datetime import UTC, date, datetime
 
 from sqlalchemy import JSON, Column, Index, MetaData, UniqueConstraint
@@ -19,12 +21,21 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+def new_key() -> str:
+    """A secret for a mail address: short and lowercase (mail systems may fold an address's
+    case), 80 random bits, as a seat's token (pbem.store.games.new_token)."""
+    return base64.b32encode(secrets.token_bytes(10)).decode().lower()
+
+
 class Player(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     email: str = Field(unique=True, index=True, max_length=254)
     name: str = Field(default="", max_length=100)
     prefs: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     created: datetime = Field(default_factory=now)
+    # the secret of the player's account address pbem+KEY@DOMAIN (pbem.mail.inbound): made
+    # with every player, however made (the column's default serves Core inserts too)
+    account_key: str = Field(default_factory=new_key, unique=True, max_length=40)
 
 
 class Game(SQLModel, table=True):
@@ -178,6 +189,8 @@ class League(SQLModel, table=True):
     organiser_id: int = Field(foreign_key="player.id")
     admin_token: str = Field(unique=True, max_length=40)  # the organiser's secret page
     join_token: str = Field(unique=True, max_length=40)  # the join link
+    # the secret of the organiser address organiser+KEY@DOMAIN (pbem.mail.inbound)
+    organiser_key: str = Field(default_factory=new_key, unique=True, max_length=40)
     seed: str = Field(max_length=40)  # the draws (round-one order, seats), repeatable
     created: datetime = Field(default_factory=now)
 

@@ -27,7 +27,7 @@ from sqlmodel import select
 
 from ..config import load
 from ..signing import secret_keys
-from . import dkim_sign, merged, mime, pacing, unsubscribe
+from . import accounts, dkim_sign, merged, mime, pacing, unsubscribe
 from .lease import BEAT, LEASE, Lease, chunks
 from .maildir import MaildirDelivery, key_name
 from .models import Outbox
@@ -56,8 +56,10 @@ def headers(row: Outbox, domain: str, cfg=None, keys=None) -> list[tuple[str, st
            # "+0000": the zone is known (RFC 5322)
            "date": ("Date", format_datetime(utcnow())),
            "message-id": ("Message-ID", f"<{key_name(row.dedupe_key)}@{domain}>")}
-    own = unsubscribe.headers(cfg, domain, row.to_addr, row.dedupe_key, keys)
-    for name, value in [*own.items(), *(row.headers or {}).items()]:
+    theirs = dict(row.headers or {})
+    account = theirs.pop(accounts.HEADER, None)  # the footer's address: never on the wire
+    own = unsubscribe.headers(cfg, domain, row.to_addr, row.dedupe_key, keys, account)
+    for name, value in [*own.items(), *theirs.items()]:
         out.pop(name.lower(), None)  # a replaced header goes last, as the row wrote it
         out[name.lower()] = (name, value)
     return list(out.values())
@@ -101,7 +103,8 @@ def drain(store, deliver=None, now=None, limit: int = BATCH, lease: timedelta = 
     now = now or utcnow()
     with Lease(store, now, lease, beat=min(BEAT, lease.total_seconds() / 5)) as claim:
         for _ in range(CLAIM_TRIES):  # another drainer claimed these first: the next ones
-            rows, today, pacer = _due(store, now, min(max(limit, 1), MAX_BATCH), daily_cap)
+            rows, today, pacer = _due(store, now, min(max(limit, 1), MAX_BATCH), daily_cap,
+                                      getattr(deliver, "domain", None) or load().mail_domain)
             sends, settle = _plan(rows, today, pacer, now, daily_cap)
             with claim.lock, store.engine.begin() as c:
                 for row_id, values in settle:
@@ -111,7 +114,7 @@ def drain(store, deliver=None, now=None, limit: int = BATCH, lease: timedelta = 
                 break
         try:
             return _deliver_all(store, deliver, claim, [x for x in sends if x[0].id in got],
-                                now)
+                                now, pacer.footers)
         finally:
             if hasattr(deliver, "close"):
                 deliver.close()  # a relay's connections: one set a drain
@@ -125,7 +128,7 @@ def any_due(store, now=None) -> bool:
         ).first() is not None
 
 
-def _due(store, now, limit: int, daily_cap: int):
+def _due(store, now, limit: int, daily_cap: int, domain: str):
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     with store.reader() as s:
         rows = s.exec(select(Outbox).where(Outbox.sent_at.is_(None), Outbox.next_attempt <= now)
@@ -136,6 +139,7 @@ def _due(store, now, limit: int, daily_cap: int):
                 Outbox.last_error.is_(None))
             .group_by(Outbox.to_addr)).all()))
         pacer = pacing.Pacer(s, rows, now)
+        pacer.footers = accounts.footers(s, pacer.players, domain)  # each player's addresses
     return rows, today, pacer
 
 
@@ -164,15 +168,16 @@ def _plan(rows, today, pacer, now, daily_cap: int):
     return sends, settle
 
 
-def _deliver_all(store, deliver, claim, sends, now) -> int:
-    """Deliver the claimed rows, `workers` at a time; the marks go in small commits."""
+def _deliver_all(store, deliver, claim, sends, now, footers) -> int:
+    """Deliver the claimed rows, `workers` at a time; the marks go in small commits. A
+    player's mail leaves with their footer (`footers`, by address: pbem.store.accounts)."""
     workers = min(max(int(getattr(deliver, "workers", 1)), 1), MAX_WORKERS)
     threads = hasattr(deliver, "workers")  # a plain function's mails go in this thread
     sync = getattr(deliver, "sync", None)
     if sync is not None:  # a batch's mails staged, made durable at once before the marks
         deliver = deliver.stage
     marks = Marks(store, claim, now, sync)
-    jobs = (_job(store, claim, row, merge, now) for row, merge in sends)
+    jobs = (_footed(_job(store, claim, row, merge, now), footers) for row, merge in sends)
     if not threads:
         for job in jobs:
             t0 = monotonic()
@@ -231,6 +236,11 @@ def _job(store, claim, row, merge: bool, now):
     shown = merged.pick([row, *taken]) if taken else [row]
     mail = merged.mail(row, shown) if len(shown) > 1 else shown[0]
     return row, mail, taken, settled, shown
+
+
+def _footed(job, footers):
+    row, mail, *rest = job
+    return row, accounts.footed(mail, footers.get(row.to_addr)), *rest
 
 
 def _run(deliver, claim, job):

@@ -4,7 +4,8 @@ Each mail's `List-Unsubscribe` offers a signed https link (a POST of
 `List-Unsubscribe=One-Click` does it; a GET only asks) and a mailto with the account command
 that does the same. What it stops depends on the mail: news of each trick becomes a daily
 digest, a mail a turn becomes one list a day, and any other mail stops all our mail until
-the player writes `mail on` to pbem@DOMAIN."""
+the player writes `mail on` to their account address (its mailto goes there too, where the
+outbox knows it: a mail to plain pbem@ acts on nothing)."""
 
 
 from sqlmodel import select
@@ -29,14 +30,16 @@ def stops(kind: str) -> tuple[str, str, str]:
     return KINDS.get(kind, ALL)
 
 
-def headers(cfg, domain: str, to_addr: str, dedupe_key: str, keys=None) -> dict:
-    """The List-* headers; `keys`: the signing keys, when the caller has them at hand."""
+def headers(cfg, domain: str, to_addr: str, dedupe_key: str, keys=None,
+            mailto: str | None = None) -> dict:
+    """The List-* headers; `keys`: the signing keys, when the caller has them at hand;
+    `mailto`: the player's account address (else plain pbem@)."""
     kind = kind_of(dedupe_key)
     pref, value, _ = stops(kind)
     token = signer(tuple(keys or secret_keys(cfg)), UNSUBSCRIBE).dumps({"e": to_addr, "k": kind})
     out = {"List-Id": f"Spades by email <games.{domain}>",
            "List-Unsubscribe": f"<{cfg.base_url}/u/{token}>, "
-                               f"<mailto:pbem@{domain}?subject={pref}%20{value}>"}
+                               f"<mailto:{mailto or f'pbem@{domain}'}?subject={pref}%20{value}>"}
     if cfg.base_url.lower().startswith("https://"):  # RFC 8058: one-click is https only
         out["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     return out

@@ -11,6 +11,7 @@ from ..engine.view import plural
 from ..signing import secret_keys
 from ..store.states import store_for
 from . import (
+    account_link,
     api,
     care,
     data,
@@ -56,7 +57,7 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     app.wsgi_app = FastPad(app, app.wsgi_app)
     for bp in (pages.bp, newgame.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp,
                leagues.bp, newleague.bp, league_api.bp, signin.bp, home.bp, live.bp,
-               table_acts.bp, organiser_acts.bp, invites.bp):
+               table_acts.bp, organiser_acts.bp, invites.bp, account_link.bp):
         app.register_blueprint(bp)
     return app
 

@@ -3,11 +3,20 @@ first with their deadlines (on the player's own clock), their own pending orders
 links; then finished games; and their settings. It shows no card and no other seat's
 orders: only what the player's own table and mails show them already."""
 
-from flask import Blueprint, make_response, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 
 from ..engine.view import plural
 from ..numbers import whole
 from ..store import prefs
+from ..store.accounts import account_address
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, start_vacation
 from . import data, flow, my_games
@@ -46,6 +55,7 @@ def page(player, errors=None, form=None):
     p = dict(player.prefs or {})
     body = render_template(
         "web/home.html", player=player, games=games,
+        account_address=account_address(player, current_app.config["PBEM_SETTINGS"].mail_domain),
         errors=errors or {}, form=form or _form(player), choices=CHOICES,
         vacation=p.get("vacation_until"), bank=bank(p, now.date(), player.created.date())[0])
     response = make_response(body)

@@ -21,6 +21,7 @@ from sqlmodel import select
 from ..league import archive, manage, reports, seasons
 from ..league.manage import LeagueError
 from ..numbers import whole as whole_number
+from ..store.accounts import organiser_address
 from ..store.bounces import bouncing
 from ..store.models import Entry, Fixture, League, Player, Season, Seat
 from ..store.models import now as utcnow
@@ -261,6 +262,7 @@ def render_organiser(lg: League):
         seasons = reports.seasons(s, lg.id)
         current = [_season_desk(s, sn) for sn in seasons if sn.status != "over"]
         rulings = [dict(r, season=sn.number) for sn in seasons for r in reports.rulings(s, sn)]
+        organiser_email = s.get(Player, lg.organiser_id).email
     now = utcnow()
     stale = [dict(t, hours=(now - t["last_move"]) // timedelta(hours=1))
              for t in reports.stale_tables(store, lg, now)]
@@ -272,6 +274,8 @@ def render_organiser(lg: League):
         latest=seasons[-1], stale=stale, rulings=rulings, errors=told.get("errors") or {},
         form=told.get("form") or {},
         join_url=f"{cfg.base_url}{url_for('leagues.join', join_token=lg.join_token)}",
+        organiser_address=organiser_address(lg, cfg.mail_domain),
+        organiser_email=organiser_email,
         new_starts=starts.isoformat(), new_ends=(starts + timedelta(days=182)).isoformat())
     return body  # no-store and no Referer: pbem.web.guard, as for every key's page
 

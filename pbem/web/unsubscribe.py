@@ -34,7 +34,8 @@ def stop(token):
         return refusal
     what = unsubscribe.apply(data.store(), d["e"], d["k"])
     text = (f"{d['e']} gets no more {what}. To undo it, write mail on (or notify every turn, "
-            "or turns each) to our pbem@ address.")
+            "or turns each) to your account address (pbem+..., at the foot of our mails and "
+            "on your home page).")
     if request.form.get("List-Unsubscribe") == "One-Click":  # a provider: done, no page to see
         return render_template("web/message.html", title="Done", text=text)
     return flow.told("Done", text)  # a person's button: reloading shows it, sends nothing

@@ -1,0 +1,76 @@
+"""Plain `pbem@DOMAIN` acts on nothing (issue 29): anyone can write any From. A mail there
+from a known player's address is answered at that address only, at most once an hour,
+with the player's own account address and a one-use link that does what the mail asked
+(pbem.web.account_link: the GET shows the commands, only the POST does them, once). A
+forger learns nothing (the answer goes to the real owner) and changes nothing; the owner
+loses one click."""
+
+from datetime import timedelta
+
+from sqlmodel import select
+
+from ..asks import MAX_LINK
+from ..signing import COMMANDS, Signer, secret_keys
+from ..store.accounts import WARNING, account_address, organiser_address
+from ..store.models import League, Outbox, Player
+from ..store.models import now as utcnow
+
+LINK_HOURS = 24  # how long the link works
+HOUR = timedelta(hours=1)
+
+
+def _key(player_id: int, at) -> str:
+    return f"plain:{player_id}:{at:%Y-%m-%dT%H}"
+
+
+def answered_lately(s, player_id: int, now) -> bool:
+    """Was the player answered at plain pbem@ in the last hour? (The answer's dedupe key
+    holds its hour: two at once, one wins.)"""
+    keys = [_key(player_id, now), _key(player_id, now - HOUR)]
+    return s.exec(select(Outbox.id).where(Outbox.dedupe_key.in_(keys),
+                                          Outbox.created > now - HOUR)).first() is not None
+
+
+def plain_answer(store, cfg, player: Player, lines: list[str], subject: str) -> dict | None:
+    """The answer's Outbox row, or None if the player was answered within the hour."""
+    now = utcnow()
+    with store.reader() as s:
+        if answered_lately(s, player.id, now):
+            return None
+        leagues = s.exec(select(League).where(League.organiser_id == player.id)
+                         .order_by(League.id)).all()
+    text = _text(cfg, player, lines, leagues)
+    return {"to_addr": player.email, "subject": "Your mail to us did nothing: your account address",
+            "body_text": text, "dedupe_key": _key(player.id, now),
+            "headers": {"Reply-To": account_address(player, cfg.mail_domain),
+                        "Auto-Submitted": "auto-replied"}}
+
+
+def _text(cfg, player, lines, leagues) -> str:
+    mine = account_address(player, cfg.mail_domain)
+    out = ["Your mail to " f"pbem@{cfg.mail_domain} did nothing: anyone can write a mail "
+           "with your address as its sender, so we act only on mail to your own account "
+           f"address, {mine} ({WARNING}). Reply to this mail, or write to that address, "
+           "from your own address."]
+    if lines:
+        out += ["", "Your mail asked:", *[f"  {x}" for x in lines], ""]
+        link = _link(cfg, player, lines)
+        out.append(f"To do it now, open this link and press the button (within "
+                   f"{LINK_HOURS} hours, once): {link}" if link else
+                   "That is more than a link can carry: write it to your account address.")
+    for lg in leagues:
+        out += ["", f"Organiser commands for league {lg.id} are taken only at its organiser "
+                f"address, {organiser_address(lg, cfg.mail_domain)} ({WARNING})."]
+    out += ["", "If you did not write to us, ignore this mail: nothing was done."]
+    return "\n".join(out) + "\n"
+
+
+def _link(cfg, player, lines) -> str | None:
+    token = Signer(secret_keys(cfg), COMMANDS).dumps(
+        {"p": player.id, "e": player.email, "l": lines})
+    return f"{cfg.base_url}/a/{token}" if len(token) <= MAX_LINK else None
+
+
+def read_link(token: str, cfg) -> dict:
+    """The link's data ({"p", "e", "l", "n"}); ValueError saying why it does not work."""
+    return Signer(secret_keys(cfg), COMMANDS).loads(token, max_age=LINK_HOURS * 3600)
