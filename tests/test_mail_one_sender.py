@@ -9,6 +9,7 @@ from email.parser import BytesParser
 
 import pytest
 from mail_helpers import ANN, crafted, prefs, running
+from mail_helpers import account as account_address
 from sqlalchemy import select
 from sqlmodel import SQLModel
 from test_mail_protocol import lmtp_session
@@ -90,7 +91,7 @@ def test_a_forged_from_to_a_seat_is_refused_at_data_and_changes_nothing(env, for
 @pytest.mark.parametrize("form", FORGED)
 def test_a_forged_from_to_the_account_address_changes_nothing(env, form):
     crafted(env.store)  # ann is a player
-    account = f"pbem@{env.domain}"
+    account = account_address(env)
     refused_and_unchanged(env, raw_mail(FORGED[form], account, ACCOUNT_COMMANDS,
                                         f"<a-{hash(form)}@x>"), account)
     assert prefs(env.store, ANN) == {}
@@ -102,7 +103,7 @@ def test_the_same_mails_from_one_plain_address_are_obeyed(env):
     frm = [f"From: Ann Lee <{ANN}>"]
     assert env.send(raw_mail(frm, env.address(gid), "bid 4", "<ok1@x>"),
                     mail_from=ANN, rcpt=env.address(gid))[0] == 250
-    account = f"pbem@{env.domain}"
+    account = account_address(env)
     assert env.send(raw_mail(frm, account, ACCOUNT_COMMANDS, "<ok2@x>"),
                     mail_from=ANN, rcpt=account)[0] == 250
     with env.store.session() as s:
