@@ -230,3 +230,42 @@ def test_the_home_and_organiser_pages_show_the_addresses(env):
         token = s.get(League, env.lid).admin_token
         assert s.exec(select(Player).where(Player.email == BOB)).one().account_key
     assert organiser_address(env, env.lid) in client.get(f"/o/{token}").text
+
+
+def test_a_leaked_address_is_replaced_by_its_owner_and_the_old_one_refused(env):
+    """The home page's and the organiser page's button: a new key at once, the old address
+    refused at RCPT (550) like any unknown one, the new one obeyed."""
+    client = create_app(load(), env.store, testing=True).test_client()
+    sign_in(client, env.store, BOB)
+    old, old_org = account(env, BOB), organiser_address(env, env.lid)
+    r = client.post("/home/address", data={"csrf": csrf(client)})
+    new = account(env, BOB)
+    assert r.status_code == 303 and new != old and new in client.get("/home").text
+    assert env.send(env.mail(old, "cap 5", frm=BOB))[0] == 550
+    assert env.send(env.mail(new, "cap 5", frm=BOB))[0] == 250
+    assert prefs(env.store, BOB)["cap"] == 5
+    new_org = _new_organiser_address(env)
+    assert env.send(env.mail(old_org, f"remind {env.lid} 1", frm=ORGANISER))[0] == 550
+    assert env.send(env.mail(new_org, f"remind {env.lid} 1", frm=ORGANISER))[0] == 250
+
+
+def _new_organiser_address(env) -> str:
+    """The organiser page's button, as the organiser presses it (CSRF refused first)."""
+    with env.store.session() as s:
+        token = s.get(League, env.lid).admin_token
+    organiser = create_app(load(), env.store, testing=True).test_client()
+    old, before = organiser_address(env, env.lid), database(env.store)
+    r = organiser.post(f"/o/{token}/address", data={"csrf": "forged"})
+    assert r.status_code == 400 and database(env.store) == before  # CSRF: nothing changed
+    r = organiser.post(f"/o/{token}/address", data={"csrf": csrf(organiser)})
+    new = organiser_address(env, env.lid)
+    assert r.status_code == 303 and new != old and new in organiser.get(f"/o/{token}").text
+    return new
+
+
+def test_only_a_signed_in_player_gets_a_new_account_address(env):
+    client = create_app(load(), env.store, testing=True).test_client()
+    before = database(env.store)
+    r = client.post("/home/address", data={"csrf": csrf(client)})
+    assert r.status_code == 303 and r.location.endswith("/signin")
+    assert database(env.store) == before

@@ -89,6 +89,8 @@ ROUTES = {
     "/home": "test_the_home_lists_waiting_games_first_with_their_own_orders",
     "/home/settings": "test_settings_are_saved_and_bad_values_refused_beside_their_field",
     "/home/vacation": "test_vacation_from_the_home_page",
+    "/home/address": "test_a_leaked_address_is_replaced_by_its_owner_and_the_old_one_refused",
+    "/o/<admin_token>/address": "test_the_organiser_page_gives_a_new_organiser_address",
     "/t/<token>/seq": "test_the_seq_answers_304_until_the_game_moves",
     "/live.js": "test_two_pages_on_one_game_follow_it_without_a_click",
 }  # and test_docs_api_md_documents_every_endpoint for /api/

@@ -108,6 +108,7 @@ def samples(app, store, client) -> dict:
                                               "quiet": "off", "cap": "off",
                                               "merge": "default"}),
         "/home/vacation": ("/home/vacation", {"days": "off"}),
+        "/home/address": ("/home/address", {}),
         "/l/new": ("/l/new", NEW_LEAGUE),
         "/l/new/confirm/<link:token>": (confirmation_links(store, "boss@x.test")[0], {}),
         "/j/<join_token>": (f"/j/{lg.join_token}", {"email": "joe@x.test", "name": "Joe"}),
@@ -128,6 +129,7 @@ def samples(app, store, client) -> dict:
         "/o/<admin_token>/message": (f"{o}/message", {"subject": "Hello",
                                                        "text": "Round two starts soon."}),
         "/o/<admin_token>/start": (f"{o}/start", {}),
+        "/o/<admin_token>/address": (f"{o}/address", {}),
         "/signout": ("/signout", {}),  # last: the POSTs above are a signed-in browser's
     }
 

@@ -9,7 +9,7 @@ from typing import NamedTuple
 from markupsafe import escape
 from sqlmodel import select
 
-from .models import League, Outbox, Player
+from .models import League, Outbox, Player, new_key
 
 ACCOUNT, ORGANISER = "pbem+", "organiser+"
 WARNING = "keep it private: it is how we know it is you"
@@ -29,6 +29,29 @@ def account_address(player, domain: str) -> str:
 
 def organiser_address(league, domain: str) -> str:
     return f"{ORGANISER}{league.organiser_key}@{domain}"
+
+
+def new_account_key(store, player_id: int) -> Player:
+    """A new account address for the player: the old one is refused from now on (at RCPT,
+    as any unknown key), for an owner whose address leaked (a forwarded mail's footer)."""
+    with store.session() as s:
+        player = s.get(Player, player_id)
+        player.account_key = new_key()
+        s.add(player)
+        s.commit()
+        s.refresh(player)
+        return player
+
+
+def new_organiser_key(store, league_id: int) -> League:
+    """A new organiser address for the league; the old one is refused from now on."""
+    with store.session() as s:
+        league = s.get(League, league_id)
+        league.organiser_key = new_key()
+        s.add(league)
+        s.commit()
+        s.refresh(league)
+        return league
 
 
 def keyed(address: str, domain: str) -> tuple[str, str] | None:

@@ -16,7 +16,7 @@ from flask import (
 from ..engine.view import plural
 from ..numbers import whole
 from ..store import prefs
-from ..store.accounts import account_address
+from ..store.accounts import account_address, new_account_key
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, start_vacation
 from . import data, flow, my_games
@@ -124,3 +124,14 @@ def vacation():
     except ValueError as e:
         return back(error=f"No vacation: {e}.")
     return back(notice=f"On vacation until {until.isoformat()}: your deadlines stand still.")
+
+
+@bp.post("/home/address")
+def new_address():
+    """A new account address; the old one stops working at once."""
+    player, away = _player_or_signin()
+    if away:
+        return away
+    player = new_account_key(data.store(), player.id)
+    mine = account_address(player, current_app.config["PBEM_SETTINGS"].mail_domain)
+    return back(notice=f"Your new account address is {mine}: the old one no longer works.")

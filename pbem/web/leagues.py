@@ -21,7 +21,7 @@ from sqlmodel import select
 from ..league import archive, manage, reports, seasons
 from ..league.manage import LeagueError
 from ..numbers import whole as whole_number
-from ..store.accounts import organiser_address
+from ..store.accounts import new_organiser_key, organiser_address
 from ..store.bounces import bouncing
 from ..store.models import Entry, Fixture, League, Player, Season, Seat
 from ..store.models import now as utcnow
@@ -323,6 +323,15 @@ def start(admin_token):
     def act(lg):
         sn = seasons.start_season(data.store(), lg.id, lg.organiser_id)
         return f"Season {sn.number} has started: {sn.rounds} rounds; round 1 is dealt."
+    return organiser_action(admin_token, act)
+
+
+@bp.post("/o/<admin_token>/address")
+def new_address(admin_token):
+    def act(lg):
+        mail = organiser_address(new_organiser_key(data.store(), lg.id),
+                                 current_app.config["PBEM_SETTINGS"].mail_domain)
+        return f"Your new organiser address is {mail}: the old one no longer works."
     return organiser_action(admin_token, act)
 
 
