@@ -5,8 +5,11 @@ move's time (a bank's increment, the deadlines); extra time is given once a move
 whole table, and by a side to its own partner at most twice a hand."""
 
 import random
+from datetime import timedelta
 
 import pytest
+import time_machine
+from sqlmodel import select
 from test_properties import VARIANTS
 
 from pbem.engine import (
@@ -20,7 +23,16 @@ from pbem.engine import (
     replay,
     view,
 )
+from pbem.play import Refused, submit
+from pbem.store import prefs
+from pbem.store.models import SeatClock
 from tests.helpers import do
+from tests.test_clock import T0, move, pending, state
+from tests.test_clock import new_game as clock_game
+from tests.test_clock_bank import player_id_after
+from tests.web_helpers import database, game_state, humans_game
+
+H, MINUTE = timedelta(hours=1), timedelta(minutes=1)
 
 SUITS13 = {s: [r + s for r in "AKQJT98765432"] for s in "SHDC"}
 
@@ -105,3 +117,65 @@ def test_the_last_bid_that_gave_leftover_cards_cannot_be_taken_back():
             break
     assert any(len(st.hands[s]) > len(before.hands[s]) for s in range(st.n))
     refused_undo(st, seat, "you cannot take it back: it showed")
+
+
+# -- the door, on SQLite and PostgreSQL ----------------------------------------------------
+
+
+def test_the_door_refuses_the_leaders_undo_and_writes_nothing(store):
+    gid = humans_game(store, preset("dummy-3"))
+    st = game_state(store, gid)
+    while st.phase == "bid":
+        seat = st.to_act()[0]
+        submit(store, gid, seat, {"type": "bid", "bid": 4}, expect_seq=st.seq)
+        st = game_state(store, gid)
+    leader = st.to_act()[0]
+    submit(store, gid, leader, {"type": "play", "card": legal(st, leader)[0]["card"]},
+           expect_seq=st.seq, source="web")
+    before = database(store)
+    with pytest.raises(Refused, match="you cannot take it back: it showed you the dummy"):
+        submit(store, gid, leader, {"type": "undo"}, source="web")
+    assert database(store) == before
+
+
+BANK = {"clock": "bank", "bank_hours": 72, "increment_hours": 24, "cap_hours": 168,
+        "remind_hours": [24, 2]}
+
+
+def left(store, gid, now) -> dict[int, float]:
+    """Each seat's bank in hours at `now`, its wait so far paid (no rest days here)."""
+    with store.session() as s:
+        rows = s.exec(select(SeatClock).where(SeatClock.game_id == gid)).all()
+    return {r.seat: (r.bank_seconds - ((now - r.since).total_seconds() if r.since else 0))
+            / 3600 for r in rows}
+
+
+def deadlines_now(store, gid) -> dict:
+    """The pending deadlines by seat, kind and hours before (not by move: an undo is one)."""
+    return {(seat, kind, h): due for (seat, _seq, kind, h), due in pending(store, gid).items()}
+
+
+@pytest.mark.parametrize("tc", [BANK, {"move_hours": 72, "remind_hours": [24, 2]}])
+def test_bid_and_undo_four_times_mint_no_time(store, tc):
+    """The issue's attack: on a bank clock of 72 h (24 h a move, capped at 168 h) bob bids
+    and takes it back, four times: his bank had reached the cap, and cy, asked each time
+    for a few minutes, paid for them. Now every bank and deadline is as it was, and the
+    reminders count to bob's deadline through his rest day (a Tuesday), not from the undo
+    (on a fixed time a move they came 5 h 40 late, after his timeout)."""
+    with time_machine.travel(T0, tick=False) as t:  # a Monday noon
+        bob = player_id_after(store)
+        prefs.update(store, bob, zone="UTC", rest=[1])
+        gid = clock_game(store, tc)  # bob (seat 1) is to bid
+        t.shift(5 * H)
+        now = T0 + 5 * H
+        banks, due = left(store, gid, now), deadlines_now(store, gid)
+        for _ in range(4):
+            move(store, gid)  # bob bids: cy (seat 2) is asked
+            t.shift(10 * MINUTE)
+            submit(store, gid, 1, {"type": "undo"}, source="web")
+            now += 10 * MINUTE
+        assert state(store, gid).to_act() == [1]
+        assert deadlines_now(store, gid) == due
+        spent = {seat: (40 / 60 if seat == 1 else 0) for seat in banks}
+        assert left(store, gid, now) == pytest.approx(
+            {seat: hours - spent[seat] for seat, hours in banks.items()})
