@@ -12,6 +12,7 @@ import time_machine
 from sqlmodel import select
 from test_properties import VARIANTS
 
+from pbem import vacation
 from pbem.engine import (
     IllegalAction,
     advance,
@@ -30,7 +31,7 @@ from tests.helpers import do
 from tests.test_clock import T0, move, pending, state
 from tests.test_clock import new_game as clock_game
 from tests.test_clock_bank import player_id_after
-from tests.web_helpers import database, game_state, humans_game
+from tests.web_helpers import csrf, database, game_state, humans_game, posted, tokens
 
 H, MINUTE = timedelta(hours=1), timedelta(minutes=1)
 
@@ -179,3 +180,72 @@ def test_bid_and_undo_four_times_mint_no_time(store, tc):
         spent = {seat: (40 / 60 if seat == 1 else 0) for seat in banks}
         assert left(store, gid, now) == pytest.approx(
             {seat: hours - spent[seat] for seat, hours in banks.items()})
+
+
+# -- extra time: given by the table, once a move ---------------------------------------------
+
+
+def gives(store, gid, by, hours=48):
+    """`by` gives the players to act more time: the rows it moved, or the refusal's words
+    (the database then unchanged)."""
+    before = database(store)
+    try:
+        return vacation.extra_time(store, gid, hours, by=by)
+    except ValueError as e:
+        assert database(store) == before
+        return str(e)
+
+
+def test_extra_time_is_once_a_move_for_the_whole_table(store):
+    """The issue's attack: ann and cy each gave bob 48 hours for one move (96 h)."""
+    with time_machine.travel(T0, tick=False):
+        gid = clock_game(store, {"move_hours": 72})  # bob (seat 1) is to bid
+        due = deadlines_now(store, gid)
+        assert gives(store, gid, 0) == 3  # his timeout and two reminders
+        assert "given for this move already" in gives(store, gid, 2)
+        assert deadlines_now(store, gid) == {k: d + 48 * H for k, d in due.items()}
+
+
+def test_a_move_taken_back_is_no_new_move_for_extra_time(store):
+    """Bid and undo, again and again, do not let the table give bob more time each time."""
+    with time_machine.travel(T0, tick=False):
+        gid = clock_game(store, {"move_hours": 72})
+        assert gives(store, gid, 0) == 3
+        for _ in range(2):
+            move(store, gid)
+            submit(store, gid, 1, {"type": "undo"}, source="web")
+            assert "given for this move already" in gives(store, gid, 2)
+
+
+def test_a_side_gives_its_own_partner_more_time_at_most_twice_a_hand(store):
+    """di (seat 3) gave her partner bob 48 hours at every move of his; now twice a hand, by
+    either of them; an opponent still may give time, once a move."""
+    with time_machine.travel(T0, tick=False):
+        gid = clock_game(store, {"move_hours": 72})
+        turns = 0
+        while turns < 3:
+            st = state(store, gid)
+            if st.to_act() == [1]:
+                turns += 1
+                words = gives(store, gid, 3)
+                if turns < 3:
+                    assert words == 3
+                else:
+                    assert "your side gave your partner more time 2 times this hand" in words
+                    assert gives(store, gid, 0) == 3  # ann, an opponent
+            move(store, gid)
+        assert state(store, gid).hand_no == 0  # all in one hand
+
+
+def test_the_table_page_says_why_no_more_time(store, client):
+    gid = humans_game(store, preset("standard"))
+    toks = tokens(store, gid)
+    actor = game_state(store, gid).to_act()[0]
+    first, second = (actor + 1) % 4, (actor + 2) % 4
+    token = csrf(client)
+    r = posted(client, f"/t/{toks[first]}/extra", {"csrf": token, "hours": "48"})
+    assert "48 more hours" in r.text
+    before = database(store)
+    r = posted(client, f"/t/{toks[second]}/extra", {"csrf": token, "hours": "48"})
+    assert "No extra time: more time was given for this move already" in r.text
+    assert database(store) == before
