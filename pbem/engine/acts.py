@@ -155,10 +155,11 @@ def step_concede(st, ev):
 # -- undo: one's own last bid or card, while no other seat has acted ----------------------
 
 
-def remember(st, ev) -> list[set] | None:
+def remember(st, ev) -> list | None:
     """Before `ev` steps: keep what its step changes if it may be taken back, and forget
     the last undo point once anything but talk or an offer happens. Returns what each seat
-    sees now (`sights`) where the step may show a seat more, for `mark_shown` after it."""
+    sees now (`sights`, or `_sizes`) where the step may show a seat more, for `mark_shown`
+    after it."""
     kind = ev["type"]  # (a card from the own hand: advance() keeps what _unplay needs)
     if kind in QUIET or kind == "undo":
         return None
@@ -180,7 +181,9 @@ def remember(st, ev) -> list[set] | None:
     if "blind" in ev:
         bid["blind"] = ev["blind"]
     st.undo_point = (ev["seat"], ev["seq"], saved, bid)
-    return sights(st)
+    # a bid shows a card only by having a seat look at its cards or handing out cards that
+    # lie out (D6), as _BID_FIELDS says: else, most bids, nothing is compared
+    return _sizes(st) if st.out or not all(st.looked) else None
 
 
 def sights(st) -> list[set]:
@@ -192,17 +195,25 @@ def sights(st) -> list[set]:
              *(drawn if s == st.turn else ())} for s in range(st.n)]
 
 
-def mark_shown(st, before: list[set]) -> None:
+def _sizes(st) -> list[int]:
+    """How many cards each seat sees of its own: enough for a bid, which takes no card from
+    a hand (nor shows the dummy or a draw), so a seat sees a new card when it sees more."""
+    return [len(hand) if seen else 0 for hand, seen in zip(st.hands, st.looked, strict=True)]
+
+
+def mark_shown(st, before: list) -> None:
     """After a move that may be taken back: if it showed any seat a card it could not see
-    before (`before`: `sights`), a player may not take it back and move again knowing it.
-    The undo point keeps why (its fifth item): a log written before this rule still
-    replays (`check_undo` refuses only a player's undo made now)."""
+    before (`before`: `sights`, or `_sizes` for a bid), a player may not take it back and
+    move again knowing it. The undo point keeps why (its fifth item): a log written before
+    this rule still replays (`check_undo` refuses only a player's undo made now)."""
     point = st.undo_point
     if point is None:
         return
-    for seat, (was, now) in enumerate(zip(before, sights(st), strict=True)):
-        new = now - was
-        if new:
+    sets = before[0].__class__ is set
+    for seat, (was, now) in enumerate(zip(before, sights(st) if sets else _sizes(st),
+                                          strict=True)):
+        if (now - was) if sets else now > was:
+            new = now - was if sets else set(st.hands[seat])
             st.undo_point = (*point, _shown_words(st, point[0], seat, new))
             return
 
