@@ -195,13 +195,24 @@ def sights(st) -> list[set]:
              *(drawn if s == st.turn else ())} for s in range(st.n)]
 
 
-def _sizes(st) -> list[int]:
-    """How many cards each seat sees of its own: enough for a bid, which takes no card from
-    a hand (nor shows the dummy or a draw), so a seat sees a new card when it sees more."""
-    return [len(hand) if seen else 0 for hand, seen in zip(st.hands, st.looked, strict=True)]
+def _sizes(st) -> tuple[list, list]:
+    """Which seats have looked at their cards, and how many each holds: enough for a bid,
+    which takes no card from a hand (nor shows the dummy or a draw), so a seat sees a new
+    card when it looks at a hand or its hand grows once looked at. (Two C-level copies:
+    `sights` would cost most bids of a game with blind bids a few per cent of a hand.)"""
+    return st.looked[:], list(map(len, st.hands))
 
 
-def mark_shown(st, before: list) -> None:
+def _new_sizes(st, before: tuple[list, list]) -> list[set]:
+    """`sights`' difference for a bid, from `_sizes` before it."""
+    looked, sizes = before
+    if st.looked == looked and list(map(len, st.hands)) == sizes:
+        return []
+    return [set(hand) if seen and hand and (not was or len(hand) > size) else set()
+            for hand, seen, was, size in zip(st.hands, st.looked, looked, sizes, strict=True)]
+
+
+def mark_shown(st, before) -> None:
     """After a move that may be taken back: if it showed any seat a card it could not see
     before (`before`: `sights`, or `_sizes` for a bid), a player may not take it back and
     move again knowing it. The undo point keeps why (its fifth item): a log written before
@@ -209,11 +220,10 @@ def mark_shown(st, before: list) -> None:
     point = st.undo_point
     if point is None:
         return
-    sets = before[0].__class__ is set
-    for seat, (was, now) in enumerate(zip(before, sights(st) if sets else _sizes(st),
-                                          strict=True)):
-        if (now - was) if sets else now > was:
-            new = now - was if sets else set(st.hands[seat])
+    news = _new_sizes(st, before) if before.__class__ is tuple else [
+        now - was for was, now in zip(before, sights(st), strict=True)]
+    for seat, new in enumerate(news):
+        if new:
             st.undo_point = (*point, _shown_words(st, point[0], seat, new))
             return
 
