@@ -236,6 +236,8 @@ def _shown_words(st, undoer: int, seat: int, new: set) -> str:
     else:
         what = f"seat {seat} cards they had not seen"
     return f"you cannot take it back: it showed {what}"
+
+
 def _copy(value):
     return list(value) if isinstance(value, list) else value
 
