@@ -97,13 +97,24 @@ def _plan(tc, player, now, clock) -> tuple[datetime, datetime, float]:
     return cal.add(start, hours), start, hours
 
 
-def settle_clocks(s, game, st, seats, players, now, moved=None, played_for=frozenset()):
+def settle_clocks(s, game, st, seats, players, now, moved=None, played_for=frozenset(),
+                  undo: tuple[dict, dict] | None = None):
     """A bank clock's seats brought to `now` (pbem.seatclock.sync), before the move's mails
-    tell them what their banks hold; None for a fixed time a move."""
+    tell them what their banks hold; None for a fixed time a move. `undo`: (the undo event,
+    the due times seats keep: play's Asked.kept): the taken-back move's time goes with it."""
     tc = time_control(game)
     if tc["clock"] != "bank" or st.phase == "over":
         return None
-    return seatclock.sync(s, game, st, seats, players, now, tc, moved, played_for)
+    if undo is None:
+        return seatclock.sync(s, game, st, seats, players, now, tc, moved, played_for)
+    (ev, kept), rows = undo, seatclock.for_game(s, game.id)
+    seatclock.forget_waits(rows, ev["undo"])
+    rows = seatclock.sync(s, game, st, seats, players, now, tc, moved, played_for, rows)
+    row, due = rows.get(ev["seat"]), kept.get(ev["seat"])
+    if row is not None and row.since is not None and due is not None:
+        seat = next(x for x in seats if x.seat == ev["seat"])
+        seatclock.resume(row, tc, players.get(seat.player_id), due)
+    return rows
 
 
 _CANCEL = update(Deadline).where(  # a game's rows for moves before seq q; the states are
@@ -135,9 +146,11 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
             continue
         player = players.get(seat.player_id)
         due, start, hours = _plan(tc, player, now, (clocks or {}).get(seat.seat))
-        due = (kept or {}).get(seat.seat) or due
-        rows.append(_row(game.id, seat.seat, st.move_seq, "timeout", 0, due))
         cal = owntime.calendar(player, tc["weekend_pause"])
+        if (kept or {}).get(seat.seat):  # an undo's: the reminders count to that deadline
+            due = kept[seat.seat]
+            hours = cal.spent(start, due).total_seconds() / 3600 if due > start else 0
+        rows.append(_row(game.id, seat.seat, st.move_seq, "timeout", 0, due))
         for h in sorted(set(tc["remind_hours"]), reverse=True):
             when = _reminder(cal, start, hours, due, h)
             if when > now and h < hours:

@@ -506,7 +506,8 @@ def _react(s, game, seats, players, st, events, before, asked, movers, ready=Non
         insert_all(s, Outbox, list(queued))
         return None  # a ruling is no move: no turn mails, no deadlines (its mails are its own)
     now, orders = asked.now, asked.orders
-    clocks = deadlines.settle_clocks(s, game, st, seats, players, now, *movers) \
+    undo = next(((ev, asked.kept) for ev in events if ev["type"] == "undo"), None)
+    clocks = deadlines.settle_clocks(s, game, st, seats, players, now, *movers, undo=undo) \
         if events else None
     if prepared.fits(ready, table, st, events, before, orders, clocks) and ready.now == now:
         mails = ready.rows

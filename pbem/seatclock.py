@@ -76,6 +76,24 @@ def _settle(row, tc, player, now, acting, moved, free, seq) -> None:
         row.since, row.seq = owntime.wait_starts(player, now), seq
 
 
+def forget_waits(rows: dict[int, SeatClock], undone: int) -> None:
+    """An undo of move `undone`: the waits that move began never were, so they cost the
+    seats nothing (their rows as the move found them, but for a bank a table gave meanwhile).
+    Before `sync`, which then starts no wait for a seat no longer asked."""
+    for row in rows.values():
+        if row.since is not None and row.seq >= undone:
+            row.since = None
+
+
+def resume(row: SeatClock, tc: dict, player, due: datetime) -> None:
+    """After `sync`: the seat that took its move back waits again to the deadline it had
+    for it (`due`), so its bank holds its own time from now to then: the move's increment
+    goes with the move, and bid then undo, again and again, mints no time."""
+    spent = owntime.calendar(player, tc["weekend_pause"]).spent(row.since, due) \
+        if due > row.since else timedelta(0)
+    row.bank_seconds = int(spent.total_seconds())
+
+
 def left(tc: dict, clock: SeatClock | None, player, now: datetime) -> timedelta:
     """What the seat's bank holds at `now` (its wait so far paid for)."""
     if clock is None:

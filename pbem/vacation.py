@@ -10,12 +10,16 @@ from sqlmodel import select
 from . import compose
 from .config import load
 from .deadlines import EXTRA, shift_bank
+from .engine.acts import QUIET
 from .notify import seat_names
 from .store.games import mailable, players_of
-from .store.models import Deadline, Game, Outbox, Player, Seat, SeatClock
+from .store.models import Deadline, Game, Move, Outbox, Player, Seat, SeatClock
 from .store.models import now as utcnow
 
 BANK = {"start": 14, "per_month": 2, "cap": 30}  # vacation days
+PARTNER_GIFTS = 2  # a hand: the times a side may give its own partner more time
+TO_PARTNER = " to partner"  # the end of an extra time record's result: given to a partner
+MAX_UNDO_CHAIN = 200  # moves taken back in turn, followed back to the turn they began at
 
 
 def bank(prefs: dict, today: date, joined: date | None = None) -> tuple[int, str]:
@@ -140,15 +144,17 @@ def _until(prefs) -> date | None:
 
 def extra_time(store, game_id: int, hours: int, by: int | None = None) -> int:
     """Give the players to act `hours` more: every pending deadline of the game moves on.
-    `by` is the seat that asks: never one to act, and once a move; the table hears of it.
-    (None: the organiser or operator, unbounded.) Returns the rows moved."""
+    `by` is the seat that asks: never one to act, once a move for the whole table, and to
+    its own partner twice a hand (`_may_give`); the table hears of it. (None: the
+    organiser or operator, unbounded.) Returns the rows moved."""
     with store.session() as s:
         game = s.get(Game, game_id)
         st = store.state(s, game)
         if by is not None:
-            _may_give(s, st, game_id, by)
+            to_partner = _may_give(s, st, game_id, by)
             s.add(Deadline(game_id=game_id, seat=by, seq=st.move_seq, kind=EXTRA, state="done",
-                           due=utcnow(), result=f"+{hours} h"))
+                           due=utcnow(), result=f"+{hours} h" + (TO_PARTNER if to_partner
+                                                                  else "")))
             _tell_the_table(s, game_id, st, by, hours)
         rows = s.exec(select(Deadline).where(Deadline.game_id == game_id,
                                              Deadline.state == "pending")).all()
@@ -173,16 +179,55 @@ def _into_banks(s, game, more: timedelta) -> set[int]:
     return {c.seat for c in clocks}
 
 
-def _may_give(s, st, game_id, by) -> None:
+def _may_give(s, st, game_id, by) -> bool:
+    """Refuse (ValueError) unless `by` may give the players to act more time now: one who
+    waits, once a move for the whole table (a move taken back and its undo are no new move),
+    and to its own partner at most PARTNER_GIFTS times a hand by either partner. Returns
+    whether the time goes to `by`'s partner."""
     if st.phase == "over":
         raise ValueError("the game is over")
-    if by in st.to_act():
+    to_act = st.to_act()
+    if by in to_act:
         raise ValueError("only a player who waits may give more time, not the one to move")
-    given = s.exec(select(Deadline.id).where(
-        Deadline.game_id == game_id, Deadline.seat == by, Deadline.seq == st.move_seq,
-        Deadline.kind == EXTRA)).first()
-    if given:
-        raise ValueError("you gave more time for this move already")
+    given = _table_gifts(game_id).where(Deadline.seq.in_(_same_wait(s, game_id, st.move_seq)))
+    if s.exec(given.with_only_columns(Deadline.id)).first():
+        raise ValueError("more time was given for this move already (once a move for the "
+                         "whole table)")
+    side = st.sides[st.side_of[by]]
+    if not any(x in side for x in to_act):
+        return False
+    hand_starts = (st.deal_record or {}).get("seq", 0)
+    gifts = s.exec(_table_gifts(game_id).with_only_columns(func.count()).where(
+        Deadline.seat.in_(side), Deadline.seq >= hand_starts,
+        Deadline.result.endswith(TO_PARTNER))).one()
+    if gifts >= PARTNER_GIFTS:
+        raise ValueError(f"your side gave your partner more time {PARTNER_GIFTS} times this "
+                         "hand already, the most a hand")
+    return True
+
+
+def _table_gifts(game_id):
+    """The table's gifts of time in a game (not an organiser's, by a care link)."""
+    return select(Deadline).where(Deadline.game_id == game_id, Deadline.kind == EXTRA,
+                                  Deadline.result.not_like("care:%"))
+
+
+def _same_wait(s, game_id: int, seq: int) -> list[int]:
+    """The moves at which the table has waited for the same turn: `seq` and, while that is
+    an undo, the move before the one it took back (the two leave the table as it was)."""
+    seqs = [seq]
+    for _ in range(MAX_UNDO_CHAIN):
+        move = s.exec(select(Move.type, Move.payload).where(Move.game_id == game_id,
+                                                            Move.seq == seqs[-1])).first()
+        if move is None or move.type != "undo":
+            break
+        before = s.exec(select(func.max(Move.seq)).where(
+            Move.game_id == game_id, Move.seq < move.payload["undo"],
+            Move.type.not_in(QUIET))).one()
+        if before is None:
+            break
+        seqs.append(before)
+    return seqs
 
 
 def _tell_the_table(s, game_id, st, by, hours) -> None:

@@ -189,7 +189,9 @@ def test_talk_and_an_undo_earn_no_increment(store):
         assert banks(store, gid)[1][0] == 12 and banks(store, gid)[2][0] == 10  # unpaid yet
         seq = state(store, gid).move_seq
         submit(store, gid, 1, {"type": "undo", "seq": seq}, source="mail")
-        assert banks(store, gid)[1][0] == 12  # taking the bid back earns nothing
+        # taking the bid back earns nothing and takes its increment back: bob waits again
+        # to the deadline he had, T0 + 10 h (tests/test_undo_fair.py); cy paid nothing
+        assert banks(store, gid)[1] == (8, T0 + 2 * H) and banks(store, gid)[2] == (10, None)
 
 
 def test_the_bank_runs_out_the_robot_moves_and_the_increment_follows(store):

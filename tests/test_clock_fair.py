@@ -1,7 +1,8 @@
 """The clock cannot be turned against a player (issue 12): vacation days are whole and come
 from the bank, coming back early pulls the deadlines back, extra time comes only from a
-player who waits, once a move, and the table hears of it; reminders say the time really
-left and never come after their timeout; the bank fills from a player's first game."""
+player who waits, once a move for the whole table (issue 29), and the table hears of it;
+reminders say the time really left and never come after their timeout; the bank fills from
+a player's first game."""
 
 from datetime import date, timedelta
 
@@ -102,7 +103,8 @@ def test_extra_time_comes_from_a_player_who_waits_once_a_move(store):
         assert sorted(m.to_addr for m in told) == sorted(HUMANS)
         assert "ann gave bob 24 more hours for move 1" in told[0].body_text
 
-        vacation.extra_time(store, gid, 24, by=2)  # another who waits may, once too
+        with pytest.raises(ValueError, match="given for this move already"):
+            vacation.extra_time(store, gid, 24, by=2)  # once a move for the whole table
         t.shift(H)
         move(store, gid)  # bob bids: the next move, and ann may give time again
         assert state(store, gid).to_act() == [2]

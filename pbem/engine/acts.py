@@ -8,6 +8,7 @@ they leave `State.move_seq` (what deadlines and move links are armed at) where i
 import re
 from operator import itemgetter
 
+from .dummy import exposed
 from .errors import IllegalAction
 
 QUIET = ("say", "concede")  # talk and offers: no seat's move means anything else after them
@@ -154,20 +155,24 @@ def step_concede(st, ev):
 # -- undo: one's own last bid or card, while no other seat has acted ----------------------
 
 
-def remember(st, ev):
+def remember(st, ev) -> list | None:
     """Before `ev` steps: keep what its step changes if it may be taken back, and forget
-    the last undo point once anything but talk or an offer happens."""
+    the last undo point once anything but talk or an offer happens. Returns what each seat
+    sees now (`sights`, or `_sizes`) where the step may show a seat more, for `mark_shown`
+    after it."""
     kind = ev["type"]  # (a card from the own hand: advance() keeps what _unplay needs)
     if kind in QUIET or kind == "undo":
-        return
+        return None
     st.undo_point = None
     if kind not in UNDOABLE or ev.get("auto"):
-        return  # a card the server played for the seat would only play itself again
+        return None  # a card the server played for the seat would only play itself again
     if kind == "play":  # T4: a card from the declarer's or the dummy's hand
         saved = {f: _copy(getattr(st, f)) for f in _DUMMY_PLAY_FIELDS}
         saved["hand"], saved["tricks"] = list(st.hands[ev["seat"]]), len(st.tricks)
         st.undo_point = (ev["seat"], ev["seq"], saved, {"type": "play", "card": ev["card"]})
-        return
+        # once a card is down a card only goes from a hand to the table, where all see it:
+        # only the hand's first card may show more (the dummy, T4)
+        return None if st.trick or st.tricks else sights(st)
     keep = st.table.bid_keep
     nested = [[list(x) for x in getattr(st, f)] for f in keep.nested] if st.out else None
     # (a list: step_undo tells it from a card's by its class)
@@ -176,6 +181,61 @@ def remember(st, ev):
     if "blind" in ev:
         bid["blind"] = ev["blind"]
     st.undo_point = (ev["seat"], ev["seq"], saved, bid)
+    # a bid shows a card only by having a seat look at its cards or handing out cards that
+    # lie out (D6), as _BID_FIELDS says: else, most bids, nothing is compared
+    return _sizes(st) if st.out or not all(st.looked) else None
+
+
+def sights(st) -> list[set]:
+    """The cards each seat sees that the table does not show to all: its hand once looked
+    (with the cards passed to it), the cards it draws from, and the dummy once face up."""
+    dummy = st.dummy_hand if exposed(st) else ()
+    drawn = st.stock[:2] if st.phase == "draw" else ()  # (the seat to draw sees them)
+    return [{*(st.hands[s] if st.looked[s] else ()), *dummy,
+             *(drawn if s == st.turn else ())} for s in range(st.n)]
+
+
+def _sizes(st) -> tuple[list, list]:
+    """Which seats have looked at their cards, and how many each holds: enough for a bid,
+    which takes no card from a hand (nor shows the dummy or a draw), so a seat sees a new
+    card when it looks at a hand or its hand grows once looked at. (Two C-level copies:
+    `sights` would cost most bids of a game with blind bids a few per cent of a hand.)"""
+    return st.looked[:], list(map(len, st.hands))
+
+
+def _new_sizes(st, before: tuple[list, list]) -> list[set]:
+    """`sights`' difference for a bid, from `_sizes` before it."""
+    looked, sizes = before
+    if st.looked == looked and list(map(len, st.hands)) == sizes:
+        return []
+    return [set(hand) if seen and hand and (not was or len(hand) > size) else set()
+            for hand, seen, was, size in zip(st.hands, st.looked, looked, sizes, strict=True)]
+
+
+def mark_shown(st, before) -> None:
+    """After a move that may be taken back: if it showed any seat a card it could not see
+    before (`before`: `sights`, or `_sizes` for a bid), a player may not take it back and
+    move again knowing it. The undo point keeps why (its fifth item): a log written before
+    this rule still replays (`check_undo` refuses only a player's undo made now)."""
+    point = st.undo_point
+    if point is None:
+        return
+    news = _new_sizes(st, before) if before.__class__ is tuple else [
+        now - was for was, now in zip(before, sights(st), strict=True)]
+    for seat, new in enumerate(news):
+        if new:
+            st.undo_point = (*point, _shown_words(st, point[0], seat, new))
+            return
+
+
+def _shown_words(st, undoer: int, seat: int, new: set) -> str:
+    if new & set(st.dummy_hand):
+        what = "you the dummy"
+    elif seat == undoer:
+        what = "you cards you had not seen"
+    else:
+        what = f"seat {seat} cards they had not seen"
+    return f"you cannot take it back: it showed {what}"
 
 
 def _copy(value):
@@ -191,19 +251,23 @@ def undo_target(st, seat: int) -> int | None:
 def undoable(st, seat: int) -> dict | None:
     """The move `seat` may take back now ({"seq", "type", "card" or "bid"}), if any."""
     point = st.undo_point
-    if not point or point[0] != seat:
+    if not point or point[0] != seat or len(point) > 4:  # (> 4: it showed a card)
         return None
     move = point[3]  # (a card from the seat's own hand: the card alone)
     return {"type": "play", "card": move, "seq": point[1]} if move.__class__ is str else dict(
         move, seq=point[1])
 
 
-def check_undo(st, ev):
+def check_undo(st, ev, live: bool = False):
+    """`live`: a player asks now; a logged undo of a move that showed a card (allowed
+    before `mark_shown`) replays as it was."""
     seat = _seat(st, ev)
     point = st.undo_point
     _need(point is not None and point[0] == seat, "there is no move of yours to take back: "
           "only your own last bid or card, before anyone else acts (not a card that ended "
           "the hand, a claim or a card played for you)")
+    if live and len(point) > 4:
+        raise IllegalAction(point[4])
     _need(ev.get("undo") == point[1], f"the move you may take back is move {point[1]}")
 
 

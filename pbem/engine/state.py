@@ -13,6 +13,7 @@ from .acts import (
     check_concede,
     check_say,
     check_undo,
+    mark_shown,
     remember,
     step_concede,
     step_say,
@@ -881,8 +882,8 @@ def _check(st: State, ev: dict, live: bool = False) -> None:
         raise IllegalAction("the game is over")
     if kind.__class__ is not str or kind not in EVENTS:  # (a list or an object: no hash)
         raise IllegalAction(f"unknown event type {kind!r}")
-    if kind == "claim":
-        check_claim(st, ev, live)
+    if kind == "claim" or kind == "undo":  # (a live claim is searched, a live undo asked
+        EVENTS[kind][0](st, ev, live)  # whether its move showed a card)
         return
     EVENTS[kind][0](st, ev)
 
@@ -912,7 +913,8 @@ def advance(st: State, ev: dict) -> None:
     # what acts._unplay cannot work out, kept to take the card back: where the card was in
     # the hand, with the lead it had to make, if any (the turn was the seat's; the trick,
     # the tricks and whether spades were broken follow from the cards played), and the card
-    # alone for the move (acts.undoable)
+    # alone for the move (acts.undoable); such a card shows no seat a card it did not see
+    # (no dummy here; the hand's last card ends the hand), so acts.mark_shown is not asked
     st.undo_point = None if "auto" in ev and ev["auto"] else (
         seat, seq, at if st.must_lead is None else (at, st.must_lead), card)
     trick.append((seat, card))
@@ -929,10 +931,12 @@ def advance(st: State, ev: dict) -> None:
 def _step(st: State, ev: dict) -> None:
     """Every event but a card from the seat's own hand: its step, then the counters."""
     kind, hand_no = ev["type"], st.hand_no
-    remember(st, ev)
+    shown = remember(st, ev)
     EVENTS[kind][1](st, ev)
     if st.hand_no != hand_no:  # the move ended the hand: it is scored and cannot come back
         st.undo_point = None
+    elif shown is not None:
+        mark_shown(st, shown)
     seq = st.seq = st.seq + 1
     if kind not in QUIET:
         st.move_seq = seq
