@@ -94,12 +94,15 @@ def drain(store, deliver=None, now=None, limit: int = BATCH, lease: timedelta = 
     own settings (merge, quiet hours, cap: pbem.store.pacing) may hold a row until later,
     settle it without a mail, or send it with the player's other waiting turn mails.
 
-    The batch is claimed in one transaction, under a short lease (pbem.store.lease), and
+    The batch is claimed in one transaction, under a lease (pbem.store.lease) that outlasts
+    the longest delivery (`deliver.longest`, seconds) by `lease`, and
     delivered by `deliver.workers` threads at once (1 for a plain function); each row is
     marked sent as soon as it is delivered, in commits a few milliseconds apart."""
     deliver = deliver or maildir_delivery()
     now = now or utcnow()
-    with Lease(store, now, lease, beat=min(BEAT, lease.total_seconds() / 5)) as claim:
+    longest = float(getattr(deliver, "longest", 0.0))  # a relay's timeout: the lease outlasts it
+    with Lease(store, now, lease, beat=min(BEAT, lease.total_seconds() / 5),
+               longest=longest) as claim:
         for _ in range(CLAIM_TRIES):  # another drainer claimed these first: the next ones
             rows, today, pacer = _due(store, now, min(max(limit, 1), MAX_BATCH), daily_cap)
             sends, settle = _plan(rows, today, pacer, now, daily_cap)
