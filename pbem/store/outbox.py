@@ -12,6 +12,7 @@ those last milliseconds; into the Maildir not even those, as that delivery is
 idempotent: the file's name comes from the row's dedupe key.
 """
 
+import logging
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -20,9 +21,10 @@ from email.utils import format_datetime
 from functools import partial
 from pathlib import Path
 from queue import Empty, SimpleQueue
-from time import monotonic
+from time import monotonic, sleep
 
 from sqlalchemy import func, update
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import select
 
 from ..config import load
@@ -34,6 +36,7 @@ from .models import Outbox
 from .models import now as utcnow
 from .wrap import wrap
 
+log = logging.getLogger(__name__)
 BATCH = 500  # rows a drain claims at once: fewer claims, syncs and commits in a burst
 MAX_BATCH = 2000
 MAX_WORKERS = 64  # deliveries at once, whatever `deliver.workers` says
@@ -181,7 +184,7 @@ def _deliver_all(store, deliver, claim, sends, now) -> int:
             t0 = monotonic()
             marks.add(_run(deliver, claim, job))
             marks.flush_due(slow=monotonic() - t0 >= marks.every)  # the next is slow too
-        return marks.flush()
+        return marks.finish()
     # the marks commit in this thread while the workers send: one connection never waits
     # on a commit; results come back through a queue, a mail's cost whatever the window
     results = SimpleQueue()
@@ -194,7 +197,7 @@ def _deliver_all(store, deliver, claim, sends, now) -> int:
             out += 1
         while out:
             out -= _collect(results, marks)
-    return marks.flush()
+    return marks.finish()
 
 
 def _send(results, deliver, claim, job) -> None:
@@ -256,7 +259,11 @@ class Marks:
     """Rows' outcomes, written in one transaction every FLUSH_EVERY seconds (or FLUSH_ROWS
     rows): a crash resends only the mails of the last few milliseconds. A delivery with a
     `sync` (the Maildir's) has its staged mails made durable first; a mail it could not
-    put in place fails there, and is retried as any failed delivery."""
+    put in place fails there, and is retried as any failed delivery.
+
+    While the database is away, the marks wait (tried again every lease beat, the rows
+    kept in the lease), and the drain's end waits for them as long as the lease lasts: an
+    outage shorter than that sends no mail twice."""
 
     def __init__(self, store, claim, now, sync=None):
         self.store, self.claim, self.now, self.sync = store, claim, now, sync
@@ -264,11 +271,16 @@ class Marks:
             SYNC_EVERY, SYNC_ROWS)
         self.results, self.todo, self.ids, self.first, self.sent = [], [], [], None, 0
         self.failed = {}  # the sync's failures by file name, until their result comes
+        self.retry = float("-inf")  # no try before this (monotonic): the database is away
 
     def add(self, result) -> None:
         job = result[0]
         self.results.append(result)
-        self.ids += [job[0].id, *(r.id for r in job[2])]
+        ids = [job[0].id, *(r.id for r in job[2])]
+        if result[1] is LOST:  # never started: let the lease on it run out now
+            with self.claim.lock:
+                self.claim.held -= set(ids)
+        self.ids += ids
         if self.first is None:
             self.first = monotonic()
 
@@ -295,15 +307,33 @@ class Marks:
         self.todo.append((own.id, dict(sent_at=self.now, last_error=None)))
 
     def flush_due(self, slow: bool = False) -> None:
-        if self.first is not None and (slow or len(self.ids) >= self.rows
-                                       or monotonic() - self.first >= self.every):
-            self.flush()
+        if self.first is not None and monotonic() >= self.retry and (
+                slow or len(self.ids) >= self.rows or monotonic() - self.first >= self.every):
+            try:
+                self.flush()
+            except DBAPIError as e:  # kept for a try a beat later
+                log.warning("outbox marks wait for the database (%s)", type(e).__name__)
+                self.retry = monotonic() + self.claim.beat
+
+    def finish(self) -> int:
+        """The last marks written; while the database is away, tried again every beat
+        until the lease runs out (then its error: those rows will be sent again)."""
+        while True:
+            try:
+                return self.flush()
+            except DBAPIError as e:
+                if self.claim.until - self.claim.clock() <= timedelta(0):
+                    raise
+                log.warning("outbox marks wait for the database (%s)", type(e).__name__)
+                sleep(self.claim.beat)
 
     def flush(self) -> int:
+        """The marks so far in one commit; the database's error raised, the marks kept."""
         if self.sync is not None and self.results:
             self.failed.update(self.sync())  # the mails on disk before their rows say sent
         for job, error in self.results:
             self._outcome(job, error)
+        self.results = []
         with self.claim.lock:  # no renewal between the commit and the release
             if self.todo:
                 with self.store.engine.begin() as c:
@@ -311,7 +341,7 @@ class Marks:
                         for part in chunks(ids):
                             c.execute(_update(part).values(**values))
             self.claim.held -= set(self.ids)
-        self.results, self.todo, self.ids, self.first = [], [], [], None
+        self.todo, self.ids, self.first = [], [], None
         return self.sent
 
 
