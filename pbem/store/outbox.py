@@ -42,7 +42,7 @@ MAX_BATCH = 2000
 MAX_WORKERS = 64  # deliveries at once, whatever `deliver.workers` says
 WINDOW = 32  # mails queued for the workers beyond those in their hands: none waits for a mark
 FLUSH_EVERY = 0.02  # seconds between the commits that mark rows sent
-FLUSH_ROWS = 100
+FLUSH_ROWS = 32  # and at most this many: with the in-flight, what a crash resends
 # a delivery made durable in batches (the Maildir's `sync`) is idempotent: a crash redoes
 # nothing it wrote, so its batches may be longer, each sync serving more mails
 SYNC_EVERY, SYNC_ROWS = 0.25, 200
