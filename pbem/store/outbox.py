@@ -1,14 +1,17 @@
-"""The outbox sender: delivers due Outbox rows, retries failures with backoff, never twice.
+"""The outbox sender: delivers due Outbox rows, retries failures with backoff, at least once.
 
     drain(store, deliver=maildir_delivery(path), now=None, limit=100) -> count
 
 A drainer claims a batch of due rows in one transaction (an UPDATE that only one drainer's
-WHERE still matches) under a short lease that a heartbeat renews (pbem.store.lease), so two
-live drainers never send one row, and a dead drainer's rows are due again in seconds. Rows
-are delivered several at once (`deliver.workers`: threads, each with its own relay
-connection) and marked sent in commits FLUSH_EVERY apart, made by the drain's own thread
-while the workers send on (one connection too), so a crash resends at most the mails of
-those last milliseconds; into the Maildir not even those, as that delivery is
+WHERE still matches) under a lease that a heartbeat renews (pbem.store.lease) and that
+outlasts the longest one delivery may take (`deliver.longest`: a relay's timeout), so two
+live drainers never send one row, nor does a drainer that lost the database while its mails
+are at the relay and another that took its rows over. Rows are delivered several at once
+(`deliver.workers`: threads, each with its own relay connection) and marked sent in commits
+FLUSH_EVERY (or FLUSH_ROWS) apart, made by the drain's own thread while the workers send on
+(one connection too), so a crash resends the mails in flight: the one on each connection,
+and those answered since the last commit. A mail sent again has its Message-ID (the row's
+own, or made from its dedupe key). Into the Maildir not even those, as that delivery is
 idempotent: the file's name comes from the row's dedupe key.
 """
 
