@@ -174,3 +174,47 @@ def test_a_sender_that_cannot_renew_starts_no_more_and_a_mail_sent_again_has_its
     assert all(len(ids[r]) == 1 for r in twice), "a mail sent again had a new Message-ID"
     assert len({i for s in ids.values() for i in s}) == 32
     assert all(r.sent_at is not None for r in outbox(store))
+
+
+class StallingRelay:
+    """Answers MAIL and RCPT each `stall` seconds late: every answer within a command
+    timeout, the mail as a whole not."""
+
+    def __init__(self, stall: float):
+        self.stall, self.got = stall, []
+
+    async def handle_MAIL(self, server, session, envelope, address, mail_options):
+        await asyncio.sleep(self.stall)
+        envelope.mail_from = address
+        return "250 OK"
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        await asyncio.sleep(self.stall)
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        self.got.append(envelope.rcpt_tos[0])
+        return "250 OK"
+
+
+def test_a_mail_gets_the_relays_timeout_in_all_and_is_cut_off_after_it(store):
+    # the lease counts on it: a mail still going after `timeout` sends nothing more, though
+    # no one answer took that long
+    add_rows(store, 2)
+    relay, port = StallingRelay(stall=0.7), free_port()
+    server = Controller(relay, hostname="127.0.0.1", port=port)
+    server.start()
+    try:
+        deliver = Relay(f"smtp://127.0.0.1:{port}", "pbem.test", KEYS, timeout=1.0)
+        t0 = time.monotonic()
+        assert drain(store, deliver, lease=WINDOW) == 0
+        took = time.monotonic() - t0
+        time.sleep(2 * relay.stall)  # the relay's answers come: nobody is there to go on
+    finally:
+        server.stop()
+    assert took < deliver.longest + 1.0 and deliver.longest < 1.2
+    assert relay.got == []
+    rows = outbox(store)
+    assert all(r.sent_at is None and r.last_error for r in rows), rows
+    assert all(r.next_attempt - r.created >= timedelta(seconds=59) for r in rows)  # a minute on
