@@ -6,6 +6,7 @@ a way the test cuts (a link to the SQLite file's directory, a TCP proxy to Postg
 
 import asyncio
 import re
+import signal
 import threading
 import time
 from collections import Counter
@@ -16,10 +17,11 @@ from aiosmtpd.controller import Controller
 from sqlalchemy.engine import make_url
 
 from pbem.store.models import Outbox
-from pbem.store.outbox import drain
+from pbem.store.models import now as utcnow
+from pbem.store.outbox import FLUSH_ROWS, drain
 from pbem.store.relay import Relay
 from pbem.store.states import Store
-from tests.test_crash import outbox
+from tests.test_crash import outbox, spawn
 from tests.test_outage import Proxy
 from tests.test_serve import free_port
 
@@ -35,16 +37,19 @@ _MESSAGE_ID = re.compile(rb"(?im)^Message-ID:\s*(\S+)")
 
 
 class SlowRelay:
-    """Answers each mail DELAY seconds after its dot; keeps (recipient, Message-ID)."""
+    """Takes each mail at its dot, as an MTA does, and answers `delay` seconds later (if
+    the sender is still there); keeps (recipient, Message-ID)."""
 
-    def __init__(self):
-        self.got, self.busy = [], 0
+    def __init__(self, delay: float = DELAY):
+        self.got, self.busy, self.delay = [], 0, delay
 
     async def handle_DATA(self, server, session, envelope):
-        self.busy += 1
-        await asyncio.sleep(DELAY)
-        self.busy -= 1
         self.got.append((envelope.rcpt_tos[0], _MESSAGE_ID.search(envelope.content)[1]))
+        self.busy += 1
+        try:
+            await asyncio.sleep(self.delay)
+        finally:  # a sender gone: aiosmtpd cancels this
+            self.busy -= 1
         return "250 OK"
 
     def twice(self) -> list[str]:
@@ -218,3 +223,49 @@ def test_a_mail_gets_the_relays_timeout_in_all_and_is_cut_off_after_it(store):
     rows = outbox(store)
     assert all(r.sent_at is None and r.last_error for r in rows), rows
     assert all(r.next_attempt - r.created >= timedelta(seconds=59) for r in rows)  # a minute on
+
+
+SENDER = """
+import sys
+from pbem.store.models import now as utcnow
+from pbem.store.outbox import FLUSH_ROWS, drain
+from pbem.store.relay import Relay
+from pbem.store.states import Store
+store = Store(sys.argv[1])
+deliver = Relay(sys.argv[2], "pbem.test", ["k" * 32], connections=4, timeout=5)
+print("ready", flush=True)
+sys.stdin.readline()  # go
+while drain(store, deliver):
+    pass
+"""
+
+
+def test_a_killed_sender_resends_only_its_mails_in_flight_and_each_with_its_message_id(
+        store, db_url):
+    add_rows(store, 40)
+    relay, port = SlowRelay(delay=0.5), free_port()
+    server = Controller(relay, hostname="127.0.0.1", port=port)
+    server.start()
+    url = f"smtp://127.0.0.1:{port}"
+    try:
+        sender = spawn("-c", SENDER, db_url, url)
+        sender.stdin.write("go\n")
+        sender.stdin.flush()
+        wait_until(lambda: len(relay.got) >= 8 and relay.busy == 4)
+        time.sleep(0.2)  # the answers before these are marked sent
+        sender.send_signal(signal.SIGKILL)  # four mails at the relay (it has them), unanswered
+        sender.communicate()
+        wait_until(lambda: relay.busy == 0)
+        later = utcnow() + timedelta(seconds=5 + 1 + 15 + 1 + 2)  # a lease and a random second on
+        deliver = Relay(url, "pbem.test", KEYS, connections=4, timeout=5)
+        while drain(store, deliver, now=later):
+            pass
+    finally:
+        server.stop()
+    twice = relay.twice()
+    assert 1 <= len(twice) <= 4 + FLUSH_ROWS, twice  # in flight, or answered and not marked
+    ids = {}
+    for rcpt, message_id in relay.got:
+        ids.setdefault(rcpt, set()).add(message_id)
+    assert all(len(ids[r]) == 1 for r in twice), "a mail sent again had a new Message-ID"
+    assert len(ids) == 40 and all(r.sent_at is not None for r in outbox(store))
