@@ -108,8 +108,9 @@ class Lease:
         while not self._stop.wait(self.beat):
             try:
                 self.renew()
-            except Exception:  # the database is away: holds() stops us before the end
-                log.exception("the outbox lease could not be renewed")
+            except Exception as e:  # the database is away: holds() stops us before the end
+                # one line a beat, no statement or values: an outage is not a traceback
+                log.warning("the outbox lease could not be renewed (%s)", type(e).__name__)
 
     def __enter__(self):
         self._thread = threading.Thread(target=self._beat, daemon=True, name="outbox-lease")
