@@ -9,10 +9,16 @@
 A claimed row's next_attempt is the lease's end, a value that only this drainer writes (a
 random microsecond is added), so every renewal is a compare-and-set on it: a row another
 drainer took over after our lease ran out is never renewed, nor delivered, by us. A thread
-renews the lease every BEAT seconds while the batch is out, so a slow relay keeps its rows,
-and a dead drainer's rows are due again `length` (seconds) after its last heartbeat.
-A delivery starts only while MARGIN of the lease is left: a drainer that cannot renew (the
-database is away, the process was stopped) stops delivering before another may start.
+renews the lease every BEAT seconds while the batch is out, so a slow relay keeps its rows.
+
+The numbers come from the longest one delivery may take (`longest`, seconds: a relay's
+timeout, which pbem.store.relay enforces for a whole mail; 0 for the Maildir, whose
+delivery is idempotent): the lease is `longest` + `length` long, and a delivery starts only
+while more than `longest` + SPARE of it is left. So a drainer that cannot renew (the
+database is away, the process was stopped) stops starting deliveries, and the last it
+started has ended (or been cut) SPARE before the lease runs out and another drainer may
+take the rows: a dead drainer's rows are due again `longest` + `length` after its last
+heartbeat.
 """
 
 import logging
@@ -27,9 +33,9 @@ from sqlmodel import select
 from .models import Outbox
 
 log = logging.getLogger(__name__)
-LEASE = timedelta(seconds=15)  # a dead drainer's rows are retried this long after it died
+LEASE = timedelta(seconds=15)  # the lease beyond the longest delivery: time to renew it
 BEAT = 3.0  # seconds between renewals: several fit in a lease
-MARGIN = timedelta(seconds=6)  # a delivery starts only with this much of the lease left
+SPARE = timedelta(seconds=6)  # left of the lease when the last delivery it covers ends
 CHUNK = 500  # ids in one IN (...): far below any database's limit
 
 
@@ -39,9 +45,12 @@ def chunks(ids):
 
 
 class Lease:
-    def __init__(self, store, now, length: timedelta = LEASE, beat: float = BEAT):
-        self.store, self.length, self.beat = store, length, beat
-        self.margin = min(MARGIN, length * 0.4)
+    def __init__(self, store, now, length: timedelta = LEASE, beat: float = BEAT,
+                 longest: float = 0.0):
+        self.store, self.beat = store, beat
+        self.longest = timedelta(seconds=longest)
+        self.margin = self.longest + min(SPARE, length * 0.4)  # below `length`: renewals fit
+        self.length = self.longest + length
         self._start, self._t0 = now, monotonic()
         self.until = self._next()
         self.held: set[int] = set()
@@ -70,8 +79,10 @@ class Lease:
         return got
 
     def holds(self, row_id: int) -> bool:
-        """Without the lock: a sender never waits on a renewal's or a mark's transaction.
-        A renewal sets `until` only once it committed, so an old value is the earlier."""
+        """May a delivery of the row start now? Only if it ends (it takes `longest` at
+        most) before the lease does, with SPARE to spare. Without the lock: a sender never
+        waits on a renewal's or a mark's transaction. A renewal sets `until` only once it
+        committed, so an old value is the earlier."""
         until = self.until
         return row_id in self.held and until - self.clock() > self.margin
 
@@ -97,8 +108,9 @@ class Lease:
         while not self._stop.wait(self.beat):
             try:
                 self.renew()
-            except Exception:  # the database is away: holds() stops us before the end
-                log.exception("the outbox lease could not be renewed")
+            except Exception as e:  # the database is away: holds() stops us before the end
+                # one line a beat, no statement or values: an outage is not a traceback
+                log.warning("the outbox lease could not be renewed (%s)", type(e).__name__)
 
     def __enter__(self):
         self._thread = threading.Thread(target=self._beat, daemon=True, name="outbox-lease")

@@ -11,6 +11,10 @@ where there is none, an fsync a file) before the batch's files move into new/ co
 what one fsync did. A mail reaches new/ only once its bytes are on disk, so a crash never
 leaves an empty file there that a redo would take for the mail; the file's name comes from
 the row's dedupe key, so a redo after a crash finds it and writes nothing.
+
+A file a crash left in tmp/ is removed once it is 36 hours old (the Maildir convention: no
+delivery takes that long), at the sender's start and then about daily, SWEEP_FILES at most
+a pass (the rest in the next pass, a minute later): pbem.store.maildir.Sweeper.
 """
 
 import ctypes
@@ -26,6 +30,10 @@ from pathlib import Path
 from .bounces import return_path
 
 WORKERS = 2  # one writes a file while the other builds the next mail
+STALE = 36 * 3600  # seconds: a tmp/ file older than this is a dead delivery's
+SWEEP_EVERY = 24 * 3600  # seconds between passes over tmp/
+SWEEP_AGAIN = 60  # seconds to the next pass when one stopped at SWEEP_FILES
+SWEEP_FILES = 1000  # entries of tmp/ a pass looks at: a sync never waits long on one
 RACY_NS = 2_000_000_000  # a directory changed this recently may change again unseen (mtime ticks)
 
 
@@ -54,6 +62,8 @@ class MaildirDelivery:
         self._lock = threading.Lock()
         self._sync_lock = threading.Lock()
         self._read = _ReadNames(self.root / "cur")
+        self.sweeper = Sweeper(self.root / "tmp")
+        self.sweeper.due()  # the sender's start
 
     def delivered(self, name: str) -> bool:
         """Is the mail in new/ or, read by now, in cur/ (as NAME:2,FLAGS)?"""
@@ -101,6 +111,7 @@ class MaildirDelivery:
                     tmp.unlink(missing_ok=True)
             if len(failed) < len(pending):  # the names too, before any row says sent
                 self._flush([self.root / "new"])
+            self.sweeper.due()
             return failed
 
     def _flush(self, paths: list[Path]) -> None:
@@ -118,6 +129,53 @@ class MaildirDelivery:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+
+
+class Sweeper:
+    """Removes the files of tmp/ older than STALE: `due()` makes a pass when one is due (a
+    clock read otherwise), looking at `per_pass` entries at most; a pass that stopped there
+    goes on where it stopped SWEEP_AGAIN seconds later. `clock`: seconds, as time.time."""
+
+    def __init__(self, path: Path, per_pass: int = SWEEP_FILES, clock=time.time):
+        self.path, self.per_pass, self.clock = path, per_pass, clock
+        self.next, self._entries = float("-inf"), None  # the listing a pass goes on with
+
+    def due(self) -> int:
+        """A pass if one is due; the files removed."""
+        now = self.clock()
+        if now < self.next:
+            return 0
+        removed, looked = 0, 0
+        try:
+            if self._entries is None:
+                self._entries = os.scandir(self.path)
+            for entry in self._entries:
+                removed += _remove_if_stale(entry, now - STALE)
+                looked += 1
+                if looked >= self.per_pass:
+                    self.next = now + SWEEP_AGAIN
+                    return removed
+        except OSError:  # tmp/ unreadable: the deliveries will say so; try again tomorrow
+            pass
+        self._close()
+        self.next = now + SWEEP_EVERY
+        return removed
+
+    def _close(self) -> None:
+        if self._entries is not None:
+            self._entries.close()
+            self._entries = None
+
+
+def _remove_if_stale(entry: os.DirEntry, before: float) -> int:
+    try:
+        if entry.is_file(follow_symlinks=False) and entry.stat(
+                follow_symlinks=False).st_mtime < before:
+            os.unlink(entry.path)
+            return 1
+    except OSError:  # gone meanwhile, or not ours to remove: the next one
+        pass
+    return 0
 
 
 class _ReadNames:

@@ -1,17 +1,21 @@
-"""The outbox sender: delivers due Outbox rows, retries failures with backoff, never twice.
+"""The outbox sender: delivers due Outbox rows, retries failures with backoff, at least once.
 
     drain(store, deliver=maildir_delivery(path), now=None, limit=100) -> count
 
 A drainer claims a batch of due rows in one transaction (an UPDATE that only one drainer's
-WHERE still matches) under a short lease that a heartbeat renews (pbem.store.lease), so two
-live drainers never send one row, and a dead drainer's rows are due again in seconds. Rows
-are delivered several at once (`deliver.workers`: threads, each with its own relay
-connection) and marked sent in commits FLUSH_EVERY apart, made by the drain's own thread
-while the workers send on (one connection too), so a crash resends at most the mails of
-those last milliseconds; into the Maildir not even those, as that delivery is
+WHERE still matches) under a lease that a heartbeat renews (pbem.store.lease) and that
+outlasts the longest one delivery may take (`deliver.longest`: a relay's timeout), so two
+live drainers never send one row, nor does a drainer that lost the database while its mails
+are at the relay and another that took its rows over. Rows are delivered several at once
+(`deliver.workers`: threads, each with its own relay connection) and marked sent in commits
+FLUSH_EVERY (or FLUSH_ROWS) apart, made by the drain's own thread while the workers send on
+(one connection too), so a crash resends the mails in flight: the one on each connection,
+and those answered since the last commit. A mail sent again has its Message-ID (the row's
+own, or made from its dedupe key). Into the Maildir not even those, as that delivery is
 idempotent: the file's name comes from the row's dedupe key.
 """
 
+import logging
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -20,9 +24,10 @@ from email.utils import format_datetime
 from functools import partial
 from pathlib import Path
 from queue import Empty, SimpleQueue
-from time import monotonic
+from time import monotonic, sleep
 
 from sqlalchemy import func, update
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import select
 
 from ..config import load
@@ -34,12 +39,13 @@ from .models import Outbox
 from .models import now as utcnow
 from .wrap import wrap
 
+log = logging.getLogger(__name__)
 BATCH = 500  # rows a drain claims at once: fewer claims, syncs and commits in a burst
 MAX_BATCH = 2000
 MAX_WORKERS = 64  # deliveries at once, whatever `deliver.workers` says
 WINDOW = 32  # mails queued for the workers beyond those in their hands: none waits for a mark
 FLUSH_EVERY = 0.02  # seconds between the commits that mark rows sent
-FLUSH_ROWS = 100
+FLUSH_ROWS = 32  # and at most this many: with the in-flight, what a crash resends
 # a delivery made durable in batches (the Maildir's `sync`) is idempotent: a crash redoes
 # nothing it wrote, so its batches may be longer, each sync serving more mails
 SYNC_EVERY, SYNC_ROWS = 0.25, 200
@@ -96,12 +102,15 @@ def drain(store, deliver=None, now=None, limit: int = BATCH, lease: timedelta = 
     own settings (merge, quiet hours, cap: pbem.store.pacing) may hold a row until later,
     settle it without a mail, or send it with the player's other waiting turn mails.
 
-    The batch is claimed in one transaction, under a short lease (pbem.store.lease), and
+    The batch is claimed in one transaction, under a lease (pbem.store.lease) that outlasts
+    the longest delivery (`deliver.longest`, seconds) by `lease`, and
     delivered by `deliver.workers` threads at once (1 for a plain function); each row is
     marked sent as soon as it is delivered, in commits a few milliseconds apart."""
     deliver = deliver or maildir_delivery()
     now = now or utcnow()
-    with Lease(store, now, lease, beat=min(BEAT, lease.total_seconds() / 5)) as claim:
+    longest = float(getattr(deliver, "longest", 0.0))  # a relay's timeout: the lease outlasts it
+    with Lease(store, now, lease, beat=min(BEAT, lease.total_seconds() / 5),
+               longest=longest) as claim:
         for _ in range(CLAIM_TRIES):  # another drainer claimed these first: the next ones
             rows, today, pacer = _due(store, now, min(max(limit, 1), MAX_BATCH), daily_cap,
                                       getattr(deliver, "domain", None) or load().mail_domain)
@@ -183,7 +192,7 @@ def _deliver_all(store, deliver, claim, sends, now, footers) -> int:
             t0 = monotonic()
             marks.add(_run(deliver, claim, job))
             marks.flush_due(slow=monotonic() - t0 >= marks.every)  # the next is slow too
-        return marks.flush()
+        return marks.finish()
     # the marks commit in this thread while the workers send: one connection never waits
     # on a commit; results come back through a queue, a mail's cost whatever the window
     results = SimpleQueue()
@@ -196,7 +205,7 @@ def _deliver_all(store, deliver, claim, sends, now, footers) -> int:
             out += 1
         while out:
             out -= _collect(results, marks)
-    return marks.flush()
+    return marks.finish()
 
 
 def _send(results, deliver, claim, job) -> None:
@@ -263,7 +272,11 @@ class Marks:
     """Rows' outcomes, written in one transaction every FLUSH_EVERY seconds (or FLUSH_ROWS
     rows): a crash resends only the mails of the last few milliseconds. A delivery with a
     `sync` (the Maildir's) has its staged mails made durable first; a mail it could not
-    put in place fails there, and is retried as any failed delivery."""
+    put in place fails there, and is retried as any failed delivery.
+
+    While the database is away, the marks wait (tried again every lease beat, the rows
+    kept in the lease), and the drain's end waits for them as long as the lease lasts: an
+    outage shorter than that sends no mail twice."""
 
     def __init__(self, store, claim, now, sync=None):
         self.store, self.claim, self.now, self.sync = store, claim, now, sync
@@ -271,11 +284,16 @@ class Marks:
             SYNC_EVERY, SYNC_ROWS)
         self.results, self.todo, self.ids, self.first, self.sent = [], [], [], None, 0
         self.failed = {}  # the sync's failures by file name, until their result comes
+        self.retry = float("-inf")  # no try before this (monotonic): the database is away
 
     def add(self, result) -> None:
         job = result[0]
         self.results.append(result)
-        self.ids += [job[0].id, *(r.id for r in job[2])]
+        ids = [job[0].id, *(r.id for r in job[2])]
+        if result[1] is LOST:  # never started: let the lease on it run out now
+            with self.claim.lock:
+                self.claim.held -= set(ids)
+        self.ids += ids
         if self.first is None:
             self.first = monotonic()
 
@@ -302,15 +320,33 @@ class Marks:
         self.todo.append((own.id, dict(sent_at=self.now, last_error=None)))
 
     def flush_due(self, slow: bool = False) -> None:
-        if self.first is not None and (slow or len(self.ids) >= self.rows
-                                       or monotonic() - self.first >= self.every):
-            self.flush()
+        if self.first is not None and monotonic() >= self.retry and (
+                slow or len(self.ids) >= self.rows or monotonic() - self.first >= self.every):
+            try:
+                self.flush()
+            except DBAPIError as e:  # kept for a try a beat later
+                log.warning("outbox marks wait for the database (%s)", type(e).__name__)
+                self.retry = monotonic() + self.claim.beat
+
+    def finish(self) -> int:
+        """The last marks written; while the database is away, tried again every beat
+        until the lease runs out (then its error: those rows will be sent again)."""
+        while True:
+            try:
+                return self.flush()
+            except DBAPIError as e:
+                if self.claim.until - self.claim.clock() <= timedelta(0):
+                    raise
+                log.warning("outbox marks wait for the database (%s)", type(e).__name__)
+                sleep(self.claim.beat)
 
     def flush(self) -> int:
+        """The marks so far in one commit; the database's error raised, the marks kept."""
         if self.sync is not None and self.results:
             self.failed.update(self.sync())  # the mails on disk before their rows say sent
         for job, error in self.results:
             self._outcome(job, error)
+        self.results = []
         with self.claim.lock:  # no renewal between the commit and the release
             if self.todo:
                 with self.store.engine.begin() as c:
@@ -318,7 +354,7 @@ class Marks:
                         for part in chunks(ids):
                             c.execute(_update(part).values(**values))
             self.claim.held -= set(self.ids)
-        self.results, self.todo, self.ids, self.first = [], [], [], None
+        self.todo, self.ids, self.first = [], [], None
         return self.sent
 
 
