@@ -26,7 +26,7 @@ from pbem.engine import (
 )
 from pbem.play import Refused, submit
 from pbem.store import prefs
-from pbem.store.models import SeatClock
+from pbem.store.models import Player, SeatClock
 from tests.helpers import do
 from tests.test_clock import T0, move, pending, state
 from tests.test_clock import new_game as clock_game
@@ -125,6 +125,10 @@ def test_the_last_bid_that_gave_leftover_cards_cannot_be_taken_back():
 
 def test_the_door_refuses_the_leaders_undo_and_writes_nothing(store):
     gid = humans_game(store, preset("dummy-3"))
+    with store.session() as s:  # no card plays itself after the lead, whatever the deal
+        ids = s.exec(select(Player.id).where(Player.email.like("p%@x.test"))).all()
+    for player_id in ids:
+        prefs.update(store, player_id, auto="off")
     st = game_state(store, gid)
     while st.phase == "bid":
         seat = st.to_act()[0]
