@@ -375,7 +375,7 @@ class Processor:
                       league=league.id if league else None)
         lines = inc.lines or _subject_command(inc.subject)
         error = run(ctx, lines, commands) if lines else None
-        text = _summary(ctx, lines, error, commands)
+        text = summary(ctx, lines, error, commands)
         here = (organiser_address(league, self.cfg.mail_domain) if league else
                 account_address(player, self.cfg.mail_domain))
         out.append(self._send(key, player.email, "Re: " + (inc.subject or "your mail"), text,
@@ -659,7 +659,8 @@ def _summary_text(ctx, lines, commands) -> str:
     return ""
 
 
-def _summary(ctx, lines, error, commands) -> str:
+def summary(ctx, lines, error, commands) -> str:
+    """What a mail's commands did, line by line: the account's answer (and its link's)."""
     done = "".join(f"Done: {d}\n" for d in ctx.done)
     err = _error(error, lines)
     bad = f"Not done: {err['line']}\n{err['reason']}\n" if err else ""

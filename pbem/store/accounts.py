@@ -34,24 +34,22 @@ def organiser_address(league, domain: str) -> str:
 def new_account_key(store, player_id: int) -> Player:
     """A new account address for the player: the old one is refused from now on (at RCPT,
     as any unknown key), for an owner whose address leaked (a forwarded mail's footer)."""
-    with store.session() as s:
-        player = s.get(Player, player_id)
-        player.account_key = new_key()
-        s.add(player)
-        s.commit()
-        s.refresh(player)
-        return player
+    return _rekeyed(store, Player, player_id, "account_key")
 
 
 def new_organiser_key(store, league_id: int) -> League:
     """A new organiser address for the league; the old one is refused from now on."""
+    return _rekeyed(store, League, league_id, "organiser_key")
+
+
+def _rekeyed(store, model, row_id: int, column: str):
     with store.session() as s:
-        league = s.get(League, league_id)
-        league.organiser_key = new_key()
-        s.add(league)
+        row = s.get(model, row_id)
+        setattr(row, column, new_key())
+        s.add(row)
         s.commit()
-        s.refresh(league)
-        return league
+        s.refresh(row)
+        return row
 
 
 def keyed(address: str, domain: str) -> tuple[str, str] | None:

@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from ..mail.commands import Context, run
-from ..mail.inbound import ACCOUNT_HERE, _summary
+from ..mail.inbound import ACCOUNT_HERE, summary
 from ..mail.plain import read_link
 from ..store.models import Confirmation, Player
 from . import data, flow
@@ -69,4 +69,4 @@ def do(token):
     lines = [str(x) for x in d["l"]]
     error = run(ctx, lines, ACCOUNT_HERE) if lines else None
     return flow.told("Done" if not error else "Partly done",
-                     _summary(ctx, lines, error, ACCOUNT_HERE))
+                     summary(ctx, lines, error, ACCOUNT_HERE))
