@@ -23,7 +23,6 @@ from pbem.engine import (
     preset,
 )
 from pbem.engine.acts import undoable
-from pbem.engine.shuffle import shuffle
 
 PLAY_FIELDS = ("hands", "trick", "tricks", "won", "broken", "must_lead", "turn", "phase")
 
@@ -174,25 +173,6 @@ def test_a_made_deal_changed_before_it_is_advanced_is_checked():
     ev["dealer"] = 1
     with pytest.raises(IllegalAction, match="deals now"):
         advance(st, ev)
-
-
-@pytest.mark.parametrize("size", [1, 2, 3, 24, 52, 54, 104])
-def test_the_quick_shuffle_draws_as_rng_shuffle_does(size):
-    class Floats(random.Random):  # its own random(): _randbelow draws floats, not bits
-        def random(self):
-            return super().random()
-
-    for kind in (random.Random, Floats):
-        ours, theirs = kind(size), kind(size)
-        cards, want = [f"c{i}" for i in range(size)], [f"c{i}" for i in range(size)]
-        for _ in range(3):  # a generator's deals follow one another as before
-            shuffle(cards, ours)
-            theirs.shuffle(want)
-            assert cards == want
-            assert ours.random() == theirs.random()
-    cards = [f"c{i}" for i in range(size)]
-    shuffle(cards, random.SystemRandom())
-    assert sorted(cards) == sorted(f"c{i}" for i in range(size))
 
 
 def test_legal_actions_are_shared_and_refuse_to_change():
