@@ -1,10 +1,13 @@
 """Signed links are a contract: a link mailed before signing got cheaper (made by itsdangerous
-itself, compressed or not) still works, a new one is the very token itsdangerous would make,
+itself, compressed or not) or by the hand-made signer before issue 30 (tests/data/
+links_v1.json) still works, a new one is the very token itsdangerous would make,
 and expiry, tampering, the purpose and key rotation still say no. The key file is read
 again when it is replaced or rewritten, and not while it is unchanged."""
 
+import json
 import os
 import time
+from pathlib import Path
 
 import pytest
 from itsdangerous import URLSafeTimedSerializer
@@ -28,11 +31,37 @@ def itsdangerous_token(keys, purpose, data):
 def test_a_new_link_is_the_token_itsdangerous_makes(monkeypatch, data):
     monkeypatch.setattr(signing._secrets, "token_hex", lambda n: "0123456789ab")
     now = time.time()
-    monkeypatch.setattr(signing.time, "time", lambda: now)
     monkeypatch.setattr("itsdangerous.timed.time.time", lambda: now)
     ours = Signer(KEYS, UNSUBSCRIBE).dumps(data)
     assert ours == itsdangerous_token(KEYS, UNSUBSCRIBE, dict(data, n="0123456789ab"))
     assert not ours.startswith(".")  # short: not compressed
+
+
+LINKS_V1 = json.loads((Path(__file__).parent / "data" / "links_v1.json").read_text())["links"]
+
+
+@pytest.mark.parametrize("case", LINKS_V1, ids=lambda c: c["purpose"])
+def test_links_signed_before_issue_30_still_verify(case, monkeypatch):
+    """Made by the hand-made HMAC signer of before (with its own key derivation), read by
+    itsdangerous's serializer: every purpose, move links, a compressed one, a rotated key."""
+    got = Signer(case["keys"], case["purpose"]).loads(case["token"], max_age=10**10)
+    assert got == case["data"]
+    with pytest.raises(ValueError, match="not valid"):
+        Signer(case["keys"], "pbem.other").loads(case["token"], max_age=10**10)
+    with pytest.raises(ValueError, match="not valid"):
+        Signer(["key-2027"], case["purpose"]).loads(case["token"], max_age=10**10)
+    later = time.time() + 10**10
+    monkeypatch.setattr("itsdangerous.timed.time.time", lambda: later)
+    with pytest.raises(ValueError, match="expired"):
+        Signer(case["keys"], case["purpose"]).loads(case["token"])
+
+
+def test_the_stored_links_cover_rotation_and_compression():
+    newest = {tuple(c["keys"]) for c in LINKS_V1}
+    assert newest == {("key-2025",), ("key-2025", "key-2026")}
+    assert any(c["token"].startswith(".") for c in LINKS_V1)  # compressed
+    by_old = next(c for c in LINKS_V1 if c["keys"] == ["key-2025"])
+    assert Signer(["key-2025", "key-2026"]).loads(by_old["token"], max_age=10**10)
 
 
 def test_old_links_still_verify_compressed_or_not():
