@@ -3,6 +3,7 @@ that offers PIPELINING: MAIL, RCPT and DATA arrive in one write; a refused recip
 and a connection dropped in the middle of a drain's batch each fail their own row only
 (retried with its backoff), the rest go out once, and nothing is lost or sent twice."""
 
+import smtplib
 import ssl
 import threading
 import time
@@ -12,6 +13,7 @@ from datetime import timedelta
 import pytest
 from aiosmtpd.controller import Controller
 
+from pbem.store import pipelining
 from pbem.store.models import now as utcnow
 from pbem.store.outbox import FLUSH_EVERY, drain
 from pbem.store.relay import Relay
@@ -191,3 +193,32 @@ def test_one_connection_sends_on_while_the_marks_wait_for_the_database(store):
     assert drain(store, deliver) == 10
     assert in_time == [True] and len(deliver.sent) == 10
     assert all(r.sent_at is not None for r in outbox(store))
+
+
+class GoneAtRset(PipeRelay):
+    """Refuses as PipeRelay does, then drops the line when the client resets."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.resets = 0
+
+    async def handle_RSET(self, server, session, envelope):
+        self.resets += 1
+        server.transport.abort()
+        return "250 OK"
+
+
+def test_a_relay_gone_at_the_reset_after_a_refusal_still_says_refused():
+    """The RSET after a refusal is smtplib's public rset(); a relay that hangs up there is
+    found by the next mail, and this one's refusal is what its row records."""
+    relay = GoneAtRset(refuse={"bad@example.org"})
+
+    def send_one(url):
+        with smtplib.SMTP(*url.removeprefix("smtp://").split(":"), timeout=10) as conn:
+            with pytest.raises(smtplib.SMTPRecipientsRefused):
+                pipelining.send(conn, "pbem@pbem.test", "bad@example.org", b"Hi\r\n")
+            with pytest.raises(smtplib.SMTPServerDisconnected):
+                pipelining.send(conn, "pbem@pbem.test", "ok@example.org", b"Hi\r\n")
+
+    with_relay(relay, send_one)
+    assert relay.resets == 1 and not relay.got

@@ -32,7 +32,7 @@ def send(conn: smtplib.SMTP, sender: str, rcpt: str, data: bytes) -> None:
         conn.send(b".\r\n")  # a relay that took DATA after a refusal: an empty end
         conn.getreply()
     if go[0] != 354 or refused:
-        conn._rset()
+        _reset(conn)
     if mail[0] != 250:
         raise smtplib.SMTPSenderRefused(mail[0], mail[1], sender)
     if to[0] not in (250, 251):
@@ -44,8 +44,17 @@ def send(conn: smtplib.SMTP, sender: str, rcpt: str, data: bytes) -> None:
     done = conn.getreply()
     _closing(conn, done)
     if done[0] != 250:
-        conn._rset()
+        _reset(conn)
         raise smtplib.SMTPDataError(*done)
+
+
+def _reset(conn: smtplib.SMTP) -> None:
+    """RSET after a refusal, as smtplib's sendmail does: a relay gone meanwhile is told by
+    the next mail's command, not by this one's error."""
+    try:
+        conn.rset()
+    except smtplib.SMTPServerDisconnected:
+        pass
 
 
 def _closing(conn: smtplib.SMTP, *replies) -> None:
