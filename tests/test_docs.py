@@ -31,9 +31,11 @@ def test_every_catalogue_id_has_a_row():
 
 
 def _ours() -> list[Path]:
-    """The README, the docs and the code: what the next maintainer reads."""
-    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
-            *sorted(p for p in (ROOT / "pbem").rglob("*") if p.suffix in (".py", ".js", ".css"))]
+    """The README, the docs, the code and its templates: what the next maintainer reads."""
+    code = (".py", ".js", ".css", ".html", ".txt")
+    return [ROOT / "README.md", ROOT / "pyproject.toml", *sorted((ROOT / "docs").rglob("*.md")),
+            *sorted(p for folder in ("pbem", "templates") for p in (ROOT / folder).rglob("*")
+                    if p.suffix in code)]
 
 
 def test_nothing_points_outside_the_repository():
