@@ -1,4 +1,4 @@
-"""Asking an address's owner before acting for it (DESIGN.md, "Web": an address is trusted
+"""Asking an address's owner before acting for it (docs/design.md: an address is trusted
 only once it has clicked a link mailed to it). The request travels in the link, signed with
 a purpose of its own; the same request mails at most one link a day; opening the link shows
 the request and a button (mail scanners fetch links and must change nothing), and only the

@@ -4,7 +4,9 @@ pbem.deadlines writes the rows (in each move's transaction); a periodic `tick` (
 in `pbem serve` or `pbem clock`) claims due rows in the database, so even two clocks fire a
 row once, and a row whose clock died mid-way is claimed again after a lease: every effect is
 idempotent (a timeout is a submit with its own ref at the seq it was armed for; a mail has a
-dedupe key). APScheduler's own job store decides nothing (PITFALLS.md).
+dedupe key). APScheduler's own job store decides nothing: its defaults
+skip a job that fell due while the process was down, and a store shared by processes runs
+jobs twice or misses them.
 """
 
 from datetime import UTC, datetime, timedelta

@@ -1,4 +1,4 @@
-"""Settings from the environment, each with an embedded default (DESIGN.md "Settings")."""
+"""Settings from the environment, each with an embedded default (docs/design.md "Settings")."""
 
 import os
 from dataclasses import dataclass, field

@@ -1,4 +1,4 @@
-"""The game log (DESIGN.md "Game log format"): JSON Lines, a header, then one event a line.
+"""The game log (docs/log-format.md): JSON Lines, a header, then one event a line.
 
     {"format": "pbem/1", "rules": {...}, "seats": ["ann", "bob", "cy", "di"], "first_dealer": 0}
     {"seq": 1, "type": "deal", "dealer": 0, "hands": [[...], [...], [...], [...]]}

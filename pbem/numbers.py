@@ -1,6 +1,6 @@
 """Whole numbers from what people type, in a form field or a mail's line: ASCII digits
 only. `str.isdigit()` is True for '²' (which int() refuses: a 500) and for '٣' (which int()
-reads as 3); neither is a number anyone types on purpose here (PITFALLS.md)."""
+reads as 3); neither is a number anyone types on purpose here."""
 
 import re
 

@@ -30,7 +30,8 @@ ROBOTS = [ANN, "robot", "robot", "robot"]
 
 
 def free_port() -> int:
-    """aiosmtpd's Controller(port=0) does not work (PITFALLS.md): pick a free port first."""
+    """aiosmtpd's Controller(port=0) does not learn the port it got and then refuses
+    connections (aiosmtpd issues #276, #388): pick a free port first."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

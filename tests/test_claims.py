@@ -1,4 +1,4 @@
-"""Claims (Y6, RULES.md "Claims, checked by the server"): a claim holds only if the
+"""Claims (Y6, docs/rules.md "Claims"): a claim holds only if the
 claiming side wins every remaining trick however the others play."""
 
 import random

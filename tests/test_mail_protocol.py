@@ -55,7 +55,7 @@ def keys_fit(store):
 
 def converse(port: int, lines: list[bytes], replies_after_data: int = 1) -> list[str]:
     """Speak LMTP (or SMTP) line by line over a raw socket; every reply line, as text.
-    smtplib.LMTP reads only one reply after DATA (PITFALLS.md), so this reads them all."""
+    smtplib.LMTP reads only one reply after DATA (bpo-32803), so this reads them all."""
     out = []
     with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
         f = sock.makefile("rb")

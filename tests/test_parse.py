@@ -1,4 +1,4 @@
-"""What people type, as actions and cards (DESIGN.md "Mail": commands)."""
+"""What people type, as actions and cards (docs/mail.md)."""
 
 import random
 

@@ -1,4 +1,4 @@
-"""Each preset plays what RULES.md's preset table and the seeds say it plays."""
+"""Each preset plays what docs/rules.md's "Presets" says it plays."""
 
 from collections import Counter
 

@@ -401,7 +401,7 @@ def test_B13_option_in_standard():
     assert sum(s["points"] for s in st.history[-1]["sides"]) == 130
 
 
-# -- B15 forced bids. The seed texts do not describe them; RULES.md's catalogue does:
+# -- B15 forced bids. The source texts do not describe them; docs/rules.md's catalogue does:
 # "B15 forced-bid games: whiz and mirror (bid your number of spades or nil), suicide (one
 # partner of each side bids nil)". Mirror follows the brief: the spades held, no choice.
 
@@ -674,7 +674,7 @@ def test_B6_blind_bid_that_needs_exactly_its_tricks(won, points):
 
 @pytest.mark.parametrize("way, to", [("left", 1), ("right", 3)])
 def test_P4_passing_to_an_opponent_left_or_right(way, to):
-    """RULES.md P4: "passing to an opponent (left or right), hearts-style"; seat 0's three
+    """docs/rules.md P4: "passing to an opponent (left or right), hearts-style"; seat 0's three
     cards reach seat 1 (left) or seat 3 (right), never its partner."""
     st = started(STANDARD.with_options(pass_to_partner=3, pass_to=way))
     gift = st.hands[0][:3]

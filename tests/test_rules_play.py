@@ -1,4 +1,4 @@
-"""Play rules (RULES.md Y1-Y7, T2a, T6a), through the engine's deal, bid and play."""
+"""Play rules (docs/rules.md Y1-Y7, T2a, T6a), through the engine's deal, bid and play."""
 
 import pytest
 from helpers import deal, do, fixed_hands

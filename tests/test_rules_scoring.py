@@ -1,4 +1,4 @@
-"""Scoring (RULES.md S1-S9) and the end of the game (E1-E4), from really played hands.
+"""Scoring (docs/rules.md S1-S9) and the end of the game (E1-E4), from really played hands.
 
 `play_hand` (from test_seed_checks) deals, bids and plays a hand so each side takes the
 tricks a test names; the points, bags and winner all come from the engine.

@@ -166,7 +166,7 @@ def test_T6a_identical_cards_second_or_first_wins(identical, winner):
 
 
 def test_T6a_identical_cards_cancel():
-    """RULES.md T6a "both cancel": two identical aces win nothing; the 5H, the best other
+    """docs/rules.md T6a "both cancel": two identical aces win nothing; the 5H, the best other
     heart, takes the trick. When every card has its twin, the leader takes it."""
     r = preset("six-handed").with_options(identical="cancel")
     low = {3: "2H", 4: "3H", 5: "4H", 0: "5H"}
@@ -183,7 +183,7 @@ def test_T6a_identical_cards_cancel():
 
 
 def test_T7_five_players_2C_2D_removed_ten_each_without_partners():
-    """RULES.md T7: "five players, 2C and 2D removed, 10 each"; five seats cannot sit in
+    """docs/rules.md T7: "five players, 2C and 2D removed, 10 each"; five seats cannot sit in
     partnerships of two, so each plays alone (as in cutthroat)."""
     r = preset("cutthroat-4").with_options(players=5, remove=["2C", "2D"])
     assert len(r.deck()) == 50 and r.hand_size == 10 and len(r.sides) == 5
@@ -605,7 +605,7 @@ def test_T4_the_deal_commitment_covers_the_dummy():
 
 
 def test_T5a_draw_two_see_both_keep_one():
-    """RULES.md T5a "draw two, keep one" (the seed describes only T5b): the drawer sees
+    """docs/rules.md T5a "draw two, keep one" (the source describes only T5b): the drawer sees
     both top cards, then keeps one and discards the other; the other player sees neither."""
     from pbem.engine import choose, view
 

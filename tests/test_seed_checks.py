@@ -1,4 +1,4 @@
-"""RULES.md "Checks the seeds give" and "Traps", played through the real engine.
+"""docs/rules.md "Checks the sources give" and "Traps", played through the real engine.
 
 Hands are really dealt, bid and played: a small search (`play_hand`) finds plays of a
 shuffled deal that give each side the tricks the example needs, and the engine then

@@ -1,4 +1,4 @@
-"""B15 forced-bid games (RULES.md): whiz, mirror and suicide decide which bids are open.
+"""B15 forced-bid games (docs/rules.md): whiz, mirror and suicide decide which bids are open.
 
 - whiz: bid the number of spades you hold, or nil (blind nil too, where it is open);
 - mirror: bid the number of spades you hold (none: nil, or 0 where nil is off);

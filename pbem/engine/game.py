@@ -205,7 +205,7 @@ def replay(rules: Rules, events, first_dealer: int | None = None) -> State:
 
 
 def score_pad(st: State) -> dict:
-    """The score pad in the JSON shape of DESIGN.md ("Game log format")."""
+    """The score pad in the JSON shape of docs/log-format.md ("The score pad")."""
     shown = st.display_scores()
     return {
         "over": st.phase == "over",

@@ -1,4 +1,4 @@
-"""A ruleset: frozen data, every option with a default, presets by name (RULES.md).
+"""A ruleset: frozen data, every option with a default, presets by name (docs/rules.md).
 
 The defaults are the `standard` preset. Each option says which catalogue IDs it plays;
 docs/rules.md maps every ID to its option and test.
@@ -464,7 +464,7 @@ PRESETS: dict[str, dict] = {
     "two-handed": dict(players=2, partnerships=False, deal="draw", blind_nil=False,
                        blind_nil_exchange=0),
     "six-handed": dict(players=6, decks=2, remove=("2D",)),
-    # B15 (RULES.md; not in the seed texts): every seat bids its spades or nil, no blind nil
+    # B15 (docs/rules.md; not in the source texts): every seat bids its spades or nil, no blind nil
     "whiz": dict(forced_bids="whiz", blind_nil=False, blind_nil_exchange=0),
     # B15: one partner of each side bids nil, the other at least 4 (the B4 minimum)
     "suicide": dict(forced_bids="suicide", side_min=4, blind_nil=False, blind_nil_exchange=0),

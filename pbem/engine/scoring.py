@@ -1,6 +1,6 @@
 """Scoring a finished hand (S1-S9) and deciding whether the game is over (E1-E4).
 
-Bags live in their own counter (RULES.md "Traps"): never read from a score's last digit.
+Bags live in their own counter (docs/rules.md "Traps"): never read from a score's last digit.
 """
 
 from .bonuses import bonuses

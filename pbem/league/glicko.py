@@ -114,11 +114,3 @@ def _side(rating: dict, side: list) -> tuple[float, float]:
     n = len(side)
     return (sum(rating[w].rating for w in side) / n,
             math.sqrt(sum(rating[w].rd ** 2 for w in side) / n))
-
-
-def glicko_table(ratings: dict[Hashable, Glicko], names: dict) -> list[dict]:
-    """For display: highest rating first (as shown, one decimal), then by name."""
-    rows = [{"id": who, "name": names.get(who, str(who)), "rating": round(r.rating, 1),
-             "rd": round(r.rd, 1), "games": r.games} for who, r in ratings.items()]
-    rows.sort(key=lambda row: (-row["rating"], row["name"], str(row["id"])))
-    return rows

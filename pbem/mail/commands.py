@@ -48,7 +48,6 @@ class Context:
 class Command:
     name = ""
     help = ""
-    seat_only = False
     strangers = False  # may someone we do not know yet use it (at plain pbem@)?
 
     def process(self, ctx: Context, args: str) -> str:
@@ -60,7 +59,7 @@ class Command:
 
 
 class Status(Command):
-    name, help, seat_only = "status", "send my table again", True
+    name, help = "status", "send my table again"
 
     def process(self, ctx, args):
         return "status: your table is below"
@@ -177,8 +176,8 @@ SETTINGS = [
 
 
 class Move(Command):
-    name, help, seat_only = "", ("a move: bid 4, nil, blind nil, play QH, Q♥, claim, misdeal "
-                                 "(a bid before your turn is kept and made at your turn)"), True
+    name, help = "", ("a move: bid 4, nil, blind nil, play QH, Q♥, claim, misdeal "
+                      "(a bid before your turn is kept and made at your turn)")
 
     def process(self, ctx, line):
         try:
@@ -254,7 +253,7 @@ class _Answering:
 
 
 class Say(Command):
-    name, seat_only = "say", True
+    name = "say"
     help = "say and your words: table talk that every seat (and the game's log) sees"
 
     def claims(self, line):  # before orders: "say play the ace" is talk, not an order
@@ -267,7 +266,7 @@ class Say(Command):
 
 
 class Undo(Command):
-    name, seat_only = "undo", True
+    name = "undo"
     help = "undo: take back your last bid or card, while no other seat has acted since"
 
     def process(self, ctx, args):
@@ -277,7 +276,7 @@ class Undo(Command):
 
 
 class Resign(Command):
-    name, seat_only = "resign", True
+    name = "resign"
     help = ("resign: give the game up (with a partner, it is an offer until your partner "
             "resigns too); resign off: take your offer back")
 
@@ -344,7 +343,7 @@ def did(action: dict) -> str:
 
 
 class Orders(Command):
-    name, seat_only = "orders", True
+    name = "orders"
     help = ("orders ahead, kept secret: play QH then KH; lead AS next; if hearts are led play "
             "2H; follow low in clubs (or duck in clubs); cover in hearts, or cover (every suit "
             "but spades): beat the trick when you can, low when your partner wins it; orders "
@@ -378,6 +377,10 @@ class Orders(Command):
         return f"{line}: {len(kept)} kept" + (", the first played now" if played else "")
 
 
+# Only a seat's address runs SEAT_COMMANDS (pbem.mail.inbound.AT_SEAT): status, say, undo,
+# resign, orders and the move (the nameless fallback) act on ctx.seat, which is None
+# anywhere else. So no other address's list (account, organiser, plain pbem@ and its link)
+# holds one of them or a fallback: any other line there is "not a command here".
 SEAT_COMMANDS = [Status(), Help(), Games(), Say(), Undo(), Resign(), Orders(), Move()]
 ACCOUNT_COMMANDS = [Help(), Games(), Vacation(), Notify(), Auto(), Mail(), *SETTINGS]
 

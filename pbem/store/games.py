@@ -96,7 +96,7 @@ def events(s, game_id: int) -> list[dict]:
 
 
 def export(store, game_id: int, whole: bool = True) -> str:
-    """The game's log in the contract format (DESIGN.md "Game log format"). Whole for the
+    """The game's log in the contract format (docs/log-format.md). Whole for the
     server's operator; with `whole=False` (every download a player or an organiser can
     reach) a running game stops at its last finished hand: the hand in play holds every
     seat's cards."""

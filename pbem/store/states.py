@@ -6,7 +6,6 @@ import json
 import threading
 
 from sqlalchemy import case, exc, func
-from sqlalchemy.engine import Connection
 from sqlmodel import Session, select
 
 from ..engine import IllegalAction, Rules, State, advance
@@ -39,11 +38,6 @@ class Store:
     def reader(self) -> Session:
         """A transaction that only reads: it never takes or waits for the write lock."""
         return Session(self._read_engine, expire_on_commit=False)
-
-    def read_connection(self) -> Connection:
-        """A Core connection that only reads (as `reader`), for a hot page's few columns
-        without the ORM's cost."""
-        return self._read_engine.connect()
 
     def quick_rows(self, statement, **params) -> list[tuple]:
         """The rows of one SELECT, run on a driver connection this thread keeps for them, in
