@@ -11,14 +11,16 @@ and mail read as a player's clears its bounces. A mail is trusted only if its ad
 secret is valid and its From is the secret's player; answers go only to registered
 addresses. The same Message-ID applies once.
 If the database cannot be reached the answer is 451, so the sending server retries; a mail
-that cannot be read is answered 554, never with a Python error. Over LMTP each accepted
-recipient gets its own answer after DATA (RFC 2033).
+that cannot be read is answered 554, never with a Python error; a mail whose processing
+fails by a bug is kept in the shunt (pbem.mail.shunt) and answered 451. Over LMTP each
+accepted recipient gets its own answer after DATA (RFC 2033).
 """
 
 import asyncio
 import hashlib
 import logging
 import re
+import traceback
 from collections import namedtuple
 
 from aiosmtpd.controller import Controller
@@ -50,6 +52,7 @@ from ..store.bulk import insert_all, result_processor
 from ..store.masking import MaskKeys
 from ..store.models import Game, Inbound, League, Move, Outbox, Player, Seat
 from ..store.models import now as utcnow
+from . import shunt
 from .authres import verdict
 from .bounce import classify
 from .commands import (
@@ -709,7 +712,7 @@ class Handler:
 
     async def _deliver(self, mail_from, rcpt, raw) -> str:
         try:
-            await asyncio.to_thread(self.processor.process, mail_from, rcpt, raw)
+            await asyncio.to_thread(shunt.taken, self.processor, mail_from, rcpt, raw)
         except TRANSIENT as e:  # its text may hold the statement's values: the type only
             log.warning("could not take a mail for %s now (%s): the sender will retry",
                         rcpt, type(e).__name__)
@@ -720,9 +723,10 @@ class Handler:
         except Unreadable as e:
             log.warning("refused a mail for %s: %s", rcpt, e)
             return f"554 5.6.0 This mail cannot be read: {e}"
-        except Exception:
+        except Exception:  # a bug: the mail is kept to be replayed, and the sender retries
             log.exception("failed to process a mail for %s", rcpt)
-            return "554 5.3.0 This mail could not be processed"
+            return await asyncio.to_thread(shunt.shunted, self.processor.cfg, mail_from,
+                                           rcpt, raw, traceback.format_exc())
         return OK
 
 
