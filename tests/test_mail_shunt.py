@@ -183,3 +183,13 @@ def test_a_bug_in_the_last_lines_write_keeps_the_lines_before_and_a_retry_double
     assert [t for t, _ in moves] == ["bid", "play"] and moves[1][1]["card"] == "2H"
     assert cli(env, "retry").output.endswith("0 done, 0 kept\n")
     assert env.send(msg)[0] == 250 and ann_moves(env, gid) == moves
+
+
+def test_a_shunt_that_cannot_be_written_refuses_with_554_as_before(env, monkeypatch, caplog):
+    env.cfg.var_dir.mkdir(parents=True, exist_ok=True)
+    (env.cfg.var_dir / "shunt").write_text("not a folder")  # as a full or read-only disk
+    gid, _ = crafted(env.store)
+    broken(monkeypatch)
+    code, text = env.send(env.mail(env.address(gid), "bid 2"))
+    assert (code, text[:5]) == (554, "5.3.0"), text
+    assert "could not keep a failed mail" in caplog.text and bids(env, gid) == []

@@ -20,6 +20,7 @@ import traceback
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Protocol
 
 from ..store.masking import MaskKeys, mask
 
@@ -59,12 +60,22 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+class Processes(Protocol):
+    """What the shunt needs of pbem.mail.inbound.Processor (which imports this module)."""
+
+    cfg: Any
+
+    def process(self, envelope_from: str, rcpt: str, raw: bytes) -> str: ...
+
+
 class Shunt:
+    """The shunt's folder: its mails, their sidecars, and the bound."""
+
     def __init__(self, root: Path):
         self.root = root
 
     @classmethod
-    def of(cls, cfg) -> "Shunt":
+    def of(cls, cfg: Any) -> "Shunt":
         return cls(Path(cfg.var_dir) / "shunt")
 
     def _mail(self, id_: str) -> Path:
@@ -76,8 +87,9 @@ class Shunt:
     def ids(self) -> list[str]:
         """The kept mails' ids (a Maildir lists in no order: sorted by name here)."""
         folder = self.root / "new"
-        return sorted(p.name for p in folder.iterdir() if ID.fullmatch(p.name)) \
-            if folder.is_dir() else []
+        if not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.iterdir() if ID.fullmatch(p.name))
 
     def has(self, id_: str) -> bool:
         return bool(ID.fullmatch(id_)) and self._mail(id_).is_file()
@@ -149,7 +161,7 @@ def _write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def taken(processor, mail_from: str, rcpt: str, raw: bytes) -> str:
+def taken(processor: Processes, mail_from: str, rcpt: str, raw: bytes) -> str:
     """`processor.process`, and any copy of the mail the shunt kept dropped once it went
     through."""
     outcome = processor.process(mail_from, rcpt, raw)
@@ -157,14 +169,14 @@ def taken(processor, mail_from: str, rcpt: str, raw: bytes) -> str:
     return outcome
 
 
-def shunted(cfg, mail_from: str, rcpt: str, raw: bytes, error: str) -> str:
+def shunted(cfg: Any, mail_from: str, rcpt: str, raw: bytes, error: str) -> str:
     """The SMTP answer to a mail that failed by a bug: 451 once it is kept (the sender
     retries it; `pbem mail shunt retry` replays it), 554 as before if it cannot be."""
     try:
         id_ = Shunt.of(cfg).keep(mail_from, rcpt, raw, error)
-    except OSError as e:  # the disk full or unwritable: nothing kept
-        log.error("could not keep a failed mail for %s in the shunt (%s): refused with 554",
-                  rcpt, e)
+    except Exception as e:  # the disk full or unwritable: nothing kept (never a 500)
+        log.error("could not keep a failed mail for %s in the shunt (%s: %s): refused with "
+                  "554", rcpt, type(e).__name__, e)
         return REFUSED
     if id_ is None:
         log.error("the shunt is full (%d mails, %d bytes at most): refused a failed mail "
@@ -174,7 +186,7 @@ def shunted(cfg, mail_from: str, rcpt: str, raw: bytes, error: str) -> str:
     return KEPT
 
 
-def retry(processor, id_: str) -> tuple[bool, str]:
+def retry(processor: Processes, id_: str) -> tuple[bool, str]:
     """Feed one kept mail through the processing again: (done, what happened). Done, it
     leaves the shunt; failed again, it stays with the new error."""
     shunt = Shunt.of(processor.cfg)
