@@ -10,14 +10,24 @@ import logging
 
 import pytest
 from click.testing import CliRunner
-from mail_helpers import ANN, answered, crafted, done_line, running, snapshot
+from mail_helpers import (
+    ANN,
+    account,
+    answered,
+    crafted,
+    done_line,
+    prefs,
+    running,
+    snapshot,
+    text,
+)
 from sqlmodel import select
 
 from pbem.cli import main
 from pbem.mail import inbound, shunt
 from pbem.store.models import Inbound, Move
 
-OUTCOME, RECORD = inbound.outcome, inbound.SeatAnswer.record
+OUTCOME, RECORD, SUMMARY = inbound.outcome, inbound.SeatAnswer.record, inbound.summary
 
 
 @pytest.fixture
@@ -193,3 +203,26 @@ def test_a_shunt_that_cannot_be_written_refuses_with_554_as_before(env, monkeypa
     code, text = env.send(env.mail(env.address(gid), "bid 2"))
     assert (code, text[:5]) == (554, "5.3.0"), text
     assert "could not keep a failed mail" in caplog.text and bids(env, gid) == []
+
+
+def test_an_account_mails_lines_done_before_a_bug_are_not_done_again(env, monkeypatch):
+    """An account command commits on its own, before the mail's Inbound row: the sender's
+    retries of a mail that failed after it, and the shunt's retry, must not do it again (a
+    vacation took two more days of the bank at every try)."""
+    crafted(env.store)
+    msg = env.mail(account(env), "vacation 2\nzone Europe/Paris")
+
+    def fault(*args):
+        raise RuntimeError("a bug in the account's answer")
+
+    monkeypatch.setattr(inbound, "summary", fault)
+    assert env.send(msg)[0] == 451
+    once = prefs(env.store, ANN)
+    assert once["vacation_until"] and once["zone"] == "Europe/Paris"
+    assert env.send(msg)[0] == 451 and prefs(env.store, ANN) == once
+    monkeypatch.setattr(inbound, "summary", SUMMARY)
+    res = cli(env, "retry")
+    assert res.exit_code == 0 and "1 done" in res.output and prefs(env.store, ANN) == once
+    [answer] = env.replies()
+    assert "vacation 2: done on an earlier try of this mail" in text(answer)
+    assert env.send(msg)[0] == 250 and prefs(env.store, ANN) == once and env.replies() == []

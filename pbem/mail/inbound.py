@@ -67,6 +67,7 @@ from .commands import (
     run,
 )
 from .league_commands import LEAGUE_COMMANDS
+from .once import once
 from .organiser_commands import ORGANISER_COMMANDS
 from .plain import plain_answer
 from .reader import ForgedSender, Incoming, Unreadable, read
@@ -137,6 +138,8 @@ AT_SEAT = [c for c in SEAT_COMMANDS if c.name] + [
     c for c in SEAT_COMMANDS if not c.name]
 AT_ORGANISER = [Help(), *ORGANISER_COMMANDS]
 _ACCOUNT_NAMES = {c.name for c in ACCOUNT_COMMANDS + LEAGUE_COMMANDS}
+# what commits line by line with no key of its own: done once a line (pbem.mail.once)
+_ONCE = _ACCOUNT_NAMES | {c.name for c in ORGANISER_COMMANDS}
 
 
 class Place:
@@ -339,7 +342,7 @@ class Processor:
                       compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat),
                       live, seen=Seen(live, robots, (game, seats, players)), answer=answer)
         try:
-            error = run(ctx, lines, AT_SEAT) if lines else None
+            error = run(ctx, lines, once(AT_SEAT, key, _ONCE)) if lines else None
             if ctx.answered and not error:
                 answers.recorded = True
                 return "done"
@@ -377,7 +380,7 @@ class Processor:
         ctx = Context(self.store, player, None, inc.message_id or key, sender=inc.sender,
                       league=league.id if league else None)
         lines = inc.lines or _subject_command(inc.subject)
-        error = run(ctx, lines, commands) if lines else None
+        error = run(ctx, lines, once(commands, key, _ONCE)) if lines else None
         text = summary(ctx, lines, error, commands)
         here = (organiser_address(league, self.cfg.mail_domain) if league else
                 account_address(player, self.cfg.mail_domain))
