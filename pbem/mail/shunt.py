@@ -8,7 +8,7 @@ bytes, so a sending server that retries a mail which fails again keeps one copy.
 MAX_MAILS mails of MAX_BYTES in all are kept: past that a failing mail is refused with 554,
 as before the shunt, and the log says the shunt is full. `pbem mail shunt list|retry|drop`
 reads it; a retry goes through `Processor.process` again, whose keys (the Inbound row, each
-line's ref) apply nothing twice.
+seat line's ref, each account line's row: pbem.mail.once) apply nothing twice.
 """
 
 import hashlib
