@@ -4,7 +4,7 @@
     game     pbem game new|list|show|export|import, move, replay, verify
     db       pbem db upgrade
     league   pbem league ...
-    mail     pbem smtp, outbox, digest
+    mail     pbem smtp, outbox, digest, mail shunt list|retry|drop
     dkim     pbem dkim keygen|record
     serve    pbem serve, clock
 """

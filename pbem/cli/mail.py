@@ -1,11 +1,14 @@
-"""`pbem smtp`, `pbem outbox`, `pbem digest`: mail in and out, each on its own."""
+"""`pbem smtp`, `pbem outbox`, `pbem digest`: mail in and out, each on its own; `pbem mail
+shunt list|retry|drop`: the mails whose processing failed (pbem.mail.shunt)."""
+
+import sys
 
 import click
 
 from ..config import MAX_SMTP_PROCESSES, load
 from ..digest import send_digests
 from ..store.outbox import drain
-from .common import open_store, run_until_stopped, stop_on_sigterm
+from .common import fail, open_store, run_until_stopped, stop_on_sigterm
 
 
 @click.command("smtp")
@@ -47,4 +50,70 @@ def digest_cmd():
     click.echo(f"queued {send_digests(open_store())}")
 
 
-COMMANDS = [smtp_cmd, outbox_cmd, digest_cmd]
+@click.group("mail")
+def mail_group():
+    """Inbound mail kept for the operator."""
+
+
+@mail_group.group("shunt")
+def shunt_group():
+    """Mails whose processing failed (answered 451 and kept in var/shunt/): list, retry
+    once the bug is fixed, or drop."""
+
+
+@shunt_group.command("list")
+def shunt_list():
+    """Each kept mail: its id, when it last failed, its recipient (key masked), how often it
+    failed, and its error's last line."""
+    from ..mail.shunt import Shunt
+    from ..store.masking import mask
+
+    entries = Shunt.of(load()).entries()
+    for e in entries:
+        click.echo(f"{e.id}  {e.last}  {mask(e.rcpt)}  tries {e.tries}  {mask(e.last_line)}")
+    click.echo(f"{len(entries)} mail(s) in the shunt")
+
+
+def _known(shunt, ids) -> list[str]:
+    """`ids`, each one the shunt holds (else exit 2, nothing done); all without any."""
+    missing = [i for i in ids if not shunt.has(i)]
+    if missing:
+        fail(f"no such mail in the shunt: {', '.join(m[:40] for m in missing)}", 2)
+    return list(ids) or shunt.ids()
+
+
+@shunt_group.command("retry")
+@click.argument("ids", nargs=-1, metavar="[ID]...")
+def shunt_retry(ids):
+    """Process the kept mails again (all without an ID): those that go through leave the
+    shunt, those that fail again stay with their new error. Exit 1 if any failed again."""
+    from ..mail.inbound import Processor
+    from ..mail.shunt import Shunt, retry
+    from ..store.masking import mask
+
+    cfg = load()
+    ids = _known(Shunt.of(cfg), ids)
+    processor = Processor(open_store(), cfg)
+    failed = 0
+    for id_ in ids:
+        done, what = retry(processor, id_)
+        failed += not done
+        click.echo(f"{id_}: {'done' if done else 'failed again'}: {mask(what)}")
+    click.echo(f"{len(ids) - failed} done, {failed} kept")
+    if failed:
+        sys.exit(1)
+
+
+@shunt_group.command("drop")
+@click.argument("ids", nargs=-1, required=True, metavar="ID...")
+def shunt_drop(ids):
+    """Delete kept mails for good."""
+    from ..mail.shunt import Shunt
+
+    shunt = Shunt.of(load())
+    for id_ in _known(shunt, ids):
+        shunt.drop(id_)
+        click.echo(f"{id_}: dropped")
+
+
+COMMANDS = [smtp_cmd, outbox_cmd, digest_cmd, mail_group]

@@ -11,13 +11,15 @@ and mail read as a player's clears its bounces. A mail is trusted only if its ad
 secret is valid and its From is the secret's player; answers go only to registered
 addresses. The same Message-ID applies once.
 If the database cannot be reached the answer is 451, so the sending server retries; a mail
-that cannot be read is answered 554, never with a Python error. Over LMTP each accepted
-recipient gets its own answer after DATA (RFC 2033).
+that cannot be read is answered 554, never with a Python error; a mail whose processing
+fails by a bug is kept in the shunt (pbem.mail.shunt) and answered 451. Over LMTP each
+accepted recipient gets its own answer after DATA (RFC 2033).
 """
 
 import asyncio
 import hashlib
 import logging
+import traceback
 from collections import namedtuple
 
 from aiosmtpd.controller import Controller
@@ -49,6 +51,7 @@ from ..store.bulk import insert_all, result_processor
 from ..store.masking import MaskKeys
 from ..store.models import Game, Inbound, League, Move, Outbox, Player, Seat
 from ..store.models import now as utcnow
+from . import shunt
 from .authres import verdict
 from .bounce import classify
 from .commands import (
@@ -63,6 +66,7 @@ from .commands import (
     run,
 )
 from .league_commands import LEAGUE_COMMANDS
+from .once import once
 from .organiser_commands import ORGANISER_COMMANDS
 from .plain import plain_answer
 from .reader import ForgedSender, Incoming, Unreadable, read
@@ -133,6 +137,8 @@ AT_SEAT = [c for c in SEAT_COMMANDS if c.name] + [
     c for c in SEAT_COMMANDS if not c.name]
 AT_ORGANISER = [Help(), *ORGANISER_COMMANDS]
 _ACCOUNT_NAMES = {c.name for c in ACCOUNT_COMMANDS + LEAGUE_COMMANDS}
+# what commits line by line with no key of its own: done once a line (pbem.mail.once)
+_ONCE = _ACCOUNT_NAMES | {c.name for c in ORGANISER_COMMANDS}
 
 
 class Place:
@@ -335,7 +341,7 @@ class Processor:
                       compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat),
                       live, seen=Seen(live, robots, (game, seats, players)), answer=answer)
         try:
-            error = run(ctx, lines, AT_SEAT) if lines else None
+            error = run(ctx, lines, once(AT_SEAT, key, _ONCE)) if lines else None
             if ctx.answered and not error:
                 answers.recorded = True
                 return "done"
@@ -373,7 +379,7 @@ class Processor:
         ctx = Context(self.store, player, None, inc.message_id or key, sender=inc.sender,
                       league=league.id if league else None)
         lines = inc.lines or _subject_command(inc.subject)
-        error = run(ctx, lines, commands) if lines else None
+        error = run(ctx, lines, once(commands, key, _ONCE)) if lines else None
         text = summary(ctx, lines, error, commands)
         here = (organiser_address(league, self.cfg.mail_domain) if league else
                 account_address(player, self.cfg.mail_domain))
@@ -708,7 +714,7 @@ class Handler:
 
     async def _deliver(self, mail_from, rcpt, raw) -> str:
         try:
-            await asyncio.to_thread(self.processor.process, mail_from, rcpt, raw)
+            await asyncio.to_thread(shunt.taken, self.processor, mail_from, rcpt, raw)
         except TRANSIENT as e:  # its text may hold the statement's values: the type only
             log.warning("could not take a mail for %s now (%s): the sender will retry",
                         rcpt, type(e).__name__)
@@ -719,9 +725,10 @@ class Handler:
         except Unreadable as e:
             log.warning("refused a mail for %s: %s", rcpt, e)
             return f"554 5.6.0 This mail cannot be read: {e}"
-        except Exception:
+        except Exception:  # a bug: the mail is kept to be replayed, and the sender retries
             log.exception("failed to process a mail for %s", rcpt)
-            return "554 5.3.0 This mail could not be processed"
+            return await asyncio.to_thread(shunt.shunted, self.processor.cfg, mail_from,
+                                           rcpt, raw, traceback.format_exc())
         return OK
 
 
