@@ -214,7 +214,7 @@ class Measured:
     def __init__(self, processor, engine, profile: bool):
         self.inner, self.on, self.cpu, self.statements = processor, False, [], []
         self.profile = cProfile.Profile() if profile else None
-        self.known = processor.known
+        self.known, self.cfg = processor.known, processor.cfg  # what the Handler reads
         self.mine, self.engine = threading.local(), engine
         event.listen(engine, "before_cursor_execute", self._count)
 
