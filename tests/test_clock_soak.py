@@ -24,6 +24,7 @@ import time
 from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
 
+import pytest
 import time_machine
 from sqlmodel import select
 
@@ -192,6 +193,7 @@ def check(store, run: dict) -> Counter:
     return results
 
 
+@pytest.mark.slow
 def test_clock_soak(db_url, capsys):
     store = Store(db_url)
     t = time.perf_counter()

@@ -40,6 +40,7 @@ TIME = {"move_hours": 24, "on_timeout": "robot"}
 STEP = timedelta(minutes=7)  # between games, so every game ends at a time of its own
 
 
+@pytest.mark.slow
 def test_a_year_of_a_league_is_recomputed_from_its_export(store, tmp_path):
     with time_machine.travel(T0, tick=False) as tm:
         lid = league(store, players=16, rounds=ROUNDS, time_control=TIME,

@@ -369,6 +369,7 @@ class LegalWatch(ViewWatch):
 # -- the tests -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 @settings(SLOW, max_examples=8)
 @given(rng=hs.randoms(use_true_random=False), first=hs.integers(0, 5),
@@ -383,6 +384,7 @@ def test_random_games(name, rng, first, max_hands, robots):
     check_game(rules, st, events)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", VARIANTS)
 @settings(SLOW, max_examples=8)
 @given(rng=hs.randoms(use_true_random=False), first=hs.integers(0, 5),
@@ -419,6 +421,7 @@ OPTION_VALUES = {name: hs.booleans() for name in _FLAGS} | {
     "double_nil": hs.none() | hs.tuples(*[hs.integers(-300, 300)] * 3)}
 
 
+@pytest.mark.slow
 @settings(SLOW, max_examples=int(os.environ.get("PBEM_OPTION_EXAMPLES", 40)))
 @given(rules=option_sets(), rng=hs.randoms(use_true_random=False),
        robots=hs.sets(hs.integers(0, 5), max_size=2))
@@ -429,6 +432,7 @@ def test_random_option_combinations(rules, rng, robots):
     check_game(rules, st, events)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 @settings(SLOW, max_examples=10)
 @given(seed=hs.integers(0, 2**32 - 1))
@@ -441,6 +445,7 @@ def test_robot_games(name, seed):
     check_game(rules, st, events)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_robot_game_to_the_end(name):
     """Robots play a whole game (up to 40 hands); views checked at every step."""
