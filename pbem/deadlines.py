@@ -246,10 +246,11 @@ def rebuild(store, now: datetime | None = None) -> int:
     now = now or utcnow()
     playing = Game.status == "playing"  # games over keep their history: never read here
     with store.reader() as s:
-        games = s.exec(select(Game).where(playing).order_by(Game.id)).all()
+        # ids only: a whole Game (its JSON parsed) cost most of the read; the replay loads its own
+        ids = s.exec(select(Game.id).where(playing).order_by(Game.id)).all()
         last = _last_moves(s, playing=playing)
-        have = _armed(s, games, last, playing)
-    todo = [g for g in games if (g.id, last.get(g.id)) not in have]
+        have = _armed(s, ids, last, playing)
+    todo = [g for g in ids if (g, last.get(g)) not in have]
     armed = 0
     for i in range(0, len(todo), REBUILD_BATCH):
         armed += _rebuild_batch(store, todo[i:i + REBUILD_BATCH], now)
@@ -267,11 +268,10 @@ def armed_moves(where):
             .where(where, Deadline.state.in_(OPEN), Deadline.kind != EXTRA).distinct())
 
 
-def _armed(s, games, last, playing) -> set[tuple[int, int]]:
+def _armed(s, ids, last, playing) -> set[tuple[int, int]]:
     """(game, seq) of the games in play that have a row at their last move."""
     have = set(s.exec(armed_moves(playing)).all())
-    unsure = [(g.id, last[g.id]) for g in games
-              if g.id in last and (g.id, last[g.id]) not in have]
+    unsure = [(g, last[g]) for g in ids if g in last and (g, last[g]) not in have]
     for i in range(0, len(unsure), REBUILD_BATCH):
         have |= _armed_at(s, dict(unsure[i:i + REBUILD_BATCH]))
     return have
@@ -298,9 +298,9 @@ def _last_moves(s, ids=None, playing=None) -> dict[int, int]:
     return dict(s.exec(q.group_by(Move.game_id)).all())
 
 
-def _rebuild_batch(store, games: list[Game], now: datetime) -> int:
-    ids = [g.id for g in games]
-    with store.reader() as s:  # the batch's moves, seats and players: three queries
+def _rebuild_batch(store, ids: list[int], now: datetime) -> int:
+    with store.reader() as s:  # the batch's games, moves, seats and players: four queries
+        games = s.exec(select(Game).where(Game.id.in_(ids)).order_by(Game.id)).all()
         moves: dict[int, list] = {g: [] for g in ids}
         for gid, seq, payload in s.exec(select(Move.game_id, Move.seq, Move.payload)
                                         .where(Move.game_id.in_(ids))
