@@ -1,6 +1,7 @@
 """Clock speed: rebuilding deadlines after a restart, and a tick among many pending ones.
 
-    .venv/bin/python bench/clock.py [--games N] [--due D] [--reminders] [--pg URL [--trips]]
+    .venv/bin/python bench/clock.py [--games N] [--due D] [--reminders] [--history K]
+                                      [--pg URL [--trips]]
 
 Sets up N active games (default 10,000; create_game + play.start, one human and three
 robots, the human's bid first, so each game waits on the human with one pending timeout),
