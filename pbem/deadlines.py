@@ -5,7 +5,7 @@ them is pbem.clock; vacations that move them are pbem.vacation."""
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, case, func, literal_column, update
+from sqlalchemy import ColumnElement, bindparam, case, func, literal_column, update
 from sqlmodel import select
 
 from . import owntime, seatclock
@@ -261,7 +261,7 @@ def rebuild(store, now: datetime | None = None) -> int:
 OPEN = ("pending", "firing", PAUSED)
 
 
-def armed_moves(where):
+def armed_moves(where: ColumnElement[bool]):
     """(game, seq) of the open rows of the games `where` selects: the restart's read, served
     by ix_deadline_state_due, so it grows with the games in play, not with their history."""
     return (select(Deadline.game_id, Deadline.seq).join(Game, Game.id == Deadline.game_id)
