@@ -1,6 +1,7 @@
 """Clock speed: rebuilding deadlines after a restart, and a tick among many pending ones.
 
-    .venv/bin/python bench/clock.py [--games N] [--due D] [--reminders] [--pg URL [--trips]]
+    .venv/bin/python bench/clock.py [--games N] [--due D] [--reminders] [--history K]
+                                      [--pg URL [--trips]]
 
 Sets up N active games (default 10,000; create_game + play.start, one human and three
 robots, the human's bid first, so each game waits on the human with one pending timeout),
@@ -23,6 +24,9 @@ then times, in a fresh Store (an empty state cache, as after a restart):
   the trace slows the client, so the times of such a run are not comparable.
 
 --reminders arms the default reminders too (24 and 2 hours before: three rows a game).
+--history K adds K finished (done or cancelled) rows a game before the rebuilds, as a
+league's history leaves them (about 23 a live game at 10,000 games): the rebuild after a
+restart must not read them.
 SQLite (a file under /tmp) by default; --pg URL runs on a fresh schema of that PostgreSQL
 server instead (dropped afterwards).
 """
@@ -38,14 +42,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import delete, event, func, update  # noqa: E402
+from sqlalchemy import delete, event, func, insert, update  # noqa: E402
 from sqlmodel import select  # noqa: E402
 
 from bench.scratch_db import ScratchDatabase  # noqa: E402
 from pbem import clock, deadlines, gc_tuning, play  # noqa: E402
 from pbem.engine import preset  # noqa: E402
 from pbem.store.games import create_game  # noqa: E402
-from pbem.store.models import Deadline  # noqa: E402
+from pbem.store.models import Deadline, Game  # noqa: E402
 from pbem.store.models import now as utcnow  # noqa: E402
 from pbem.store.states import Store  # noqa: E402
 
@@ -64,19 +68,34 @@ def setup(store, games: int, reminders: bool) -> float:
     return time.perf_counter() - t
 
 
+def add_history(store, games: int, per_game: int) -> None:
+    """`per_game` finished rows for each game, at a move before its first."""
+    with store.session() as s:
+        ids = s.exec(select(Game.id)).all()[:games]
+        for i in range(0, len(ids), 1000):
+            s.execute(insert(Deadline), [
+                {"game_id": g, "seat": 0, "seq": -1, "kind": "reminder", "hours_before": h,
+                 "due": utcnow(), "state": "done" if h % 2 else "cancelled"}
+                for g in ids[i:i + 1000] for h in range(per_game)])
+        s.commit()
+
+
 def pending(store) -> int:
     with store.session() as s:
         return s.exec(select(func.count()).select_from(Deadline)
                       .where(Deadline.state == "pending")).one()
 
 
-def run(url: str, games: int, due: int, reminders: bool, trips: bool = False
-        ) -> list[tuple[str, str, str]]:
+def run(url: str, games: int, due: int, reminders: bool, trips: bool = False,
+        history: int = 0) -> list[tuple[str, str, str]]:
     rows = []
     store = Store(url)
     took = setup(store, games, reminders)
     rows.append((f"set up {games:,} games (create_game + start)", f"{took:.1f} s",
                  f"{took / games * 1000:.1f} ms a game"))
+    if history:
+        add_history(store, games, history)
+        rows.append((f"history: {history * games:,} finished rows", "", ""))
 
     store = Store(url)  # a restart: nothing cached, every deadline still in the database
     t = time.perf_counter()
@@ -196,6 +215,8 @@ def main(argv=None):
     ap.add_argument("--games", type=int, default=10_000, help="active games (10,000)")
     ap.add_argument("--due", type=int, default=1_000, help="deadlines due in the last tick")
     ap.add_argument("--reminders", action="store_true", help="arm reminders too")
+    ap.add_argument("--history", type=int, default=0, metavar="K",
+                    help="finished deadline rows a game (0)")
     ap.add_argument("--pg", metavar="URL", help="PostgreSQL instead of SQLite")
     ap.add_argument("--trips", action="store_true",
                     help="count the round trips to PostgreSQL (slows the run)")
@@ -205,7 +226,7 @@ def main(argv=None):
         ap.error("--trips counts round trips to PostgreSQL: give --pg URL")
     with ScratchDatabase(args.pg) as db:
         rows = run(db.url, args.games, min(args.due, args.games), args.reminders,
-                   args.trips)
+                   args.trips, args.history)
         print(table(f"clock on {db.kind}: {args.games:,} active games", rows))
 
 

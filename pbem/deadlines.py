@@ -5,7 +5,7 @@ them is pbem.clock; vacations that move them are pbem.vacation."""
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import bindparam, case, func, literal_column, update
+from sqlalchemy import ColumnElement, bindparam, case, func, literal_column, update
 from sqlmodel import select
 
 from . import owntime, seatclock
@@ -239,23 +239,52 @@ REBUILD_BATCH = 500  # games replayed, then armed in one write transaction
 def rebuild(store, now: datetime | None = None) -> int:
     """Derive every playing game's deadlines again from its state and time control (after
     a restore, or a change of time control). Rows already armed at a game's current seq
-    keep their due times; returns the number of games armed afresh. A few bulk queries:
-    only games with no row at their current move are replayed, a batch at a time, the
+    keep their due times; returns the number of games armed afresh. A few bulk queries,
+    which read the open rows only, not the history: only games with no row at their current
+    move are replayed, a batch at a time, the
     replay done outside the write transaction."""
     now = now or utcnow()
     playing = Game.status == "playing"  # games over keep their history: never read here
     with store.reader() as s:
-        games = s.exec(select(Game).where(playing).order_by(Game.id)).all()
+        # ids only: a whole Game (its JSON parsed) cost most of the read; the replay loads its own
+        ids = s.exec(select(Game.id).where(playing).order_by(Game.id)).all()
         last = _last_moves(s, playing=playing)
-        have = {(g, q) for g, q in s.exec(select(Deadline.game_id, Deadline.seq)
-                                          .join(Game, Game.id == Deadline.game_id)
-                                          .where(playing, Deadline.kind != EXTRA)
-                                          .distinct()).all()}
-    todo = [g for g in games if (g.id, last.get(g.id)) not in have]
+        have = _armed(s, ids, last, playing)
+    todo = [g for g in ids if (g, last.get(g)) not in have]
     armed = 0
     for i in range(0, len(todo), REBUILD_BATCH):
         armed += _rebuild_batch(store, todo[i:i + REBUILD_BATCH], now)
     return armed
+
+
+# the states of a row still to fire; the rest (done, cancelled) is history
+OPEN = ("pending", "firing", PAUSED)
+
+
+def armed_moves(where: ColumnElement[bool]):
+    """(game, seq) of the open rows of the games `where` selects: the restart's read, served
+    by ix_deadline_state_due, so it grows with the games in play, not with their history."""
+    return (select(Deadline.game_id, Deadline.seq).join(Game, Game.id == Deadline.game_id)
+            .where(where, Deadline.state.in_(OPEN), Deadline.kind != EXTRA).distinct())
+
+
+def _armed(s, ids, last, playing) -> set[tuple[int, int]]:
+    """(game, seq) of the games in play that have a row at their last move."""
+    have = set(s.exec(armed_moves(playing)).all())
+    unsure = [(g, last[g]) for g in ids if g in last and (g, last[g]) not in have]
+    for i in range(0, len(unsure), REBUILD_BATCH):
+        have |= _armed_at(s, dict(unsure[i:i + REBUILD_BATCH]))
+    return have
+
+
+def _armed_at(s, last: dict[int, int]) -> set[tuple[int, int]]:
+    """Of the games `last` (id -> its last move) with no open row, those with a row at that
+    move all the same (a `wait` timeout fired: the game waits for its organiser). Only
+    their rows at that move are read, not their history."""
+    at = case(last, value=Deadline.game_id)
+    return set(s.exec(select(Deadline.game_id, Deadline.seq).where(
+        Deadline.game_id.in_(list(last)), Deadline.seq == at, Deadline.kind != EXTRA)
+        .distinct()).all())
 
 
 def _last_moves(s, ids=None, playing=None) -> dict[int, int]:
@@ -269,9 +298,9 @@ def _last_moves(s, ids=None, playing=None) -> dict[int, int]:
     return dict(s.exec(q.group_by(Move.game_id)).all())
 
 
-def _rebuild_batch(store, games: list[Game], now: datetime) -> int:
-    ids = [g.id for g in games]
-    with store.reader() as s:  # the batch's moves, seats and players: three queries
+def _rebuild_batch(store, ids: list[int], now: datetime) -> int:
+    with store.reader() as s:  # the batch's games, moves, seats and players: four queries
+        games = s.exec(select(Game).where(Game.id.in_(ids)).order_by(Game.id)).all()
         moves: dict[int, list] = {g: [] for g in ids}
         for gid, seq, payload in s.exec(select(Move.game_id, Move.seq, Move.payload)
                                         .where(Move.game_id.in_(ids))
