@@ -1,9 +1,14 @@
 """The one check for every mail address the system stores or mails (issue 12): syntax only,
 by email-validator, never a DNS lookup (a page or a mail must not wait on the network)."""
 
+import re
+
 from email_validator import EmailNotValidError, validate_email
 
 MAX_LENGTH = 254  # RFC 5321: the longest path a mail server must take
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+# dot-atoms in ASCII on both sides of the @: no quotes, spaces, controls or address literal
+_PLAIN = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@{_ATOM}(?:\.{_ATOM})*\Z")
 
 
 class AddressError(ValueError):
@@ -27,3 +32,9 @@ def check_address(text: str) -> str:
     except EmailNotValidError as e:
         raise AddressError(f"{shown!r} is not a mail address. {e}") from None
     return found.ascii_email.lower()
+
+
+def is_plain(address: str) -> bool:
+    """Can `address` go between < and > in an SMTP command as it is (no SMTPUTF8, no
+    quoting, nothing that could end the command)?"""
+    return _PLAIN.match(address) is not None
