@@ -4,6 +4,7 @@ Every event type has a check (raises IllegalAction, changes nothing) and a step 
 the state). `advance` does both: replaying a log is advancing through its events.
 """
 
+import copy
 from collections import Counter
 from operator import add
 
@@ -22,7 +23,6 @@ from .acts import (
 from .bidlist import bid_actions, plain_bids
 from .cards import FACES
 from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
-from .clone import ATOMS, clone
 from .commitment import deal_digest
 from .dummy import choose_declarer, hand_in_play, next_hand, play_order, set_hand
 from .errors import IllegalAction
@@ -129,17 +129,16 @@ class State:
         never change; so are the score pad's rows of finished hands and the finished tricks
         of this hand (only appended, or an undo pops one, never changed: the most of a copy),
         and the records of the deals (each made anew, never changed), the hands as dealt
-        among them (`dealt`: only ever replaced): the copy has its own lists of the rest."""
+        among them (`dealt`: only ever replaced): the copy has its own lists of the rest.
+        copy.deepcopy takes ~150 us a mid-game state (a hand-made copier took 90): a few a
+        move, nothing at a club's 5,000 moves a day; the robots and claims take none."""
         memo = {id(self.rules): self.rules, id(self.table): self.table, id(self.sides): self.sides,
                 id(self.dealt): self.dealt}
         memo.update((id(row), row) for row in self.history)
         memo.update((id(done), done) for done in self.tricks)
         for record in (self.deal_record, self.revealed_deal, self.last_deal):
             memo[id(record)] = record
-        twin = State.__new__(State)
-        twin.__dict__ = {k: v if v.__class__ in ATOMS else clone(v, memo)
-                         for k, v in self.__dict__.items()}
-        return twin
+        return copy.deepcopy(self, memo)
 
     # -- questions ------------------------------------------------------------
     def partner(self, seat: int) -> int | None:
