@@ -58,7 +58,7 @@ class _Robot:
     # -- bidding --------------------------------------------------------------
     def sure_tricks(self) -> float:
         suit, power = self.t.suit, self.t.power
-        by_suit = {}
+        by_suit: dict[str, list[int]] = {}
         for c in self.hand:
             by_suit.setdefault(suit[c], []).append(power[c])
         est = 0.0

@@ -14,7 +14,6 @@ def view(st, seat: int | None = None) -> dict:
     if seat is not None and not 0 <= seat < st.n:
         raise ValueError(f"seat {seat} is not at this table")
     table = st.table
-    mine = seat is not None
     v = {
         "seat": seat,
         "seq": st.seq,
@@ -38,7 +37,7 @@ def view(st, seat: int | None = None) -> dict:
         "over": st.phase == "over",
         "winner": st.winner,
         "hand": None,
-        "legal": legal(st, seat) if mine else [],
+        "legal": legal(st, seat) if seat is not None else [],
         "talk": list(st.talk),  # table talk is public: every seat and the log see it
         "offers": sorted(st.offers),  # seats that offered to resign this hand
     }
@@ -61,7 +60,7 @@ def view(st, seat: int | None = None) -> dict:
         v["come_out_side"] = st.comeout_side
     if st.rules.dummy:  # T4: the dummy's cards, face up once the first card is led
         add_dummy(st, v)
-    if mine:
+    if seat is not None:
         v["undo"] = undoable(st, seat)  # the move this seat may take back, if any
         v["looked"] = st.looked[seat]
         if st.looked[seat]:
