@@ -1,5 +1,6 @@
 """The one check for every mail address the system stores or mails (issue 12): syntax only,
-by email-validator, never a DNS lookup (a page or a mail must not wait on the network)."""
+by email-validator, never a DNS lookup (a page or a mail must not wait on the network).
+And the one pattern of a plain address, which an SMTP command may carry as it is."""
 
 import re
 
@@ -31,6 +32,7 @@ def check_address(text: str) -> str:
                                strict=True, test_environment=True)
     except EmailNotValidError as e:
         raise AddressError(f"{shown!r} is not a mail address. {e}") from None
+    assert found.ascii_email is not None  # (always set without SMTPUTF8)
     return found.ascii_email.lower()
 
 
