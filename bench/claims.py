@@ -55,7 +55,7 @@ def to_play(eng, st, rng):
             deal_hands(eng, st, rng)
             continue
         seat = st.to_act()[0]
-        for ev in eng.apply(st, seat, eng.choose(eng.view(st, seat), 1)):
+        for ev in eng.apply(st, seat, eng.choose(eng.view(st, seat), 1, rules=st.rules)):
             eng.advance(st, ev)
 
 
@@ -70,7 +70,7 @@ def corpus(eng, name, games, seed=1):
             if not st.trick:
                 yield st
             seat = st.turn
-            for ev in eng.apply(st, seat, eng.choose(eng.view(st, seat), 1)):
+            for ev in eng.apply(st, seat, eng.choose(eng.view(st, seat), 1, rules=st.rules)):
                 eng.advance(st, ev)
 
 

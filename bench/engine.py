@@ -55,7 +55,7 @@ def random_action(st, seat, rng):
 
 
 def robot_action(st, seat, rng):
-    return choose(view(st, seat), 1)
+    return choose(view(st, seat), 1, rules=st.rules)
 
 
 def play_hand(st, rng, pick, log=None):

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import bindparam, case, or_, update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import col, select
 
 from . import compose, play, vacation
 from .config import load
@@ -50,9 +50,9 @@ def tick(store, now: datetime | None = None, limit: int = 500) -> int:
     now = now or utcnow()
     with store.reader() as s:  # state first: the index (state, due) skips the past rows
         rows = s.exec(select(Deadline).where(
-            Deadline.state.in_(("pending", "firing")), Deadline.due <= now,
-            or_(Deadline.state == "pending", Deadline.claimed_at < now - LEASE))
-            .order_by(Deadline.due, Deadline.id).limit(limit)).all()
+            col(Deadline.state).in_(("pending", "firing")), col(Deadline.due) <= now,
+            or_(col(Deadline.state) == "pending", col(Deadline.claimed_at) < now - LEASE))
+            .order_by(col(Deadline.due), col(Deadline.id)).limit(limit)).all()
     handled = 0
     read = _timeouts_read(store, rows)
     for row in rows:
@@ -85,13 +85,14 @@ class _Seen:
 def _with_orders(s, ids) -> set[int]:
     """Which of these games have pending orders."""
     return set(s.exec(select(SeatOrder.game_id).where(
-        SeatOrder.game_id.in_(ids), SeatOrder.state == "pending").distinct()).all())
+        col(SeatOrder.game_id).in_(ids), col(SeatOrder.state) == "pending").distinct()).all())
 
 
-def _timeouts_read(store, rows) -> dict[int, _Seen | None]:
-    """One read for the pending timeouts due: row id -> what it needs, or None where the
-    at-once path does not apply (see `_applies`). A game's first such row only: a second
-    one is read after the first moved (`_timeout_read`)."""
+def _timeouts_read(store, rows) -> dict[int | None, _Seen | None]:
+    """One read for the pending timeouts due: row id (SQLModel's Optional primary key) ->
+    what it needs, or None where the at-once path does not apply (see `_applies`). A
+    game's first such row only: a second one is read after the first moved
+    (`_timeout_read`)."""
     first: dict[int, Deadline] = {}
     for row in rows:
         if row.kind == "timeout" and row.state == "pending":
@@ -99,13 +100,13 @@ def _timeouts_read(store, rows) -> dict[int, _Seen | None]:
     if not first:
         return {}
     with store.reader() as s:
-        games = s.exec(select(Game).where(Game.id.in_(list(first)))).all()
+        games = s.exec(select(Game).where(col(Game.id).in_(list(first)))).all()
         refs = [_ref(row) for row in first.values()]
-        applied = set(s.exec(select(Move.ref).where(Move.ref.in_(refs))).all())
+        applied = set(s.exec(select(Move.ref).where(col(Move.ref).in_(refs))).all())
         games = {g.id: g for g in games if _applies(g, _ref(first[g.id]) in applied)}
         states = store.states(s, list(games))
-        seats = s.exec(select(Seat).where(Seat.game_id.in_(list(games)))
-                       .order_by(Seat.game_id, Seat.seat)).all()
+        seats = s.exec(select(Seat).where(col(Seat.game_id).in_(list(games)))
+                       .order_by(col(Seat.game_id), col(Seat.seat))).all()
         players = players_of(s, seats)
         orders = _with_orders(s, list(games))
     by_game: dict[int, list] = {g: [] for g in games}
@@ -123,7 +124,7 @@ def _timeout_read(store, row) -> _Seen | None:
         if not _applies(game, applied):
             return None
         st = store.state(s, game)
-        seats = s.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat)).all()
+        seats = s.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.seat))).all()
         return _Seen(game, st, seats, players_of(s, seats), any_pending(s, game.id))
 
 
@@ -156,6 +157,7 @@ def _timeout_at_once(store, row, now, read) -> int | None:
     how = time_control(game)["on_timeout"]
     action, text = _timeout_move(game, st, row, how, seat_names(seats, players)[row.seat])
     mails = _timeout_mails(game, seats, players, row, text)
+    assert action is not None  # (_applies: a game that waits or a move made was not read)
 
     def also(s):
         if not _take(s, row, now, f"timeout: {how}"):
@@ -181,7 +183,8 @@ def _done(store, row, now, result: str) -> int:
 
 
 # a pending row marked done (built once: building the statement cost more than running it)
-_DONE = update(Deadline).where(Deadline.id == bindparam("row"), Deadline.state == "pending") \
+_DONE = update(Deadline).where(col(Deadline.id) == bindparam("row"),
+                               col(Deadline.state) == "pending") \
     .values(state="done", claimed_at=bindparam("at"), result=bindparam("said"))
 
 
@@ -200,10 +203,11 @@ def _mine(value, other):
 # cancelled (its reminders, its robot's row, rows a league pause keeps), which the move's
 # `deadlines.arm` would otherwise cancel in a statement of its own (`deadlines.CLOSED`)
 _TAKE = update(Deadline).where(
-    Deadline.game_id == bindparam("g"), Deadline.seq <= bindparam("q"),
-    or_(Deadline.state == "pending", (Deadline.state == PAUSED) & (Deadline.id != bindparam("row")))
+    col(Deadline.game_id) == bindparam("g"), col(Deadline.seq) <= bindparam("q"),
+    or_(col(Deadline.state) == "pending",
+        (col(Deadline.state) == PAUSED) & (col(Deadline.id) != bindparam("row")))
 ).values(state=_mine("done", "cancelled"), claimed_at=_mine(bindparam("at"), Deadline.claimed_at),
-         result=_mine(bindparam("said"), Deadline.result)).returning(Deadline.id)
+         result=_mine(bindparam("said"), Deadline.result)).returning(col(Deadline.id))
 
 
 def _take(s, row, now, result: str) -> bool:
@@ -245,9 +249,9 @@ def _claim(store, row, now) -> bool:
     """Take the row for this clock; False if another clock has it."""
     with store.engine.begin() as c:
         res = c.execute(update(Deadline).where(
-            Deadline.id == row.id,
-            or_(Deadline.state == "pending",
-                (Deadline.state == "firing") & (Deadline.claimed_at < now - LEASE)))
+            col(Deadline.id) == row.id,
+            or_(col(Deadline.state) == "pending",
+                (col(Deadline.state) == "firing") & (col(Deadline.claimed_at) < now - LEASE)))
             .values(state="firing", claimed_at=now))
         return res.rowcount == 1
 
@@ -265,7 +269,7 @@ def _fire(store, row, now) -> str:
         game = s.get(Game, row.game_id)
         st = store.state(s, game)
         store.keep(game.id, st)
-        seats = s.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat)).all()
+        seats = s.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.seat))).all()
         players = players_of(s, seats)
         # a clock that died after submitting this timeout's move: only the mails are left
         applied = row.kind == "timeout" and s.exec(select(Move.id).where(
@@ -308,7 +312,7 @@ def _timeout_of(s, row) -> datetime:
     due = s.exec(select(Deadline.due).where(
         Deadline.game_id == row.game_id, Deadline.seat == row.seat, Deadline.seq == row.seq,
         Deadline.kind == "timeout", Deadline.state != "cancelled")
-        .order_by(Deadline.id.desc())).first()
+        .order_by(col(Deadline.id).desc())).first()
     return due or row.due + timedelta(hours=row.hours_before)
 
 
@@ -318,7 +322,7 @@ def _ask_the_carer(store, game, row, who) -> None:
     the operator made has no carer: `pbem move` is theirs."""
     with store.reader() as s:
         carer = carer_of(s, game)
-    if not mailable(carer):  # none, or its mail bounces
+    if carer is None or not mailable(carer):  # none, or its mail bounces
         return
     cfg = load()
     sign = Signer(secret_keys(cfg), CARE)
@@ -333,8 +337,8 @@ def _ask_the_carer(store, game, row, who) -> None:
 
 def carer_of(s, game) -> Player | None:
     """Who looks after a game: its league's organiser, else whoever created it."""
-    league = s.exec(select(League).join(Season, Season.league_id == League.id)
-                    .join(Fixture, Fixture.season_id == Season.id)
+    league = s.exec(select(League).join(Season, col(Season.league_id) == League.id)
+                    .join(Fixture, col(Fixture.season_id) == Season.id)
                     .where(Fixture.game_id == game.id)).first()
     boss = league.organiser_id if league else game.created_by
     return s.get(Player, boss) if boss else None

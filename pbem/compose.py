@@ -5,7 +5,6 @@ names the game, seat and move number, so a reply to it (In-Reply-To) tells which
 its player saw.
 """
 
-import copy
 import re
 import secrets
 from functools import cache, lru_cache
@@ -361,21 +360,12 @@ def last_hand(row: dict, names: list[str]) -> str:
                      f"took {side['tricks']}, {side['points']:+d}" for side in row["sides"])
 
 
-# The card tables of the last rulesets, by their rules as a view has them.
-_TABLES = _Recent(8)
-
-
 def table_for_view(v: dict):
-    """A ruleset's card table, found by comparing its options (==: a view's rules are a new
-    dict each time; their repr cost 8 us, twice a mail): checking the rules costs more than
-    a mail's table, and a turn mail needs it twice. Equal options make equal Rules, whose
-    table engine.tricks.table_for keeps (its lru_cache compares them alike)."""
-    rules = v["rules"]
-    table = _TABLES.get(rules)
-    if table is None:
-        table = table_for(Rules.from_dict(rules))
-        _TABLES.keep(copy.deepcopy(rules), table)  # the caller's dict may change
-    return table
+    """A view's card table: engine.tricks.table_for keeps one a ruleset (equal options make
+    equal Rules). Reading the rules back costs ~0.25 ms once a mail (context keeps the
+    table; bench/render.py on a busy machine: 525 -> 784 us a mail rendered), some 5 s of
+    CPU a day at a club's 20,000 mails: not worth a second cache."""
+    return table_for(Rules.from_dict(v["rules"]))
 
 
 def moves(v: dict, address: str, link=None) -> list[dict]:

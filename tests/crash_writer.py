@@ -37,7 +37,7 @@ def main(url: str, prefix: str) -> None:
                 result = start(store, gid)
             else:
                 seat = st.to_act()[0]
-                action = choose(view(st, seat), seed=n)
+                action = choose(view(st, seat), seed=n, rules=st.rules)
                 result = submit(store, gid, seat, action, expect_seq=st.seq, source="cli",
                                 ref=f"{prefix}-{n}")
             if n == 0:

@@ -76,7 +76,7 @@ def play_out(state, seed: int = 0) -> list[dict]:
     events = []
     while state.phase not in ("deal", "over"):
         seat = state.to_act()[0]
-        events += do(state, seat, choose(view(state, seat), seed))
+        events += do(state, seat, choose(view(state, seat), seed, rules=state.rules))
     return events
 
 

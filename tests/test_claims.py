@@ -183,11 +183,11 @@ def robot_endgame(rng, tricks_left):
     seed = rng.randrange(1000)
     while st.phase == "bid":
         seat = st.to_act()[0]
-        do(st, seat, choose(view(st, seat), seed))
+        do(st, seat, choose(view(st, seat), seed, rules=st.rules))
     extra = rng.randrange(4)
     while 13 - len(st.tricks) > tricks_left or (13 - len(st.tricks) == tricks_left
                                                 and len(st.trick) < extra):
-        do(st, st.turn, choose(view(st, st.turn), seed))
+        do(st, st.turn, choose(view(st, st.turn), seed, rules=st.rules))
     return st
 
 

@@ -1,7 +1,7 @@
-"""The engine's hot paths, made quick, still answer as before: `State.snapshot`
-(pbem/engine/clone.py) gives what copy.deepcopy gave and shares nothing with the state; a
-card taken back (`undo`, which works the play out backwards) leaves the table as it was;
-a deal that is not the deck is refused with what is wrong and changes nothing."""
+"""The engine's hot paths, made quick, still answer as before: `State.snapshot` gives what
+copy.deepcopy gives and shares nothing with the state that ever changes; a card taken back
+(`undo`, which works the play out backwards) leaves the table as it was; a deal that is
+not the deck is refused with what is wrong and changes nothing."""
 
 import copy
 import json

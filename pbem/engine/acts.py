@@ -155,7 +155,7 @@ def step_concede(st, ev):
 # -- undo: one's own last bid or card, while no other seat has acted ----------------------
 
 
-def remember(st, ev) -> list | None:
+def remember(st, ev) -> list | tuple | None:
     """Before `ev` steps: keep what its step changes if it may be taken back, and forget
     the last undo point once anything but talk or an offer happens. Returns what each seat
     sees now (`sights`, or `_sizes`) where the step may show a seat more, for `mark_shown`
@@ -167,9 +167,9 @@ def remember(st, ev) -> list | None:
     if kind not in UNDOABLE or ev.get("auto"):
         return None  # a card the server played for the seat would only play itself again
     if kind == "play":  # T4: a card from the declarer's or the dummy's hand
-        saved = {f: _copy(getattr(st, f)) for f in _DUMMY_PLAY_FIELDS}
-        saved["hand"], saved["tricks"] = list(st.hands[ev["seat"]]), len(st.tricks)
-        st.undo_point = (ev["seat"], ev["seq"], saved, {"type": "play", "card": ev["card"]})
+        played = {f: _copy(getattr(st, f)) for f in _DUMMY_PLAY_FIELDS}
+        played["hand"], played["tricks"] = list(st.hands[ev["seat"]]), len(st.tricks)
+        st.undo_point = (ev["seat"], ev["seq"], played, {"type": "play", "card": ev["card"]})
         # once a card is down a card only goes from a hand to the table, where all see it:
         # only the hand's first card may show more (the dummy, T4)
         return None if st.trick or st.tricks else sights(st)

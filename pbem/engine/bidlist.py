@@ -10,7 +10,7 @@ from .frozen import Action
 
 def plain_bids(r, blind_nil: bool, blind_bids: bool) -> list[dict]:
     """Every plain bid, in the order bid_options lists them."""
-    out = [{"bid": "blind nil"}] if blind_nil else []
+    out: list[dict] = [{"bid": "blind nil"}] if blind_nil else []
     if blind_bids:
         out += [{"bid": b, "blind": True} for b in range(r.blind_min, r.max_bid + 1)]
     if r.nil:

@@ -111,13 +111,13 @@ class _Search:
         st = self.st
         hands = tuple(tuple(h) for h in st.hands)
         trick = tuple(st.trick)
-        suits = {name: [] for name in self.names}
+        by_name: dict[str, list[tuple]] = {name: [] for name in self.names}
         for s, h in enumerate(hands):
             for c in h:
-                suits[self.suit[c]].append((self.power[c], self.label[s], s, c))
+                by_name[self.suit[c]].append((self.power[c], self.label[s], s, c))
         for s, c in trick:
-            suits[self.suit[c]].append((self.power[c], self.label[s], self.n + s, c))
-        suits = tuple(tuple(sorted(suits[name])) for name in self.names)
+            by_name[self.suit[c]].append((self.power[c], self.label[s], self.n + s, c))
+        suits = tuple(tuple(sorted(by_name[name])) for name in self.names)
         return self.holds(hands, suits, trick, st.turn, st.broken, len(st.tricks),
                           st.must_lead)
 
@@ -236,7 +236,8 @@ class _Search:
         card of that suit, and holds at least as many trumps as any other seat and may
         lead them: it draws trumps, then every lead wins."""
         suit, power = self.suit, self.power
-        low, count = {}, {}
+        low: dict[str, int] = {}
+        count: dict[str, int] = {}
         for c in hands[seat]:
             s = suit[c]
             low[s] = min(low.get(s, 999), power[c])

@@ -44,7 +44,7 @@ def legal(st: State, seat: int) -> list[dict]:
     else:
         pick = None
     # ([*...]: no call of the list type)
-    out = pick and [*filter(None, map(pick, hand))]
+    out: list[dict] | None = pick and [*filter(None, map(pick, hand))]
     if not out:
         pick, out = table.action_if_any, [*map(table.action_of, hand)]
     st._offered = (st.seq, seat, pick)  # what apply() takes the quick way (no state
@@ -151,7 +151,8 @@ def _apply(st: State, seat, action) -> list[dict]:
         raise IllegalAction("not an action a player can take")
     if kind == "concede" and st.phase != "over" and 0 <= (
             seat if seat.__class__ is int else -1) < st.n:
-        ev = (resign_events(st, seat, action) or [None])[0]
+        events = resign_events(st, seat, action)
+        ev = events[0] if events else None
         if ev is not None:
             check(st, ev, live=True)
             return [ev]
@@ -171,7 +172,7 @@ def make_deal(st: State, rng) -> dict:
     r, n = st.rules, st.n
     deck = list(st.table.deck)
     rng.shuffle(deck)  # the public API: a seed deals as before (tests/test_stored_deals.py)
-    ev = {"seq": st.seq + 1, "type": "deal", "dealer": st.dealer}
+    ev: dict = {"seq": st.seq + 1, "type": "deal", "dealer": st.dealer}
     if r.deal == "draw":
         ev.update(hands=[[] for _ in range(n)], stock=deck)
     else:  # singly, from the dealer's left (L1): pile k takes every r.hands-th card from k

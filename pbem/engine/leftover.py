@@ -53,9 +53,8 @@ def leftover_after_bidding(st) -> None:
         k = len(st.out) // len(takers)
         st.out = []
         _discard_first(st, (tuple(takers), k))
-    elif r.leftover_after_bid and leftover_taker_holding(st) is not None:
-        seat = leftover_taker_holding(st)
-        _discard_first(st, ((seat,), len(st.hands[seat]) - r.hand_size))
+    elif r.leftover_after_bid and (holder := leftover_taker_holding(st)) is not None:
+        _discard_first(st, ((holder,), len(st.hands[holder]) - r.hand_size))
 
 
 def leftover_taker_holding(st) -> int | None:

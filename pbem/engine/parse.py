@@ -7,7 +7,7 @@ import re
 
 from .cards import parse_card
 
-_WORDS = {
+_WORDS: dict[str, dict[str, object]] = {
     "claim": {"type": "claim"},
     "misdeal": {"type": "misdeal"},
     "look": {"type": "look"},
@@ -63,9 +63,9 @@ def _parse(text: str) -> dict:
     filler = _FILLER.match(raw.lower())
     if filler:
         raw = raw[filler.end():]
-    verb = _VERB_COLON.match(raw.lower())
-    if verb:  # "bid: 4" is "bid 4"
-        raw = f"{verb.group(1)} {raw[verb.end():]}"
+    colon = _VERB_COLON.match(raw.lower())
+    if colon:  # "bid: 4" is "bid 4"
+        raw = f"{colon.group(1)} {raw[colon.end():]}"
     t = raw.lower()  # same length as raw: slices of t index raw too
     if not t:
         raise ValueError("empty command")

@@ -5,9 +5,7 @@ nil, ducks tricks when a nil or the bag limit is at stake, and is deterministic 
 view and a seed (ties are broken by a generator seeded from both).
 """
 
-import json
 import random
-from functools import lru_cache
 
 from .rules import MOONS, NILS, Rules
 from .sampler import best_bid, best_card, models
@@ -21,7 +19,7 @@ def choose(view: dict, seed: int = 0, rules=None) -> dict:
     legal = view["legal"]
     if not legal:
         raise ValueError("the robot has nothing to do: this seat may not act now")
-    rules = rules or _rules(json.dumps(view["rules"], sort_keys=True))
+    rules = rules or Rules.from_dict(view["rules"])
     bot = _Robot(view, rules, random.Random(f"{seed}:{view['seq']}:{view['seat']}"))
     kinds = {a["type"] for a in legal}
     sampling = rules.robot == "sampler" and models(rules)
@@ -48,11 +46,6 @@ def choose(view: dict, seed: int = 0, rules=None) -> dict:
     return dict(legal[0])
 
 
-@lru_cache(maxsize=32)
-def _rules(text: str) -> Rules:
-    return Rules.from_dict(json.loads(text))
-
-
 class _Robot:
     def __init__(self, view, rules, rng):
         self.v, self.r, self.rng = view, rules, rng
@@ -65,7 +58,7 @@ class _Robot:
     # -- bidding --------------------------------------------------------------
     def sure_tricks(self) -> float:
         suit, power = self.t.suit, self.t.power
-        by_suit = {}
+        by_suit: dict[str, list[int]] = {}
         for c in self.hand:
             by_suit.setdefault(suit[c], []).append(power[c])
         est = 0.0

@@ -173,8 +173,9 @@ class Rules:
         return json.dumps(self.to_dict())
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Rules":
-        """A ruleset from JSON data: the named preset with any options overridden."""
+    def from_dict(cls, data: object) -> "Rules":
+        """A ruleset from JSON data: the named preset with any options overridden (anything
+        but an object: RulesError)."""
         if not isinstance(data, dict):
             raise RulesError("rules must be an object of options")
         name = data.get("preset", "standard")

@@ -92,7 +92,7 @@ def _distinct(legal, view, rules, t) -> list[str]:
         return legal
     seen = set(view["hand"]) | {x["card"] for tr in view["tricks"] for x in tr["cards"]}
     suit, power = t.suit, t.power
-    out = []
+    out: list[str] = []
     for card in sorted(legal, key=lambda c: (suit[c], power[c])):
         prev = out[-1] if out else None
         if prev and suit[prev] == suit[card] and all(

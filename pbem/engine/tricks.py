@@ -58,7 +58,7 @@ class CardTable:
         # trick's first card
         self.action_if_not_spade = {c: a for c, a in self.play_actions.items()
                                     if self.suit[c] != "S"}.get
-        self.bid_actions = {}  # bidlist.py's, by kind of seat
+        self.bid_actions: dict[tuple, tuple] = {}  # bidlist.py's, by kind of seat
         self.bid_keep = BidKeep(rules)  # what a bid's undo point keeps (acts.py)
         # the rules' cached properties, read as plain attributes: Python (3.11) finds a
         # cached_property's value by a slow generic lookup every time

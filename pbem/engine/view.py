@@ -8,14 +8,12 @@ the hand is over; then everyone sees the whole finished deal.
 from .acts import undoable
 from .dummy import add_dummy
 from .game import legal, score_pad
-from .tricks import table_for
 
 
 def view(st, seat: int | None = None) -> dict:
     if seat is not None and not 0 <= seat < st.n:
         raise ValueError(f"seat {seat} is not at this table")
-    table = _table(st.rules)
-    mine = seat is not None
+    table = st.table
     v = {
         "seat": seat,
         "seq": st.seq,
@@ -39,7 +37,7 @@ def view(st, seat: int | None = None) -> dict:
         "over": st.phase == "over",
         "winner": st.winner,
         "hand": None,
-        "legal": legal(st, seat) if mine else [],
+        "legal": legal(st, seat) if seat is not None else [],
         "talk": list(st.talk),  # table talk is public: every seat and the log see it
         "offers": sorted(st.offers),  # seats that offered to resign this hand
     }
@@ -62,7 +60,7 @@ def view(st, seat: int | None = None) -> dict:
         v["come_out_side"] = st.comeout_side
     if st.rules.dummy:  # T4: the dummy's cards, face up once the first card is led
         add_dummy(st, v)
-    if mine:
+    if seat is not None:
         v["undo"] = undoable(st, seat)  # the move this seat may take back, if any
         v["looked"] = st.looked[seat]
         if st.looked[seat]:
@@ -77,20 +75,6 @@ def view(st, seat: int | None = None) -> dict:
     if st.hand_over():
         v["last_deal"] = st.last_deal
     return v
-
-
-_last_table: tuple = (None, None)  # (rules, its card table): the last ruleset asked for
-
-
-def _table(rules):
-    """table_for(rules), found by identity first: a table's Rules is one object from move to
-    move (frozen, so it never changes), and table_for's lru_cache hashes all its options
-    (~60 fields) at every look-up, twice a mail."""
-    global _last_table
-    known = _last_table  # one read: another thread may replace it, never change it
-    if known[0] is not rules:
-        known = _last_table = (rules, table_for(rules))
-    return known[1]
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

@@ -1,9 +1,15 @@
 """The one check for every mail address the system stores or mails (issue 12): syntax only,
-by email-validator, never a DNS lookup (a page or a mail must not wait on the network)."""
+by email-validator, never a DNS lookup (a page or a mail must not wait on the network).
+And the one pattern of a plain address, which an SMTP command may carry as it is."""
+
+import re
 
 from email_validator import EmailNotValidError, validate_email
 
 MAX_LENGTH = 254  # RFC 5321: the longest path a mail server must take
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+# dot-atoms in ASCII on both sides of the @: no quotes, spaces, controls or address literal
+_PLAIN = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@{_ATOM}(?:\.{_ATOM})*\Z")
 
 
 class AddressError(ValueError):
@@ -26,4 +32,11 @@ def check_address(text: str) -> str:
                                strict=True, test_environment=True)
     except EmailNotValidError as e:
         raise AddressError(f"{shown!r} is not a mail address. {e}") from None
+    assert found.ascii_email is not None  # (always set without SMTPUTF8)
     return found.ascii_email.lower()
+
+
+def is_plain(address: str) -> bool:
+    """Can `address` go between < and > in an SMTP command as it is (no SMTPUTF8, no
+    quoting, nothing that could end the command)?"""
+    return _PLAIN.match(address) is not None

@@ -13,14 +13,14 @@ with the connection closed. An address that is not plain ASCII goes through smtp
 import re
 import smtplib
 
-_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
-_PLAIN = re.compile(rf"{_ATOM}(?:\.{_ATOM})*@{_ATOM}(?:\.{_ATOM})*\Z")
+from .addresses import is_plain
+
 _DOT = re.compile(rb"(?m)^\.")
 
 
 def send(conn: smtplib.SMTP, sender: str, rcpt: str, data: bytes) -> None:
     conn.ehlo_or_helo_if_needed()
-    if not (conn.has_extn("pipelining") and _PLAIN.match(sender) and _PLAIN.match(rcpt)):
+    if not (conn.has_extn("pipelining") and is_plain(sender) and is_plain(rcpt)):
         conn.sendmail(sender, [rcpt], data)
         return
     size = f" SIZE={len(data)}" if conn.has_extn("size") else ""
