@@ -43,101 +43,20 @@ def env() -> Environment:
     folder = str(files("pbem.templates"))
     e = _MailEnvironment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
                     trim_blocks=False, keep_trailing_newline=True, auto_reload=False)
+    e.filters["card"] = card_html
+    e.filters["cards"] = cards_html
+    e.filters["played"] = played_html
     e.filters["buttons"] = buttons_html
-    e.globals["table_txt"] = table_txt
-    e.globals["table_html"] = table_html
-    e.globals["commitment_html"] = commitment_html
+    e.filters["plural"] = plural
+    e.globals["shared"] = shared
     return e
 
 
-# A seat's own part of the table, once a Jinja macro of the mail/table.* templates (each mail
-# rendered it twice: a macro call, a module import and a dozen attribute looks each): Python
-# writing the very bytes the macros wrote (tests/test_render_table.py renders both).
-def table_txt(v: dict, names) -> str:
-    """The table in a text mail: the game, the seat's hand (or that it has not looked), the
-    dummy, the shared part, the deal's commitment."""
-    out = [f"Game {v['game_id']} ({v['preset']}), hand {v['hand_no']}, move {v['seq']}\n"]
-    if v.get("hand"):
-        out.append("\nYour hand:")
-        out += [f"\n  {suit}  {' '.join(map(str, cards))}" for suit, cards in v["hand_by_suit"]]
-        out.append("\n")
-    elif v["seat"] is not None and not v.get("looked"):
-        out.append("\nYou have not looked at your cards yet (you may bid blind).\n")
-    if v.get("dummy_pretty"):
-        out.append(f"\nDummy (played by {_dummy_by(v, names)}): {v['dummy_pretty']}\n")
-    out.append(shared("txt", v, names))
-    deal = v.get("deal_commitment")
-    if deal:
-        out.append(f"\n\nDeal commitment (SHA-256):\n  {deal['sha256']}")
-        if deal.get("salt"):
-            out.append(f"\nSalt: {deal['salt']}")
-    return "".join(out)
-
-
-def table_html(v: dict, names) -> Markup:
-    """The table in an HTML mail. Inline styles only (clients drop <style>), and nothing
-    wider than the text: it fits a 360 px phone screen."""
-    out = [f"<p><strong>Game {_esc(v['game_id'])}</strong> ({_esc(v['preset'])}), hand "
-           f"{_esc(v['hand_no'])}, move {_esc(v['seq'])}</p>\n"]
-    if v.get("hand"):
-        out.append("<p>Your hand:<br>\n")
-        out += [f'<span style="font-size: 1.2em">{cards_html(cards)}</span><br>\n'
-                for _suit, cards in v["hand_by_suit"]]
-        out.append("</p>\n")
-    elif v["seat"] is not None and not v.get("looked"):
-        out.append("<p>You have not looked at your cards yet (you may bid blind).</p>\n")
-    out.append("\n")
-    if v.get("dummy_pretty"):
-        out.append(f"<p>Dummy (played by {escape(_dummy_by(v, names))}): "
-                   f"{escape(v['dummy_pretty'])}</p>\n")
-    out.append("\n")
-    out.append(escape(shared("html", v, names)))
-    return Markup("".join(out))  # every part escaped above
-
-
-def _dummy_by(v: dict, names) -> str:
-    dummy = v["dummy"]
-    return f"{names[dummy['declarer']]}{', its turn' if dummy.get('on_turn') else ''}"
-
-
-_COMMITMENT = ('<p style="font-size: 0.8em; color: #444; overflow-wrap: anywhere; word-break: '
-               'break-all">Deal commitment (SHA-256): {}{}</p>')
-
-
-def commitment_html(v: dict) -> Markup:
-    """The deal's commitment (and salt, once revealed), small, at the HTML mail's end."""
-    deal = v.get("deal_commitment")
-    if not deal:
-        return Markup("")
-    salt = f", salt {escape(deal['salt'])}" if deal.get("salt") else ""
-    return Markup(_COMMITMENT.format(escape(deal["sha256"]), salt))
-
-
 # What the table shows alike to every seat at one move: the trick, the last trick and
-# hand, bids and tricks, the score. Only these fields reach the shared fragment
-# (public_txt, public_html), so it cannot show a seat's own cards.
+# hand, bids and tricks, the score. Only these fields reach the shared fragment (the
+# `public` macro of mail/table.*), so it cannot show a seat's own cards.
 PUBLIC = ("trick", "last_trick", "last_hand", "over", "players", "bids", "blind", "mo", "won",
           "sides")
-class _Recent:
-    """The last few (key, value) pairs kept, newest first, found by comparing keys (==).
-    Copied on write: a thread reads one list, never a half-changed one."""
-
-    def __init__(self, most: int):
-        self.most, self.pairs = most, []
-
-    def get(self, key):
-        for known, value in self.pairs:
-            if known == key:
-                return value
-        return None
-
-    def keep(self, key, value) -> None:
-        self.pairs = [(key, value), *self.pairs[:self.most - 1]]
-
-
-# The fragments of the last few moves, by (kind, public view, names). A move's fragments are
-# asked for at once (its turn mail, its answer, text and HTML): a few moves' worth is enough.
-_SHARED = _Recent(16)
 
 
 def public_view(v: dict) -> dict:
@@ -150,82 +69,17 @@ def shared(kind: str, v: dict, names) -> str:
     """The public part of the table (`kind`: "txt" or "html"), rendered once for all the
     mails of a move (each seat's turn mail or news, the answer) and reused. Found by its
     whole content (==), not by game and move, so it is never stale and never another
-    table's; compared, not keyed by its repr (which cost more than a render's comparisons:
-    four a move). == takes True for 1: the fragment prints only the public fields' ints and
+    table's. == takes True for 1: the fragment prints only the public fields' ints and
     strs, and tests its bools. A view is made anew by each view() and compose.context and
-    never changed after, so a kept one still says what its fragment shows."""
+    never changed after, so a kept one still says what its fragment shows. Rendered by
+    the `public` macro of mail/table.*: shared, 615 and 554 us CPU a mail against 661 and
+    665 rendered by each mail (bench/render.py, runs alternated on a loaded machine)."""
     p, names = public_view(v), tuple(names)
     out = _SHARED.get((kind, p, names))
     if out is None:
-        out = (public_txt if kind == "txt" else public_html)(p, names)
+        out = _template(f"table.{kind}").module.public(p, names)
         _SHARED.keep((kind, p, names), out)
     return out
-
-
-# The public part of the table (what `shared` renders once a move), once Jinja macros too:
-# Python writing the very bytes they wrote (tests/test_render_table.py).
-def public_txt(v: dict, names) -> str:
-    """The trick on the table, the last trick, the hand just scored, bids and tricks, the
-    score, in a text mail."""
-    out = []
-    if v["trick"]:
-        out.append("\nOn the table: " + ", ".join(
-            [f"{names[t['seat']]}{' (dummy)' if t.get('dummy') else ''} {t['card_pretty']}"
-             for t in v["trick"]]) + "\n")
-    last = v["last_trick"]
-    if last:
-        out.append("\nLast trick: " + ", ".join(
-            [f"{names[t['seat']]} {t['card_pretty']}" for t in last["cards"]])
-            + f" (won by {names[last['winner']]})\n")
-    if v["last_hand"]:
-        out.append(f"\nHand {v['scored']} was scored: {v['last_hand']}\n")
-    if not v["over"]:
-        out.append("\nBids and tricks:")
-        out += [f"\n  {names[s]:<16} bid {_bid(v, s)}, took {v['won'][s]}"
-                for s in range(v["players"])]
-        out.append("\n")
-    out.append("\n\nScore:")
-    out += [f"\n  {side['label']}: {side['score']} ({plural(side['bags'], 'bag')})"
-            for side in v["sides"]]
-    return "".join(out)
-
-
-def public_html(v: dict, names) -> Markup:
-    """The public part of the table in an HTML mail."""
-    out = []
-    if v["trick"]:
-        out.append(f"<p>On the table: {played_html(v['trick'], names)}</p>\n")
-    out.append("\n")
-    last = v["last_trick"]
-    if last:
-        out.append(f"<p>Last trick: {played_html(last['cards'], names)} "
-                   f"(won by {escape(names[last['winner']])})</p>\n")
-    out.append("\n")
-    if v["last_hand"]:
-        out.append(f"<p>Hand {escape(v['scored'])} was scored: {escape(v['last_hand'])}</p>\n")
-    out.append("\n")
-    if not v["over"]:
-        out.append('<table cellpadding="4" style="border-collapse: collapse">\n'
-                   '<tr><th align="left">Player</th><th>Bid</th><th>Tricks</th></tr>\n')
-        out += [f'<tr><td style="overflow-wrap: anywhere">{_esc(names[s])}</td>'
-                f'<td align="center">{_esc(_bid(v, s))}</td>'
-                f'<td align="center">{_esc(v["won"][s])}</td></tr>\n'
-                for s in range(v["players"])]
-        out.append("</table>")
-    out.append("\n<p>")
-    out += [f"{_esc(side['label'])}: <strong>{_esc(side['score'])}</strong> "
-            f"({_esc(plural(side['bags'], 'bag'))})<br>" for side in v["sides"]]
-    out.append("</p>")
-    return Markup("".join(out))  # every part escaped above
-
-
-def _bid(v: dict, seat: int) -> str:
-    """A seat's bid as the bids table shows it: "-" before it bids, "nil (blind)", a Mo or
-    Bemo call after it."""
-    bid = v["bids"][seat]
-    mo = v["mo"]
-    call = f" {mo.get('call', '')}" if mo and mo["seat"] == seat else ""
-    return f"{bid if bid is not None else '-'}{' (blind)' if v['blind'][seat] else ''}{call}"
 
 
 def card_html(text: str) -> Markup:
@@ -248,7 +102,7 @@ def cards_html(cards) -> Markup:
 # and an escape per item cost more than the item's text. Each writes what the macro wrote.
 def played_html(trick, names) -> Markup:
     """The cards of a trick, who played each ("ann 10♥, bob (dummy) J♥")."""
-    return Markup(", ".join([f"{_esc(names[t['seat']])}{' (dummy)' if t.get('dummy') else ''}"
+    return Markup(", ".join([f"{escape(names[t['seat']])}{' (dummy)' if t.get('dummy') else ''}"
                              f" {card_html(t['card_pretty'])}" for t in trick]))
 
 
@@ -276,18 +130,6 @@ def _span(text: str) -> Markup:
     red = text[-1:] in "♥♦"
     style = f"white-space: nowrap{'; color: ' + RED if red else ''}"
     return Markup('<span style="{}">{}</span>').format(style, escape(text))
-
-
-# What markupsafe's escape replaces, and with what (the same bytes).
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&#39;", '"': "&#34;"})
-
-
-def _esc(value) -> str:
-    """markupsafe.escape's text for a plain value (a str or an int, never Markup), in one
-    C call: escape makes a Markup in two Python calls, and the table's rows escape ~40
-    values a move. Only for short values that are not HTML already (names, bids, scores):
-    on a long one (a URL) str.translate is slower than escape."""
-    return str(value).translate(_ESCAPES)
 
 
 def thread_root(game_id: int, domain: str) -> str:
@@ -360,6 +202,27 @@ def last_hand(row: dict, names: list[str]) -> str:
     return "; ".join(f"{' & '.join(names[x] for x in side['seats'])} bid {side['bid']}, "
                      f"took {side['tricks']}, {side['points']:+d}" for side in row["sides"])
 
+
+class _Recent:
+    """The last few (key, value) pairs kept, newest first, found by comparing keys (==).
+    Copied on write: a thread reads one list, never a half-changed one."""
+
+    def __init__(self, most: int):
+        self.most, self.pairs = most, []
+
+    def get(self, key):
+        for known, value in self.pairs:
+            if known == key:
+                return value
+        return None
+
+    def keep(self, key, value) -> None:
+        self.pairs = [(key, value), *self.pairs[:self.most - 1]]
+
+
+# The fragments of the last few moves, by (kind, public view, names). A move's fragments are
+# asked for at once (its turn mail, its answer, text and HTML): a few moves' worth is enough.
+_SHARED = _Recent(16)
 
 # The card tables of the last rulesets, by their rules as a view has them.
 _TABLES = _Recent(8)
