@@ -8,15 +8,17 @@ its player saw.
 import copy
 import re
 import secrets
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache, lru_cache
 from importlib.resources import files
+from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, Template, select_autoescape
 from markupsafe import Markup, escape
 
 from .engine import Rules, pretty
-from .engine.tricks import table_for
+from .engine.tricks import CardTable, table_for
 from .engine.view import plural, sort_cards
 
 _TURN_ID = re.compile(r"<turn\.(\d+)\.(\d+)\.(\d+)\.[0-9a-f]+@")
@@ -30,7 +32,7 @@ class _MailEnvironment(Environment):
     tenth of a mail's render. The mail templates name no dict method (items, get...), so
     both ways find the same thing."""
 
-    def getattr(self, obj, attribute):
+    def getattr(self, obj: Any, attribute: str) -> Any:
         if obj.__class__ is dict and attribute in obj:
             return obj[attribute]
         return super().getattr(obj, attribute)
@@ -65,7 +67,7 @@ def public_view(v: dict) -> dict:
     return p
 
 
-def shared(kind: str, v: dict, names) -> str:
+def shared(kind: str, v: dict, names: Sequence[str]) -> str:
     """The public part of the table (`kind`: "txt" or "html"), rendered once for all the
     mails of a move (each seat's turn mail or news, the answer) and reused. Found by its
     whole content (==), not by game and move, so it is never stale and never another
@@ -74,11 +76,12 @@ def shared(kind: str, v: dict, names) -> str:
     never changed after, so a kept one still says what its fragment shows. Rendered by
     the `public` macro of mail/table.*: shared, 615 and 554 us CPU a mail against 661 and
     665 rendered by each mail (bench/render.py, runs alternated on a loaded machine)."""
-    p, names = public_view(v), tuple(names)
-    out = _SHARED.get((kind, p, names))
+    key = (kind, public_view(v), tuple(names))
+    out: str | None = _SHARED.get(key)
     if out is None:
-        out = _template(f"table.{kind}").module.public(p, names)
-        _SHARED.keep((kind, p, names), out)
+        table: Any = _template(f"table.{kind}").module  # its macros, made once by Jinja
+        out = table.public(*key[1:])
+        _SHARED.keep(key, out)
     return out
 
 
@@ -92,7 +95,7 @@ def card_html(text: str) -> Markup:
     return _span(text)
 
 
-def cards_html(cards) -> Markup:
+def cards_html(cards: Iterable[str]) -> Markup:
     """A run of cards (a suit of the hand), a space between: what a Jinja macro looping
     over `card` wrote, without a macro call and an escape per card."""
     return Markup(" ".join([card_html(c) for c in cards]))  # each is Markup: no escape
@@ -100,7 +103,7 @@ def cards_html(cards) -> Markup:
 
 # The hottest loops of the HTML table are filters in Python, not Jinja macros: a macro call
 # and an escape per item cost more than the item's text. Each writes what the macro wrote.
-def played_html(trick, names) -> Markup:
+def played_html(trick: list[dict], names: Sequence[str]) -> Markup:
     """The cards of a trick, who played each ("ann 10♥, bob (dummy) J♥")."""
     return Markup(", ".join([f"{escape(names[t['seat']])}{' (dummy)' if t.get('dummy') else ''}"
                              f" {card_html(t['card_pretty'])}" for t in trick]))
@@ -111,7 +114,7 @@ _BUTTON = ('<a href="{}" style="display: inline-block; padding: 6px 10px; margin
            '{}</a> ')
 
 
-def buttons_html(moves) -> Markup:
+def buttons_html(moves: list[dict]) -> Markup:
     """A link per legal move: its signed web link, else its mailto (pbem.compose.moves)."""
     return Markup("".join([_BUTTON.format(escape(m["url"] or m["mailto"]), _label(m))
                            for m in moves]))
@@ -178,7 +181,7 @@ def context(v: dict, game_id: int, names: list[str]) -> dict:
     v = dict(v, game_id=game_id, card_table=rules_table)  # moves() needs it again
     if v["hand"]:
         cards = sort_cards(v["hand"], rules_table)
-        by_suit = {}
+        by_suit: dict[str, list[str]] = {}
         for c in cards:
             by_suit.setdefault(rules_table.suit[c], []).append(pretty(c))
         v["hand_by_suit"] = [(s, cs) for s, cs in by_suit.items()]
@@ -207,16 +210,17 @@ class _Recent:
     """The last few (key, value) pairs kept, newest first, found by comparing keys (==).
     Copied on write: a thread reads one list, never a half-changed one."""
 
-    def __init__(self, most: int):
-        self.most, self.pairs = most, []
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.pairs: list[tuple[Any, Any]] = []
 
-    def get(self, key):
+    def get(self, key: Any) -> Any:
         for known, value in self.pairs:
             if known == key:
                 return value
         return None
 
-    def keep(self, key, value) -> None:
+    def keep(self, key: Any, value: Any) -> None:
         self.pairs = [(key, value), *self.pairs[:self.most - 1]]
 
 
@@ -228,20 +232,21 @@ _SHARED = _Recent(16)
 _TABLES = _Recent(8)
 
 
-def table_for_view(v: dict):
+def table_for_view(v: dict) -> CardTable:
     """A ruleset's card table, found by comparing its options (==: a view's rules are a new
     dict each time; their repr cost 8 us, twice a mail): checking the rules costs more than
     a mail's table, and a turn mail needs it twice. Equal options make equal Rules, whose
     table engine.tricks.table_for keeps (its lru_cache compares them alike)."""
     rules = v["rules"]
-    table = _TABLES.get(rules)
+    table: CardTable | None = _TABLES.get(rules)
     if table is None:
         table = table_for(Rules.from_dict(rules))
         _TABLES.keep(copy.deepcopy(rules), table)  # the caller's dict may change
     return table
 
 
-def moves(v: dict, address: str, link=None) -> list[dict]:
+def moves(v: dict, address: str, link: Callable[[dict], str] | None = None
+          ) -> list[dict]:
     """One entry per legal move: the words to reply with, a label, a mailto link, and
     (given `link`, a function of the action) the move's signed web link."""
     out = []
@@ -280,12 +285,12 @@ def _words(a: dict) -> tuple[str, str]:
     return word, word
 
 
-def render(name: str, **values) -> str:
+def render(name: str, **values: Any) -> str:
     return _template(name).render(**values)
 
 
 @cache
-def _template(name: str):
+def _template(name: str) -> Template:
     """A mail template, its globals one plain dict: Jinja chains them to the environment's
     (a ChainMap, walked in Python at each render to make a context). Ours are all set when
     env() makes the environment and never change after, so the copy is never stale."""
