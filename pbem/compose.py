@@ -7,15 +7,17 @@ its player saw.
 
 import re
 import secrets
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache, lru_cache
 from importlib.resources import files
+from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment, FileSystemLoader, Template, select_autoescape
 from markupsafe import Markup, escape
 
 from .engine import Rules, pretty
-from .engine.tricks import table_for
+from .engine.tricks import CardTable, table_for
 from .engine.view import plural, sort_cards
 
 _TURN_ID = re.compile(r"<turn\.(\d+)\.(\d+)\.(\d+)\.[0-9a-f]+@")
@@ -27,9 +29,10 @@ class _MailEnvironment(Environment):
     """`v.trick` on a dict looks the key up first. Jinja tries the attribute first, and a
     dict's missing attribute raises AttributeError: a caught exception per field shown, a
     tenth of a mail's render. The mail templates name no dict method (items, get...), so
-    both ways find the same thing."""
+    both ways find the same thing. With _template's plain globals, bench/render.py: 474 to
+    662 us CPU a mail, 634 to 797 without both (five runs each, alternated)."""
 
-    def getattr(self, obj, attribute):
+    def getattr(self, obj: Any, attribute: str) -> Any:
         if obj.__class__ is dict and attribute in obj:
             return obj[attribute]
         return super().getattr(obj, attribute)
@@ -42,101 +45,20 @@ def env() -> Environment:
     folder = str(files("pbem.templates"))
     e = _MailEnvironment(loader=FileSystemLoader(folder), autoescape=select_autoescape(["html"]),
                     trim_blocks=False, keep_trailing_newline=True, auto_reload=False)
+    e.filters["card"] = card_html
+    e.filters["cards"] = cards_html
+    e.filters["played"] = played_html
     e.filters["buttons"] = buttons_html
-    e.globals["table_txt"] = table_txt
-    e.globals["table_html"] = table_html
-    e.globals["commitment_html"] = commitment_html
+    e.filters["plural"] = plural
+    e.globals["shared"] = shared
     return e
 
 
-# A seat's own part of the table, once a Jinja macro of the mail/table.* templates (each mail
-# rendered it twice: a macro call, a module import and a dozen attribute looks each): Python
-# writing the very bytes the macros wrote (tests/test_render_table.py renders both).
-def table_txt(v: dict, names) -> str:
-    """The table in a text mail: the game, the seat's hand (or that it has not looked), the
-    dummy, the shared part, the deal's commitment."""
-    out = [f"Game {v['game_id']} ({v['preset']}), hand {v['hand_no']}, move {v['seq']}\n"]
-    if v.get("hand"):
-        out.append("\nYour hand:")
-        out += [f"\n  {suit}  {' '.join(map(str, cards))}" for suit, cards in v["hand_by_suit"]]
-        out.append("\n")
-    elif v["seat"] is not None and not v.get("looked"):
-        out.append("\nYou have not looked at your cards yet (you may bid blind).\n")
-    if v.get("dummy_pretty"):
-        out.append(f"\nDummy (played by {_dummy_by(v, names)}): {v['dummy_pretty']}\n")
-    out.append(shared("txt", v, names))
-    deal = v.get("deal_commitment")
-    if deal:
-        out.append(f"\n\nDeal commitment (SHA-256):\n  {deal['sha256']}")
-        if deal.get("salt"):
-            out.append(f"\nSalt: {deal['salt']}")
-    return "".join(out)
-
-
-def table_html(v: dict, names) -> Markup:
-    """The table in an HTML mail. Inline styles only (clients drop <style>), and nothing
-    wider than the text: it fits a 360 px phone screen."""
-    out = [f"<p><strong>Game {_esc(v['game_id'])}</strong> ({_esc(v['preset'])}), hand "
-           f"{_esc(v['hand_no'])}, move {_esc(v['seq'])}</p>\n"]
-    if v.get("hand"):
-        out.append("<p>Your hand:<br>\n")
-        out += [f'<span style="font-size: 1.2em">{cards_html(cards)}</span><br>\n'
-                for _suit, cards in v["hand_by_suit"]]
-        out.append("</p>\n")
-    elif v["seat"] is not None and not v.get("looked"):
-        out.append("<p>You have not looked at your cards yet (you may bid blind).</p>\n")
-    out.append("\n")
-    if v.get("dummy_pretty"):
-        out.append(f"<p>Dummy (played by {escape(_dummy_by(v, names))}): "
-                   f"{escape(v['dummy_pretty'])}</p>\n")
-    out.append("\n")
-    out.append(escape(shared("html", v, names)))
-    return Markup("".join(out))  # every part escaped above
-
-
-def _dummy_by(v: dict, names) -> str:
-    dummy = v["dummy"]
-    return f"{names[dummy['declarer']]}{', its turn' if dummy.get('on_turn') else ''}"
-
-
-_COMMITMENT = ('<p style="font-size: 0.8em; color: #444; overflow-wrap: anywhere; word-break: '
-               'break-all">Deal commitment (SHA-256): {}{}</p>')
-
-
-def commitment_html(v: dict) -> Markup:
-    """The deal's commitment (and salt, once revealed), small, at the HTML mail's end."""
-    deal = v.get("deal_commitment")
-    if not deal:
-        return Markup("")
-    salt = f", salt {escape(deal['salt'])}" if deal.get("salt") else ""
-    return Markup(_COMMITMENT.format(escape(deal["sha256"]), salt))
-
-
 # What the table shows alike to every seat at one move: the trick, the last trick and
-# hand, bids and tricks, the score. Only these fields reach the shared fragment
-# (public_txt, public_html), so it cannot show a seat's own cards.
+# hand, bids and tricks, the score. Only these fields reach the shared fragment (the
+# `public` macro of mail/table.*), so it cannot show a seat's own cards.
 PUBLIC = ("trick", "last_trick", "last_hand", "over", "players", "bids", "blind", "mo", "won",
           "sides")
-class _Recent:
-    """The last few (key, value) pairs kept, newest first, found by comparing keys (==).
-    Copied on write: a thread reads one list, never a half-changed one."""
-
-    def __init__(self, most: int):
-        self.most, self.pairs = most, []
-
-    def get(self, key):
-        for known, value in self.pairs:
-            if known == key:
-                return value
-        return None
-
-    def keep(self, key, value) -> None:
-        self.pairs = [(key, value), *self.pairs[:self.most - 1]]
-
-
-# The fragments of the last few moves, by (kind, public view, names). A move's fragments are
-# asked for at once (its turn mail, its answer, text and HTML): a few moves' worth is enough.
-_SHARED = _Recent(16)
 
 
 def public_view(v: dict) -> dict:
@@ -145,86 +67,22 @@ def public_view(v: dict) -> dict:
     return p
 
 
-def shared(kind: str, v: dict, names) -> str:
+def shared(kind: str, v: dict, names: Sequence[str]) -> str:
     """The public part of the table (`kind`: "txt" or "html"), rendered once for all the
     mails of a move (each seat's turn mail or news, the answer) and reused. Found by its
     whole content (==), not by game and move, so it is never stale and never another
-    table's; compared, not keyed by its repr (which cost more than a render's comparisons:
-    four a move). == takes True for 1: the fragment prints only the public fields' ints and
+    table's. == takes True for 1: the fragment prints only the public fields' ints and
     strs, and tests its bools. A view is made anew by each view() and compose.context and
-    never changed after, so a kept one still says what its fragment shows."""
-    p, names = public_view(v), tuple(names)
-    out = _SHARED.get((kind, p, names))
+    never changed after, so a kept one still says what its fragment shows. Rendered by
+    the `public` macro of mail/table.*: shared, 615 and 554 us CPU a mail against 661 and
+    665 rendered by each mail (bench/render.py, runs alternated on a loaded machine)."""
+    key = (kind, public_view(v), tuple(names))
+    out: str | None = _SHARED.get(key)
     if out is None:
-        out = (public_txt if kind == "txt" else public_html)(p, names)
-        _SHARED.keep((kind, p, names), out)
+        table: Any = _template(f"table.{kind}").module  # its macros, made once by Jinja
+        out = table.public(*key[1:])
+        _SHARED.keep(key, out)
     return out
-
-
-# The public part of the table (what `shared` renders once a move), once Jinja macros too:
-# Python writing the very bytes they wrote (tests/test_render_table.py).
-def public_txt(v: dict, names) -> str:
-    """The trick on the table, the last trick, the hand just scored, bids and tricks, the
-    score, in a text mail."""
-    out = []
-    if v["trick"]:
-        out.append("\nOn the table: " + ", ".join(
-            [f"{names[t['seat']]}{' (dummy)' if t.get('dummy') else ''} {t['card_pretty']}"
-             for t in v["trick"]]) + "\n")
-    last = v["last_trick"]
-    if last:
-        out.append("\nLast trick: " + ", ".join(
-            [f"{names[t['seat']]} {t['card_pretty']}" for t in last["cards"]])
-            + f" (won by {names[last['winner']]})\n")
-    if v["last_hand"]:
-        out.append(f"\nHand {v['scored']} was scored: {v['last_hand']}\n")
-    if not v["over"]:
-        out.append("\nBids and tricks:")
-        out += [f"\n  {names[s]:<16} bid {_bid(v, s)}, took {v['won'][s]}"
-                for s in range(v["players"])]
-        out.append("\n")
-    out.append("\n\nScore:")
-    out += [f"\n  {side['label']}: {side['score']} ({plural(side['bags'], 'bag')})"
-            for side in v["sides"]]
-    return "".join(out)
-
-
-def public_html(v: dict, names) -> Markup:
-    """The public part of the table in an HTML mail."""
-    out = []
-    if v["trick"]:
-        out.append(f"<p>On the table: {played_html(v['trick'], names)}</p>\n")
-    out.append("\n")
-    last = v["last_trick"]
-    if last:
-        out.append(f"<p>Last trick: {played_html(last['cards'], names)} "
-                   f"(won by {escape(names[last['winner']])})</p>\n")
-    out.append("\n")
-    if v["last_hand"]:
-        out.append(f"<p>Hand {escape(v['scored'])} was scored: {escape(v['last_hand'])}</p>\n")
-    out.append("\n")
-    if not v["over"]:
-        out.append('<table cellpadding="4" style="border-collapse: collapse">\n'
-                   '<tr><th align="left">Player</th><th>Bid</th><th>Tricks</th></tr>\n')
-        out += [f'<tr><td style="overflow-wrap: anywhere">{_esc(names[s])}</td>'
-                f'<td align="center">{_esc(_bid(v, s))}</td>'
-                f'<td align="center">{_esc(v["won"][s])}</td></tr>\n'
-                for s in range(v["players"])]
-        out.append("</table>")
-    out.append("\n<p>")
-    out += [f"{_esc(side['label'])}: <strong>{_esc(side['score'])}</strong> "
-            f"({_esc(plural(side['bags'], 'bag'))})<br>" for side in v["sides"]]
-    out.append("</p>")
-    return Markup("".join(out))  # every part escaped above
-
-
-def _bid(v: dict, seat: int) -> str:
-    """A seat's bid as the bids table shows it: "-" before it bids, "nil (blind)", a Mo or
-    Bemo call after it."""
-    bid = v["bids"][seat]
-    mo = v["mo"]
-    call = f" {mo.get('call', '')}" if mo and mo["seat"] == seat else ""
-    return f"{bid if bid is not None else '-'}{' (blind)' if v['blind'][seat] else ''}{call}"
 
 
 def card_html(text: str) -> Markup:
@@ -237,17 +95,19 @@ def card_html(text: str) -> Markup:
     return _span(text)
 
 
-def cards_html(cards) -> Markup:
+def cards_html(cards: Iterable[str]) -> Markup:
     """A run of cards (a suit of the hand), a space between: what a Jinja macro looping
     over `card` wrote, without a macro call and an escape per card."""
     return Markup(" ".join([card_html(c) for c in cards]))  # each is Markup: no escape
 
 
 # The hottest loops of the HTML table are filters in Python, not Jinja macros: a macro call
-# and an escape per item cost more than the item's text. Each writes what the macro wrote.
-def played_html(trick, names) -> Markup:
+# and an escape per item cost more than the item's text. Each writes what the macro wrote
+# (tests/test_render_cache.py). bench/render.py: 529 and 670 us CPU a mail with these four
+# filters (card, cards, played, buttons), 950 and 842 with them as macros of mail/table.html.
+def played_html(trick: list[dict], names: Sequence[str]) -> Markup:
     """The cards of a trick, who played each ("ann 10♥, bob (dummy) J♥")."""
-    return Markup(", ".join([f"{_esc(names[t['seat']])}{' (dummy)' if t.get('dummy') else ''}"
+    return Markup(", ".join([f"{escape(names[t['seat']])}{' (dummy)' if t.get('dummy') else ''}"
                              f" {card_html(t['card_pretty'])}" for t in trick]))
 
 
@@ -256,7 +116,7 @@ _BUTTON = ('<a href="{}" style="display: inline-block; padding: 6px 10px; margin
            '{}</a> ')
 
 
-def buttons_html(moves) -> Markup:
+def buttons_html(moves: list[dict]) -> Markup:
     """A link per legal move: its signed web link, else its mailto (pbem.compose.moves)."""
     return Markup("".join([_BUTTON.format(escape(m["url"] or m["mailto"]), _label(m))
                            for m in moves]))
@@ -275,18 +135,6 @@ def _span(text: str) -> Markup:
     red = text[-1:] in "♥♦"
     style = f"white-space: nowrap{'; color: ' + RED if red else ''}"
     return Markup('<span style="{}">{}</span>').format(style, escape(text))
-
-
-# What markupsafe's escape replaces, and with what (the same bytes).
-_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&#39;", '"': "&#34;"})
-
-
-def _esc(value) -> str:
-    """markupsafe.escape's text for a plain value (a str or an int, never Markup), in one
-    C call: escape makes a Markup in two Python calls, and the table's rows escape ~40
-    values a move. Only for short values that are not HTML already (names, bids, scores):
-    on a long one (a URL) str.translate is slower than escape."""
-    return str(value).translate(_ESCAPES)
 
 
 def thread_root(game_id: int, domain: str) -> str:
@@ -335,7 +183,7 @@ def context(v: dict, game_id: int, names: list[str]) -> dict:
     v = dict(v, game_id=game_id, card_table=rules_table)  # moves() needs it again
     if v["hand"]:
         cards = sort_cards(v["hand"], rules_table)
-        by_suit = {}
+        by_suit: dict[str, list[str]] = {}
         for c in cards:
             by_suit.setdefault(rules_table.suit[c], []).append(pretty(c))
         v["hand_by_suit"] = [(s, cs) for s, cs in by_suit.items()]
@@ -360,7 +208,29 @@ def last_hand(row: dict, names: list[str]) -> str:
                      f"took {side['tricks']}, {side['points']:+d}" for side in row["sides"])
 
 
-def table_for_view(v: dict):
+class _Recent:
+    """The last few (key, value) pairs kept, newest first, found by comparing keys (==).
+    Copied on write: a thread reads one list, never a half-changed one."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.pairs: list[tuple[Any, Any]] = []
+
+    def get(self, key: Any) -> Any:
+        for known, value in self.pairs:
+            if known == key:
+                return value
+        return None
+
+    def keep(self, key: Any, value: Any) -> None:
+        self.pairs = [(key, value), *self.pairs[:self.most - 1]]
+
+
+# The fragments of the last few moves, by (kind, public view, names). A move's fragments are
+# asked for at once (its turn mail, its answer, text and HTML): a few moves' worth is enough.
+_SHARED = _Recent(16)
+
+def table_for_view(v: dict) -> CardTable:
     """A view's card table: engine.tricks.table_for keeps one a ruleset (equal options make
     equal Rules). Reading the rules back costs ~0.25 ms once a mail (context keeps the
     table; bench/render.py on a busy machine: 525 -> 784 us a mail rendered), some 5 s of
@@ -368,7 +238,8 @@ def table_for_view(v: dict):
     return table_for(Rules.from_dict(v["rules"]))
 
 
-def moves(v: dict, address: str, link=None) -> list[dict]:
+def moves(v: dict, address: str, link: Callable[[dict], str] | None = None
+          ) -> list[dict]:
     """One entry per legal move: the words to reply with, a label, a mailto link, and
     (given `link`, a function of the action) the move's signed web link."""
     out = []
@@ -407,12 +278,12 @@ def _words(a: dict) -> tuple[str, str]:
     return word, word
 
 
-def render(name: str, **values) -> str:
+def render(name: str, **values: Any) -> str:
     return _template(name).render(**values)
 
 
 @cache
-def _template(name: str):
+def _template(name: str) -> Template:
     """A mail template, its globals one plain dict: Jinja chains them to the environment's
     (a ChainMap, walked in Python at each render to make a context). Ours are all set when
     env() makes the environment and never change after, so the copy is never stale."""

@@ -7,15 +7,17 @@ day sends nothing twice."""
 from datetime import date
 
 from sqlalchemy import func
-from sqlmodel import select
+from sqlmodel import Session, col, select
 
-from .config import load
+from .config import Settings, load
+from .engine import State
 from .notify import DIGEST, seat_names
 from .store.games import mailable
 from .store.models import Deadline, Fixture, Game, League, Move, Outbox, Player, Season, Seat
+from .store.states import Store
 
 
-def send_digests(store, today: date | None = None) -> int:
+def send_digests(store: Store, today: date | None = None) -> int:
     """Queue today's digests; returns how many were queued."""
     today = today or date.today()
     cfg = load()
@@ -29,9 +31,9 @@ def send_digests(store, today: date | None = None) -> int:
     return queued
 
 
-def _digest(store, cfg, player, today) -> int:
+def _digest(store: Store, cfg: Settings, player: Player, today: date) -> int:
     key = f"digest:{player.id}:{today.isoformat()}"
-    moves = your_moves(store, player.id) if daily_turns(player) else []
+    moves = your_moves(store, _id(player)) if daily_turns(player) else []
     with store.session() as s:
         if s.exec(select(Outbox.id).where(Outbox.dedupe_key == key)).first():
             return 0
@@ -49,51 +51,53 @@ def _digest(store, cfg, player, today) -> int:
         return 1
 
 
-def _news(s, store, player) -> list[str]:
+def _news(s: Session, store: Store, player: Player) -> list[str]:
     """A line for each game that moved since the last digest; remembers where each was.
     Only games with news are read (their states at once), not every game ever played."""
     seen = dict((player.prefs or {}).get("digest_seen", {}))
-    rows = s.exec(select(Seat, Game).join(Game).where(Seat.player_id == player.id)
-                  .order_by(Game.id)).all()
+    seated = s.exec(select(Seat, Game).join(Game).where(Seat.player_id == player.id)
+                    .order_by(col(Game.id))).all()
     last = dict(s.exec(select(Move.game_id, func.max(Move.seq)).where(
-        Move.game_id.in_([g.id for _, g in rows])).group_by(Move.game_id)).all())
-    rows = [(seat, game) for seat, game in rows
-            if last.get(game.id, 0) > seen.get(str(game.id), 0)]
-    states = store.states(s, [g.id for _, g in rows])
+        col(Move.game_id).in_([g.id for _, g in seated])).group_by(col(Move.game_id))).all())
+    rows = [(seat, game) for seat, game in seated
+            if last.get(_id(game), 0) > seen.get(str(game.id), 0)]
+    states = store.states(s, [_id(g) for _, g in rows])
     lines = []
     for seat, game in rows:
-        st = states[game.id]
+        st = states[_id(game)]
         lines.append(_game_line(s, st, game, seat, seen.get(str(game.id), 0)))
         seen[str(game.id)] = st.seq
     for gid, st in states.items():
         store.keep(gid, st)
-    p = s.get(Player, player.id)
+    p = s.get_one(Player, player.id)
     p.prefs = dict(p.prefs or {}, digest_seen=seen)
     s.add(p)
     return lines
 
 
-def daily_turns(player) -> bool:
+def daily_turns(player: Player) -> bool:
     return (player.prefs or {}).get("turns") == "daily"
 
 
-def your_moves(store, player_id: int) -> list[str]:
+def your_moves(store: Store, player_id: int) -> list[str]:
     """One line for each game (in any league, or none) where it is the player's move: the
     game, its league and round, when it is due, and the link to the player's table. Only
     games in play, in five queries however many there are."""
     base = load().base_url
     with store.reader() as s:
         rows = s.exec(select(Seat.game_id, Seat.seat, Seat.token).join(Game).where(
-            Seat.player_id == player_id, Game.status == "playing").order_by(Game.id)).all()
+            Seat.player_id == player_id, Game.status == "playing")
+            .order_by(col(Game.id))).all()
         ids = [g for g, _, _ in rows]
         where = {g: f" ({name}, round {r})" for g, name, r in s.exec(
             select(Fixture.game_id, League.name, Fixture.round)
-            .join(Season, Season.id == Fixture.season_id).join(League)
-            .where(Fixture.game_id.in_(ids))).all()}
+            .join(Season, col(Season.id) == col(Fixture.season_id)).join(League)
+            .where(col(Fixture.game_id).in_(ids))).all()}
         states = store.states(s, ids)
         timeouts = s.exec(select(Deadline.game_id, Deadline.seat, Deadline.seq, Deadline.due)
-                          .where(Deadline.game_id.in_(ids), Deadline.kind == "timeout",
-                                 Deadline.state == "pending").order_by(Deadline.id)).all()
+                          .where(col(Deadline.game_id).in_(ids), Deadline.kind == "timeout",
+                                 Deadline.state == "pending")
+                          .order_by(col(Deadline.id))).all()
     for gid, st in states.items():
         store.keep(gid, st)
     due = {(g, seat): when for g, seat, seq, when in timeouts if seq == states[g].move_seq}
@@ -101,15 +105,16 @@ def your_moves(store, player_id: int) -> list[str]:
     for gid, seat, token in rows:
         if seat in states[gid].to_act():
             when = due.get((gid, seat))
-            when = f", due {when.strftime('%a %d %b %H:%M UTC')}" if when else ""
-            lines.append(f"Game {gid}{where.get(gid, '')}{when}: {base}/t/{token}")
+            by = f", due {when.strftime('%a %d %b %H:%M UTC')}" if when else ""
+            lines.append(f"Game {gid}{where.get(gid, '')}{by}: {base}/t/{token}")
     return lines
 
 
-def _game_line(s, st, game, seat, since) -> str:
-    seats = s.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat)).all()
+def _game_line(s: Session, st: State, game: Game, seat: Seat, since: int) -> str:
+    seats = s.exec(select(Seat).where(Seat.game_id == game.id)
+                   .order_by(col(Seat.seat))).all()
     players = {p.id: p for p in s.exec(select(Player).where(
-        Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
+        col(Player.id).in_([x.player_id for x in seats if x.player_id]))).all()}
     names = seat_names(seats, players)
     scores = st.display_scores()
     score = "; ".join(f"{' & '.join(names[x] for x in side)} {scores[i]}"
@@ -123,3 +128,9 @@ def _game_line(s, st, game, seat, since) -> str:
                    if t["seq"] > since)  # the latest (engine.acts.TALK_KEEP); the log has all
     return (f"Game {game.id}: {st.seq - since} moves, {st.hand_no} hands scored in all; "
             f"{score}; {status}.{said}")
+
+
+def _id(row: Game | Player) -> int:
+    """A stored row's id (None only before it is written)."""
+    assert row.id is not None
+    return row.id

@@ -1,20 +1,23 @@
 """Vacations and extra time: a bank of days a player spends to stop their deadlines, and
 more hours for a table. Both move pending deadline rows (pbem.deadlines); no game moves."""
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlalchemy.sql import ColumnElement
+from sqlmodel import Session, col, select
 
 from . import compose
 from .config import load
 from .deadlines import EXTRA, shift_bank
+from .engine import State
 from .engine.acts import QUIET
 from .notify import seat_names
 from .store.games import mailable, players_of
 from .store.models import Deadline, Game, Move, Outbox, Player, Seat, SeatClock
 from .store.models import now as utcnow
+from .store.states import Store
 
 BANK = {"start": 14, "per_month": 2, "cap": 30}  # vacation days
 PARTNER_GIFTS = 2  # a hand: the times a side may give its own partner more time
@@ -33,14 +36,14 @@ def bank(prefs: dict, today: date, joined: date | None = None) -> tuple[int, str
     return min(BANK["cap"], days + max(0, months) * BANK["per_month"]), today.strftime("%Y-%m")
 
 
-def start_vacation(store, player_id: int, days: int, today: date | None = None) -> date:
+def start_vacation(store: Store, player_id: int, days: int, today: date | None = None) -> date:
     """Spend `days` (a whole number, 1 to what the bank holds): the player's deadlines stand
     still until the end. A vacation taken while on one extends it."""
     today = today or utcnow().date()
     if type(days) is not int or days < 1:
         raise ValueError("a vacation is a whole number of days, at least 1")
     with store.session() as s:
-        player = s.get(Player, player_id)
+        player = s.get_one(Player, player_id)
         have, month = bank(player.prefs or {}, today, player.created.date())
         if days > have:
             raise ValueError(f"you have {have} vacation days left")
@@ -48,17 +51,17 @@ def start_vacation(store, player_id: int, days: int, today: date | None = None) 
         player.prefs = dict(player.prefs or {}, vacation_until=until.isoformat(),
                             vacation_bank=have - days, bank_month=month)
         s.add(player)
-        _shift(s, player_id, timedelta(days=days))
+        _shift(s, player, timedelta(days=days))
         s.commit()
     return until
 
 
-def end_vacation(store, player_id: int, today: date | None = None) -> int:
+def end_vacation(store: Store, player_id: int, today: date | None = None) -> int:
     """Back early: the unused days return to the bank, and the deadlines they pushed on come
     back by as many days."""
     today = today or utcnow().date()
     with store.session() as s:
-        player = s.get(Player, player_id)
+        player = s.get_one(Player, player_id)
         prefs = dict(player.prefs or {})
         until = _until(prefs)
         prefs.pop("vacation_until", None)
@@ -66,12 +69,12 @@ def end_vacation(store, player_id: int, today: date | None = None) -> int:
         have, month = bank(prefs, today, player.created.date())
         player.prefs = dict(prefs, vacation_bank=min(BANK["cap"], have + left), bank_month=month)
         s.add(player)
-        _shift(s, player_id, -timedelta(days=left))
+        _shift(s, player, -timedelta(days=left))
         s.commit()
     return left
 
 
-def auto_day(store, row, now) -> date | None:
+def auto_day(store: Store, row: Deadline, now: datetime) -> date | None:
     """A timeout (`row`, a Deadline) in a game with automatic vacation: if the seat's player
     has a vacation day in the bank, spend one instead. Everything, the player's mail too,
     in one transaction whose mail's dedupe key (the row's id) makes it happen once, however
@@ -82,17 +85,19 @@ def auto_day(store, row, now) -> date | None:
             seat = s.exec(select(Seat).where(Seat.game_id == row.game_id,
                                              Seat.seat == row.seat)).one()
             player = s.get(Player, seat.player_id) if seat.player_id else None
-            if player and _spent_before(s, row):
+            if player is None:
+                return None  # nobody's bank
+            if _spent_before(s, row):
                 return _until(player.prefs)
             have, month = bank(player.prefs or {}, today, player.created.date()) \
-                if player and not seat.robot else (0, "")
+                if not seat.robot else (0, "")
             if have < 1:
                 return None
             until = max(today, _until(player.prefs) or today) + timedelta(days=1)
             player.prefs = dict(player.prefs or {}, vacation_until=until.isoformat(),
                                 vacation_bank=have - 1, bank_month=month)
             s.add(player)
-            _shift(s, player.id, timedelta(days=1))
+            _shift(s, player, timedelta(days=1))
             due = now + timedelta(days=1)  # as a vacation day moves every other deadline
             s.add(Deadline(game_id=row.game_id, seat=row.seat, seq=row.seq, kind="timeout",
                            hours_before=_given(s, row) + 1, due=due))
@@ -104,20 +109,20 @@ def auto_day(store, row, now) -> date | None:
         return _until(_prefs_of(store, row))  # done before, by a clock that died after
 
 
-def _spent_before(s, row) -> bool:
+def _spent_before(s: Session, row: Deadline) -> bool:
     """A later timeout for the same move: a clock that died after the commit spent it."""
     return s.exec(select(Deadline.id).where(
         Deadline.game_id == row.game_id, Deadline.seat == row.seat, Deadline.seq == row.seq,
-        Deadline.kind == "timeout", Deadline.id > row.id)).first() is not None
+        Deadline.kind == "timeout", col(Deadline.id) > row.id)).first() is not None
 
 
-def _given(s, row) -> int:
+def _given(s: Session, row: Deadline) -> int:
     return s.exec(select(func.max(Deadline.hours_before)).where(
         Deadline.game_id == row.game_id, Deadline.seat == row.seat, Deadline.seq == row.seq,
         Deadline.kind == "timeout")).one() or 0
 
 
-def _auto_mail(row, player, due, left) -> Outbox:
+def _auto_mail(row: Deadline, player: Player, due: datetime, left: int) -> Outbox:
     mail = compose.game_mail(row.game_id, load().mail_domain,
                              f"Game {row.game_id}: a vacation day instead of a timeout",
                              f"Your time ran out in game {row.game_id}: a day of your "
@@ -129,7 +134,7 @@ def _auto_mail(row, player, due, left) -> Outbox:
     return Outbox(**mail, to_addr=player.email, dedupe_key=f"vacation:{row.id}")
 
 
-def _prefs_of(store, row) -> dict:
+def _prefs_of(store: Store, row: Deadline) -> dict:
     with store.reader() as s:
         seat = s.exec(select(Seat).where(Seat.game_id == row.game_id,
                                          Seat.seat == row.seat)).one()
@@ -137,18 +142,18 @@ def _prefs_of(store, row) -> dict:
         return (player.prefs or {}) if player else {}
 
 
-def _until(prefs) -> date | None:
+def _until(prefs: dict | None) -> date | None:
     until = (prefs or {}).get("vacation_until")
     return date.fromisoformat(until) if until else None
 
 
-def extra_time(store, game_id: int, hours: int, by: int | None = None) -> int:
+def extra_time(store: Store, game_id: int, hours: int, by: int | None = None) -> int:
     """Give the players to act `hours` more: every pending deadline of the game moves on.
     `by` is the seat that asks: never one to act, once a move for the whole table, and to
     its own partner twice a hand (`_may_give`); the table hears of it. (None: the
     organiser or operator, unbounded.) Returns the rows moved."""
     with store.session() as s:
-        game = s.get(Game, game_id)
+        game = s.get_one(Game, game_id)
         st = store.state(s, game)
         if by is not None:
             to_partner = _may_give(s, st, game_id, by)
@@ -167,10 +172,10 @@ def extra_time(store, game_id: int, hours: int, by: int | None = None) -> int:
         return len(rows)
 
 
-def _into_banks(s, game, more: timedelta) -> set[int]:
+def _into_banks(s: Session, game: Game, more: timedelta) -> set[int]:
     """A bank clock: the extra time goes into the waiting seats' banks. Returns them."""
     clocks = s.exec(select(SeatClock).where(SeatClock.game_id == game.id,
-                                            SeatClock.since.is_not(None))).all()
+                                            col(SeatClock.since).is_not(None))).all()
     for clock in clocks:
         seat = s.exec(select(Seat).where(Seat.game_id == game.id,
                                          Seat.seat == clock.seat)).one()
@@ -179,7 +184,7 @@ def _into_banks(s, game, more: timedelta) -> set[int]:
     return {c.seat for c in clocks}
 
 
-def _may_give(s, st, game_id, by) -> bool:
+def _may_give(s: Session, st: State, game_id: int, by: int) -> bool:
     """Refuse (ValueError) unless `by` may give the players to act more time now: one who
     waits, once a move for the whole table (a move taken back and its undo are no new move),
     and to its own partner at most PARTNER_GIFTS times a hand by either partner. Returns
@@ -189,75 +194,77 @@ def _may_give(s, st, game_id, by) -> bool:
     to_act = st.to_act()
     if by in to_act:
         raise ValueError("only a player who waits may give more time, not the one to move")
-    given = _table_gifts(game_id).where(Deadline.seq.in_(_same_wait(s, game_id, st.move_seq)))
-    if s.exec(given.with_only_columns(Deadline.id)).first():
+    given = select(Deadline.id).where(*_table_gifts(game_id),
+                                      col(Deadline.seq).in_(_same_wait(s, game_id, st.move_seq)))
+    if s.exec(given).first():
         raise ValueError("more time was given for this move already (once a move for the "
                          "whole table)")
     side = st.sides[st.side_of[by]]
     if not any(x in side for x in to_act):
         return False
     hand_starts = (st.deal_record or {}).get("seq", 0)
-    gifts = s.exec(_table_gifts(game_id).with_only_columns(func.count()).where(
-        Deadline.seat.in_(side), Deadline.seq >= hand_starts,
-        Deadline.result.endswith(TO_PARTNER))).one()
+    gifts = s.exec(select(func.count()).where(
+        *_table_gifts(game_id), col(Deadline.seat).in_(side), Deadline.seq >= hand_starts,
+        col(Deadline.result).endswith(TO_PARTNER))).one()
     if gifts >= PARTNER_GIFTS:
         raise ValueError(f"your side gave your partner more time {PARTNER_GIFTS} times this "
                          "hand already, the most a hand")
     return True
 
 
-def _table_gifts(game_id):
-    """The table's gifts of time in a game (not an organiser's, by a care link)."""
-    return select(Deadline).where(Deadline.game_id == game_id, Deadline.kind == EXTRA,
-                                  Deadline.result.not_like("care:%"))
+def _table_gifts(game_id: int) -> tuple[ColumnElement[bool], ...]:
+    """Where the table's gifts of time in a game are (not an organiser's, by a care link)."""
+    return (col(Deadline.game_id) == game_id, col(Deadline.kind) == EXTRA,
+            col(Deadline.result).not_like("care:%"))
 
 
-def _same_wait(s, game_id: int, seq: int) -> list[int]:
+def _same_wait(s: Session, game_id: int, seq: int) -> list[int]:
     """The moves at which the table has waited for the same turn: `seq` and, while that is
     an undo, the move before the one it took back (the two leave the table as it was)."""
     seqs = [seq]
     for _ in range(MAX_UNDO_CHAIN):
         move = s.exec(select(Move.type, Move.payload).where(Move.game_id == game_id,
                                                             Move.seq == seqs[-1])).first()
-        if move is None or move.type != "undo":
+        kind, payload = move or (None, {})
+        if kind != "undo":
             break
         before = s.exec(select(func.max(Move.seq)).where(
-            Move.game_id == game_id, Move.seq < move.payload["undo"],
-            Move.type.not_in(QUIET))).one()
+            Move.game_id == game_id, Move.seq < payload["undo"],
+            col(Move.type).not_in(QUIET))).one()
         if before is None:
             break
         seqs.append(before)
     return seqs
 
 
-def _tell_the_table(s, game_id, st, by, hours) -> None:
-    seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+def _tell_the_table(s: Session, game_id: int, st: State, by: int, hours: int) -> None:
+    seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))).all()
     players = players_of(s, seats)
     names = seat_names(seats, players)
     waiting = ", ".join(names[x] for x in st.to_act())
     for x in seats:
-        if mailable(players.get(x.player_id)) and not x.robot:
+        player = players.get(x.player_id) if x.player_id else None
+        if player and mailable(player) and not x.robot:
             headline = f"Game {game_id}: {hours} more hours for move {st.move_seq}"
             mail = compose.game_mail(game_id, load().mail_domain, headline,
                                      f"{names[by]} gave {waiting} {hours} more hours for move "
                                      f"{st.move_seq} of game {game_id}.\n")
             mail["headers"]["Auto-Submitted"] = "auto-generated"
-            s.add(Outbox(**mail, to_addr=players[x.player_id].email,
+            s.add(Outbox(**mail, to_addr=player.email,
                          dedupe_key=f"extra:{game_id}:{st.move_seq}:{by}:{x.seat}"))
 
 
-def _shift(s, player_id: int, by: timedelta) -> None:
+def _shift(s: Session, player: Player, by: timedelta) -> None:
     """Move the player's pending deadlines by `by`. A seat waiting on a bank clock pays for
     its wait so far and waits from `by` later; its deadlines are derived again from that
     (rest days do not shift with the calendar), so a rebuild finds the same ones."""
-    player = s.get(Player, player_id)
-    seats = s.exec(select(Seat).where(Seat.player_id == player_id)).all()
+    seats = s.exec(select(Seat).where(Seat.player_id == player.id)).all()
     for seat in seats:
         clock = s.exec(select(SeatClock).where(SeatClock.game_id == seat.game_id,
                                                SeatClock.seat == seat.seat,
-                                               SeatClock.since.is_not(None))).first()
+                                               col(SeatClock.since).is_not(None))).first()
         if clock is not None:
-            shift_bank(s, s.get(Game, seat.game_id), clock, player, by, utcnow())
+            shift_bank(s, s.get_one(Game, seat.game_id), clock, player, by, utcnow())
             continue
         for row in s.exec(select(Deadline).where(Deadline.game_id == seat.game_id,
                                                  Deadline.seat == seat.seat,

@@ -146,3 +146,59 @@ def test_the_fragment_is_never_another_tables():
     other = ["zed", "yan", "xi", "wu"]
     assert "zed" not in compose.shared("txt", v, NAMES[:4])
     assert "zed" in compose.shared("txt", compose.context(view(st, 0), 7, other), other)
+
+
+def views(name: str, seed: int):
+    """Every seat's view and a spectator's, as compose.context gives it, at every move of
+    the seeded game the pinned corpus plays."""
+    rng = random.Random(seed)
+    st = new_game(preset(name), first_dealer=seed % preset(name).players)
+    names = NAMES[:st.n]
+    for _ in range(400):
+        if st.phase == "over":
+            break
+        random_step(st, rng)
+        for seat in [*range(st.n), None]:
+            yield compose.context(view(st, seat), 7, names)
+
+
+def test_the_corpus_reaches_every_branch():
+    """Between them, the pinned presets' games show a hand, a seat that has not looked yet,
+    a spectator, a dummy (on its turn and not), a trick, a last trick, a hand scored, a
+    blind bid, a Mo call, a game over: every branch of the table's templates."""
+    seen = set()
+    for name in ("standard", "dummy-3", "mo", "barmore", "nyc"):
+        for v in views(name, 3):
+            dummy = v.get("dummy") or {}
+            seen |= {("hand", bool(v["hand"])), ("blind", v["seat"] is not None
+                                                 and not v.get("looked")),
+                     ("spectator", v["seat"] is None),
+                     ("dummy", bool(v.get("dummy_pretty")), bool(dummy.get("on_turn"))),
+                     ("trick", bool(v["trick"])), ("last", bool(v.get("last_trick"))),
+                     ("scored", bool(v.get("last_hand"))), ("over", v["over"]),
+                     ("blind bid", any(v["blind"])), ("mo", bool(v.get("mo")))}
+    assert {("hand", True), ("blind", True), ("spectator", True), ("dummy", True, True),
+            ("dummy", True, False), ("trick", True), ("last", True), ("scored", True),
+            ("over", True), ("blind bid", True), ("mo", True)} <= seen
+
+
+def test_deal_commitment_and_names_escaped_in_html_only():
+    """The deal's commitment (and its salt, once revealed) closes the table, in both parts;
+    the corpus above has none (the engine's games are not committed: the store commits)."""
+    st = new_game(preset("dummy-3"), first_dealer=0)
+    rng = random.Random(1)
+    while not (st.phase == "play" and st.trick):
+        random_step(st, rng)
+    names = ["<a&b>", "c", "d"]
+    v = compose.context(view(st, 0), 7, names)
+    values = {"done": [], "error": None, "v": v, "names": names, "moves": [], "text": "x"}
+    v["deal_commitment"] = {"seq": 1, "sha256": "<h>", "salt": "<s>"}
+    text, html = compose.render("reply.txt", **values), compose.render("reply.html", **values)
+    assert text.endswith("\n\nDeal commitment (SHA-256):\n  <h>\nSalt: <s>\n\n")
+    assert html.endswith('<p style="font-size: 0.8em; color: #444; overflow-wrap: anywhere; '
+                         'word-break: break-all">Deal commitment (SHA-256): &lt;h&gt;, salt '
+                         '&lt;s&gt;</p>\n</body></html>\n')
+    assert "&lt;a&amp;b&gt;" in html and "<a&b>" not in html and "<a&b>" in text
+    v["deal_commitment"]["salt"] = None
+    assert compose.render("reply.txt", **values).endswith("\n  <h>\n\n")
+    assert "&lt;h&gt;</p>" in compose.render("reply.html", **values)

@@ -7,7 +7,6 @@ from pbem import compose, notify
 from pbem.engine import Rules, new_game, preset, view
 from pbem.engine.tricks import table_for
 from tests.helpers import random_step
-from tests.test_render_table import old_env
 
 
 def test_settings_follow_the_environment(monkeypatch):
@@ -52,7 +51,7 @@ _OLD = {
 
 
 def test_html_filters_write_what_the_macros_wrote():
-    env = old_env()
+    env = compose.env()
     names = ['a<b> & "c"', "d'e", "robot 2", "f"]
     trick = [{"seat": 0, "card": "TH", "card_pretty": "10♥"},
              {"seat": 1, "card": "JH", "card_pretty": "J♥", "dummy": True},
@@ -108,7 +107,7 @@ def test_mail_templates_see_the_environments_globals():
         template = compose._template(name)
         assert type(template.globals) is dict
         assert template.globals == compose.env().globals
-        assert template.globals["table_html"] is compose.table_html
+        assert template.globals["shared"] is compose.shared
 
 
 def test_mailto_query_quotes_the_words():
