@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from ..store.models import Inbound
-from .commands import Command, Context
+from .commands.base import Command, Context
 
 READ_ONLY = {"help", "games", "leagues", "moves", "status"}  # harmless to do again
 
