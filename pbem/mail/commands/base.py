@@ -48,6 +48,12 @@ class Context:
         return self.player
 
     @property
+    def my_id(self) -> int:
+        """The sender's player's id (a stored player always has one)."""
+        assert self.me.id is not None, "a player not stored"
+        return self.me.id
+
+    @property
     def my_seat(self) -> Seat:
         """The mail's seat: only a seat's address runs the commands that ask for it."""
         assert self.seat is not None, "a seat's command at an address without a seat"
@@ -76,4 +82,4 @@ class Command:
 
 
 def set_pref(ctx: Context, key: str, value: object) -> None:
-    ctx.player = prefs.update(ctx.store, ctx.me.id, **{key: value})
+    ctx.player = prefs.update(ctx.store, ctx.my_id, **{key: value})

@@ -9,7 +9,7 @@ class Leagues(Command):
     name, help, example = "leagues", "list my leagues", "leagues"
 
     def process(self, ctx: Context, args: str) -> str:
-        rows = my_entries(ctx.store, ctx.me.id)
+        rows = my_entries(ctx.store, ctx.my_id)
         if not rows:
             return "leagues: you are in no league"
         base = load().base_url

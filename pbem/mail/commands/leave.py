@@ -12,13 +12,14 @@ class Leave(Command):
 
     def process(self, ctx: Context, args: str) -> str:
         lid = league_number(args.strip() or "?")
-        live = [(e, sn) for e, sn, _ in my_entries(ctx.store, ctx.me.id, lid)
+        live = [(e, sn) for e, sn, _ in my_entries(ctx.store, ctx.my_id, lid)
                 if sn.status != "over" and e.status != "withdrawn"]
         if not live:
             raise NoEntry(lid)
         entry, season = live[0]
+        assert entry.id is not None  # read from its table
         try:
-            withdraw(ctx.store, lid, ctx.me.id, entry.id)
+            withdraw(ctx.store, lid, ctx.my_id, entry.id)
         except LeagueError as e:
             raise Declined(str(e)) from None
         return f"leave {lid}: {entry.name} is out of season {season.number}"

@@ -19,6 +19,6 @@ class Message(Command):
             raise Usage(USAGE)
         lid, season = read_league_and_season(head.split(), USAGE)
         check_ours(ctx, lid)
-        n = ask_league(care.message, ctx.store, lid, ctx.me.id,
+        n = ask_league(care.message, ctx.store, lid, ctx.my_id,
                        "a message from the organiser", text, season)
         return f"message: mailed to {n} player(s)"

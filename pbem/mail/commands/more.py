@@ -15,5 +15,5 @@ class More(Command):
             raise Usage("more LEAGUE GAME HOURS")
         lid, gid, hours = read_numbers(args.split(), "more LEAGUE GAME HOURS")
         check_ours(ctx, lid)
-        ask_league(care.more_hours, ctx.store, lid, ctx.me.id, gid, hours)
+        ask_league(care.more_hours, ctx.store, lid, ctx.my_id, gid, hours)
         return f"more: game {gid} has {hours} more hours"

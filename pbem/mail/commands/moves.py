@@ -9,7 +9,7 @@ class Moves(Command):
     example = "moves"
 
     def process(self, ctx: Context, args: str) -> str:
-        lines = your_moves(ctx.store, ctx.me.id)
+        lines = your_moves(ctx.store, ctx.my_id)
         if not lines:
             return "moves: it is not your move in any game"
         return "moves:\n" + "\n".join("  " + x for x in lines)

@@ -17,7 +17,7 @@ class Pausing(Command):
     def process(self, ctx: Context, args: str) -> str:
         lid, season = read_league_and_season(args.split(), f"{self.name} LEAGUE [season N]")
         check_ours(ctx, lid)
-        numbers = ask_league(self.fn, ctx.store, lid, ctx.me.id, season)
+        numbers = ask_league(self.fn, ctx.store, lid, ctx.my_id, season)
         return f"{self.name}: season(s) {', '.join(map(str, numbers))} of league {lid} " \
             f"{self.done}"
 

@@ -15,5 +15,5 @@ class Remind(Command):
             raise Usage("remind LEAGUE GAME")
         lid, gid = read_numbers(args.split(), "remind LEAGUE GAME")
         check_ours(ctx, lid)
-        n = ask_league(care.remind, ctx.store, lid, ctx.me.id, gid)
+        n = ask_league(care.remind, ctx.store, lid, ctx.my_id, gid)
         return f"remind: {n} player(s) of game {gid} reminded"

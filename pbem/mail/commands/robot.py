@@ -16,5 +16,5 @@ class Robot(Command):
             raise Usage("robot LEAGUE GAME [SEAT]")
         lid, gid, *seat = read_numbers(words, "robot LEAGUE GAME [SEAT]")
         check_ours(ctx, lid)
-        ask_league(care.robot_move, ctx.store, lid, ctx.me.id, gid, seat[0] if seat else None)
+        ask_league(care.robot_move, ctx.store, lid, ctx.my_id, gid, seat[0] if seat else None)
         return f"robot: the robot made the move in game {gid}"

@@ -13,7 +13,7 @@ class Vacation(Command):
     def process(self, ctx: Context, args: str) -> str:
         words = args.lower().split()
         if words == ["off"]:
-            back = end_vacation(ctx.store, ctx.me.id)
+            back = end_vacation(ctx.store, ctx.my_id)
             return f"vacation: off ({back} days back in your bank)"
         days = whole(words[0]) if len(words) in (1, 2) else None
         if days is None or words[1:] not in ([], ["days"], ["day"]):
@@ -21,7 +21,7 @@ class Vacation(Command):
         if not 1 <= days <= 60:
             raise VacationLength()
         try:
-            until = start_vacation(ctx.store, ctx.me.id, days)
+            until = start_vacation(ctx.store, ctx.my_id, days)
         except ValueError as e:
             raise Declined(str(e)) from None
         return f"vacation: until {until.isoformat()}"
