@@ -18,12 +18,15 @@ from pbem.cli import main
 from pbem.engine import preset
 from pbem.league import care
 from pbem.league.manage import create_league, join
-from pbem.mail.commands import Context, run
-from pbem.mail.inbound import ACCOUNT
+from pbem.mail.commands.base import Context
+from pbem.mail.commands.registry import ACCOUNT_COMMANDS, LEAGUE_COMMANDS, ORGANISER_COMMANDS
+from pbem.mail.commands.runner import run
 from pbem.play import TALK_PER_HOUR
 from pbem.store.mail_limits import PER_ADDRESS
 from pbem.store.models import League, Outbox, Player
 from tests.league_helpers import ORGANISER, TODAY, league
+
+ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ORGANISER_COMMANDS
 
 _IDS = itertools.count()
 ODD_DIGITS = ["²", "٣", "1²", "¹²", "３"]  # str.isdigit() says yes to each; int("²") fails

@@ -12,8 +12,9 @@ from mail_helpers import ANN, account, game, running, text
 from web_helpers import BASE, csrf, database
 
 from pbem.config import load
-from pbem.mail.commands import SEAT_COMMANDS, Games, Help
-from pbem.mail.inbound import ACCOUNT_HERE, AT_ORGANISER, STRANGERS
+from pbem.mail.commands.games import Games
+from pbem.mail.commands.help import Help
+from pbem.mail.commands.registry import ACCOUNT_HERE, AT_ORGANISER, SEAT_COMMANDS, STRANGERS
 from pbem.web.app import create_app
 
 # one line for each of the seat's own commands, orders in each form, and moves

@@ -159,7 +159,7 @@ def test_passed_cards_seen_by_giver_and_receiver_only():
 
 
 def test_B12_a_mo_call_is_public_and_labelled():
-    from pbem.mail.commands import did
+    from pbem.mail.commands.acting import did
     from pbem.web.view import action_label
 
     st, _ = dealt(preset("mo"))

@@ -54,20 +54,20 @@ from ..store.models import now as utcnow
 from . import shunt
 from .authres import verdict
 from .bounce import classify
-from .commands import (
-    ACCOUNT_COMMANDS,
+from .commands.acting import did
+from .commands.base import Context
+from .commands.registry import (
+    ACCOUNT_HERE,
+    ACCOUNT_NAMES,
+    AT_ORGANISER,
+    AT_SEAT,
+    NAMES,
+    ONCE,
     SEAT_COMMANDS,
-    Command,
-    CommandError,
-    Context,
-    Help,
-    did,
-    help_text,
-    run,
+    STRANGERS,
 )
-from .league_commands import LEAGUE_COMMANDS
+from .commands.runner import failure, run, summary, summary_text
 from .once import once
-from .organiser_commands import ORGANISER_COMMANDS
 from .plain import plain_answer
 from .reader import ForgedSender, Incoming, Unreadable, read
 
@@ -109,36 +109,8 @@ _QUICK = _table(*[c for cols in _COLUMNS for c in cols]).add_columns(
     exists().where(Inbound.message_id == bindparam("k")))
 _QUICK_OF = {"g": _of_game(_QUICK), "t": _of_token(_QUICK)}
 _SEEN = select(Inbound.id).where(Inbound.message_id == bindparam("k"))
-ACCOUNT = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ORGANISER_COMMANDS  # every name, for subjects
-STRANGERS = [c for c in ACCOUNT if c.strangers]
 _KEYED = {"account": select(Player.id).where(Player.account_key == bindparam("k")),
           "organiser": select(League.id).where(League.organiser_key == bindparam("k"))}
-
-
-class Elsewhere(Command):
-    """An organiser's command where it is not taken: the answer says where it is."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def process(self, ctx, args):
-        raise CommandError(f"{self.name} is an organiser's command: it is taken only at "
-                           "the league's organiser address (organiser+KEY@...), which the "
-                           "organiser's page and the organiser's mails show")
-
-
-ELSEWHERE = [Elsewhere(c.name) for c in ORGANISER_COMMANDS]
-# the account address's commands; a seat takes them too, after its own (a seat's `help` and
-# `games` first)
-ACCOUNT_HERE = ACCOUNT_COMMANDS + LEAGUE_COMMANDS + ELSEWHERE
-_SEAT_NAMES = {c.name for c in SEAT_COMMANDS}
-AT_SEAT = [c for c in SEAT_COMMANDS if c.name] + [
-    c for c in ACCOUNT_HERE if c.name not in _SEAT_NAMES] + [
-    c for c in SEAT_COMMANDS if not c.name]
-AT_ORGANISER = [Help(), *ORGANISER_COMMANDS]
-_ACCOUNT_NAMES = {c.name for c in ACCOUNT_COMMANDS + LEAGUE_COMMANDS}
-# what commits line by line with no key of its own: done once a line (pbem.mail.once)
-_ONCE = _ACCOUNT_NAMES | {c.name for c in ORGANISER_COMMANDS}
 
 
 class Place:
@@ -341,7 +313,7 @@ class Processor:
                       compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat),
                       live, seen=Seen(live, robots, (game, seats, players)), answer=answer)
         try:
-            error = run(ctx, lines, once(AT_SEAT, key, _ONCE)) if lines else None
+            error = run(ctx, lines, once(AT_SEAT, key, ONCE)) if lines else None
             if ctx.answered and not error:
                 answers.recorded = True
                 return "done"
@@ -379,7 +351,7 @@ class Processor:
         ctx = Context(self.store, player, None, inc.message_id or key, sender=inc.sender,
                       league=league.id if league else None)
         lines = inc.lines or _subject_command(inc.subject)
-        error = run(ctx, lines, once(commands, key, _ONCE)) if lines else None
+        error = run(ctx, lines, once(commands, key, ONCE)) if lines else None
         text = summary(ctx, lines, error, commands)
         here = (organiser_address(league, self.cfg.mail_domain) if league else
                 account_address(player, self.cfg.mail_domain))
@@ -400,7 +372,7 @@ class Processor:
         # only lines that name an account command go in the answer and its link: the rest
         # may be a forger's words, which we do not carry to the address's owner
         ours = [" ".join(x.split())[:100] for x in lines
-                if x.split(" ", 1)[0].lower().rstrip(":") in _ACCOUNT_NAMES]
+                if x.split(" ", 1)[0].lower().rstrip(":") in ACCOUNT_NAMES]
         row = plain_answer(self.store, self.cfg, player, ours, inc.subject)
         if row is None:
             return "plain address: answered within the hour"
@@ -415,8 +387,8 @@ class Processor:
         the deadline, and a turn mail's Message-ID, so a reply to it is read as one."""
         st = ctx.state
         turn = game is not None and answer_stands(game, st, seat.seat)
-        said = {"done": ctx.done, "error": _error(error, lines),
-                "text": _summary_text(ctx, lines, SEAT_COMMANDS)}
+        said = {"done": ctx.done, "error": failure(error, lines),
+                "text": summary_text(ctx, lines, SEAT_COMMANDS)}
         subject = f"Game {seat.game_id}: " + outcome(ctx, lines, error)
         if turn:  # what the turn mail would tell, as the move's write arms it (play.Asked)
             asked = ctx.asked or Asked(utcnow())
@@ -599,7 +571,7 @@ class Answers:
 
 
 class SeatAnswer:
-    """A seat mail's answer, for the move that commits it (commands.Context.answer)."""
+    """A seat mail's answer, for the move that commits it (commands.base.Context.answer)."""
 
     def __init__(self, rows, key: str):
         self.rows, self.key = rows, key  # rows(ctx): the answer's Outbox rows (pure)
@@ -622,7 +594,7 @@ def _write_answers(s, key: str, outcome: str, rows: list[dict]) -> None:
 def _subject_command(subject: str) -> list[str]:
     """A command in the subject counts when the body has none."""
     word = subject.split(" ", 1)[0].lower() if subject else ""
-    if word in {c.name for c in SEAT_COMMANDS + ACCOUNT if c.name}:
+    if word in NAMES:
         return [subject]
     try:
         parse_action(subject)
@@ -647,29 +619,6 @@ def outcome(ctx, lines, error) -> str:
     if ctx.want_help:
         return "help"
     return "your table" if any(d.startswith("status") for d in ctx.done) else "your games"
-
-
-def _error(error, lines):
-    if not error:
-        return None
-    line, reason = error
-    return {"line": line, "reason": reason, "after": lines.index(line) < len(lines) - 1}
-
-
-def _summary_text(ctx, lines, commands) -> str:
-    if not lines:
-        return "I found no command in your mail. You can write:\n" + help_text(commands)
-    if ctx.want_help:
-        return "You can write (one a line, above or below the quoted text):\n" + help_text(commands)
-    return ""
-
-
-def summary(ctx, lines, error, commands) -> str:
-    """What a mail's commands did, line by line: the account's answer (and its link's)."""
-    done = "".join(f"Done: {d}\n" for d in ctx.done)
-    err = _error(error, lines)
-    bad = f"Not done: {err['line']}\n{err['reason']}\n" if err else ""
-    return done + bad + _summary_text(ctx, lines, commands)
 
 
 OK = "250 2.0.0 OK: message accepted"

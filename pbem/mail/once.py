@@ -13,7 +13,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from ..store.models import Inbound
-from .commands import Command, Context
+from ..store.states import Store
+from .commands.base import Command, Context
 
 READ_ONLY = {"help", "games", "leagues", "moves", "status"}  # harmless to do again
 
@@ -42,13 +43,13 @@ def once(commands: list[Command], key: str, names: set[str]) -> list[Command]:
     return [Once(c, key) if c.name in names - READ_ONLY else c for c in commands]
 
 
-def _done(store, line_key: str) -> bool:
+def _done(store: Store, line_key: str) -> bool:
     with store.reader() as s:
         return s.exec(select(Inbound.id).where(Inbound.message_id == line_key)).first() \
             is not None
 
 
-def _mark(store, line_key: str) -> None:
+def _mark(store: Store, line_key: str) -> None:
     try:
         with store.session() as s:
             s.add(Inbound(message_id=line_key, result="line done"))

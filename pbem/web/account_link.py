@@ -8,8 +8,9 @@ from flask import Blueprint, current_app, render_template
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from ..mail.commands import Context, run
-from ..mail.inbound import ACCOUNT_HERE, summary
+from ..mail.commands.base import Context
+from ..mail.commands.registry import ACCOUNT_HERE
+from ..mail.commands.runner import run, summary
 from ..mail.plain import read_link
 from ..store.models import Confirmation, Player
 from . import data, flow

@@ -1,0 +1,20 @@
+"""notify: how the player hears of others' moves (every hand, every trick, digest)."""
+
+from ...store import prefs
+from .base import Command, Context, set_pref
+from .errors import Declined
+
+
+class Notify(Command):
+    name, help = "notify", ("notify every hand (the default: a mail when a hand is scored, with "
+                            "your new hand), notify every trick, or notify digest (once a day): "
+                            "how you hear of others' moves")
+    example = "notify digest"
+
+    def process(self, ctx: Context, args: str) -> str:
+        try:
+            how = prefs.parse_notify(args)
+        except ValueError as e:
+            raise Declined(str(e)) from None
+        set_pref(ctx, "notify", how)
+        return f"notify: {how}"
