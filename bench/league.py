@@ -42,10 +42,11 @@ from sqlmodel import select  # noqa: E402
 from bench.scratch_db import ScratchDatabase  # noqa: E402
 from pbem import play  # noqa: E402
 from pbem.engine import choose, preset, view  # noqa: E402
-from pbem.league import pairing, reports, seasons  # noqa: E402
+from pbem.league import pairing, reports  # noqa: E402
 from pbem.league import results as results_  # noqa: E402
 from pbem.league.manage import OPERATOR, create_league, join  # noqa: E402
 from pbem.league.reports import fixtures, ratings, season_standings  # noqa: E402
+from pbem.organise import seasons  # noqa: E402
 from pbem.store.models import Entry, Fixture, Game, League, Season  # noqa: E402
 from pbem.store.models import now as utcnow  # noqa: E402
 from pbem.store.states import Store  # noqa: E402

@@ -16,10 +16,10 @@ from web_helpers import csrf, database, game_state, humans_game, sign_in, tokens
 
 from pbem.cli import main
 from pbem.engine import preset
-from pbem.league import care
 from pbem.league.manage import create_league, join
 from pbem.mail.commands import Context, run
 from pbem.mail.inbound import ACCOUNT
+from pbem.organise import care
 from pbem.play import TALK_PER_HOUR
 from pbem.store.mail_limits import PER_ADDRESS
 from pbem.store.models import League, Outbox, Player

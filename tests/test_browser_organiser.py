@@ -12,7 +12,7 @@ from tests.test_browser import chromium, csp_watch, shot, site  # noqa: F401 (fi
 def _league(tmp_path):
     """A Swiss league of eight started, its first game played out: (store, token, games)."""
     from pbem.league.manage import OPERATOR, create_league, join
-    from pbem.league.seasons import start_season
+    from pbem.organise.seasons import start_season
     from pbem.store.states import Store
     from tests.league_helpers import ONE_HAND, TODAY, fixtures, play_out
 

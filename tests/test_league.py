@@ -12,7 +12,7 @@ import time_machine
 from sqlmodel import select
 
 from pbem.engine import preset
-from pbem.league import rounds, seasons
+from pbem.league import rounds
 from pbem.league.manage import (
     OPERATOR,
     LeagueError,
@@ -23,7 +23,8 @@ from pbem.league.manage import (
 )
 from pbem.league.pairing import round_robin
 from pbem.league.reports import ratings, season_standings
-from pbem.league.seasons import substitute
+from pbem.organise import seasons
+from pbem.organise.seasons import substitute
 from pbem.store.models import Entry, League, Outbox, Player, Season, Seat
 from tests.league_helpers import (
     ONE_HAND,

@@ -10,9 +10,9 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from pbem.league import care
 from pbem.league.manage import OPERATOR, LeagueError, create_league
-from pbem.league.seasons import start_season
+from pbem.organise import care
+from pbem.organise.seasons import start_season
 from pbem.store.models import Deadline, Move, Outbox, Player
 from pbem.store.outbox import wire
 from tests.league_helpers import ONE_HAND, TODAY, fixtures, league, play_out, snapshot, state

@@ -8,12 +8,12 @@ import pytest
 from sqlmodel import select
 
 from pbem.gamelog import read_log, replay_log
-from pbem.league.adjudicate import adjudicate, parse
 from pbem.league.manage import OPERATOR, LeagueError, create_league, join
 from pbem.league.reports import fixtures as table_fixtures
 from pbem.league.reports import ratings, rulings, season_standings
-from pbem.league.seasons import start_season
 from pbem.league.verdicts import counted, in_force
+from pbem.organise.adjudicate import adjudicate, parse
+from pbem.organise.seasons import start_season
 from pbem.store.games import export
 from pbem.store.models import Fixture, League, Move, Outbox, Player
 from tests.league_helpers import TODAY, fixtures, league, play_out, season, snapshot

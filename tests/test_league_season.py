@@ -18,9 +18,9 @@ from sqlmodel import select
 from pbem.cli import main
 from pbem.engine import Rules, score_pad
 from pbem.gamelog import replay_log
-from pbem.league import seasons
 from pbem.league.manage import create_league, withdraw
-from pbem.league.seasons import substitute
+from pbem.organise import seasons
+from pbem.organise.seasons import substitute
 from pbem.store.models import Entry, Fixture, Player, Season, Seat
 from tests.league_helpers import ONE_HAND, ORGANISER, rated
 from tests.mail_players import DOMAIN, Table, check_secrecy, choose

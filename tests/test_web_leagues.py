@@ -19,10 +19,10 @@ import time_machine
 from sqlalchemy import func
 from sqlmodel import select
 
-from pbem.league import seasons
 from pbem.league.manage import OPERATOR, add_season, join, withdraw
 from pbem.league.reports import fixtures as report_fixtures
 from pbem.league.reports import ratings, season_reliability, season_standings
+from pbem.organise import seasons
 from pbem.store.models import Entry, Fixture, League, Move, Outbox, Player, Season, Seat
 from tests.league_helpers import (
     ONE_HAND,

@@ -9,9 +9,6 @@ from pathlib import Path
 
 import click
 
-from ..league import care
-from ..league.adjudicate import adjudicate
-from ..league.adjudicate import parse as parse_ruling
 from ..league.archive import export_league, write_folder
 from ..league.manage import (
     ENTRY_KINDS,
@@ -28,8 +25,11 @@ from ..league.manage import (
 )
 from ..league.pause import pause, resume
 from ..league.reports import fixtures, ratings, season_of, season_standings
-from ..league.seasons import start_season, substitute
 from ..league.verdicts import describe as describe_ruling
+from ..organise import care
+from ..organise.adjudicate import adjudicate
+from ..organise.adjudicate import parse as parse_ruling
+from ..organise.seasons import start_season, substitute
 from .common import (
     OPTION,
     build_rules,

@@ -4,7 +4,7 @@ opens after the season's end day. The database decides every step (the season ro
 while a round opens, and each table is unique), so `open_next` may run any time, in any
 process, as often as it likes; the draw itself is made outside the write. Dealing the new
 games is the door's work: pbem.play after the move that ends a round (after its commit, in
-a thread of its own), pbem.league.seasons everywhere else."""
+a thread of its own), pbem.organise.seasons everywhere else."""
 
 import random
 from collections import Counter

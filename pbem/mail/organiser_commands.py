@@ -1,14 +1,14 @@
 """A league organiser's commands by mail to the league's secret organiser address
 organiser+KEY@DOMAIN, from the organiser's own verified address (pbem.mail.inbound checks
-the sender): rulings, the care of tables and players, pausing (pbem.league.adjudicate,
+the sender): rulings, the care of tables and players, pausing (pbem.organise.adjudicate,
 .care, .pause). LEAGUE, as written before there were such addresses, must be the address's
 own league; the league services check again that the sender is its organiser."""
 
-from ..league import care
-from ..league.adjudicate import adjudicate, parse
 from ..league.manage import LeagueError
 from ..league.pause import pause, resume
 from ..numbers import whole
+from ..organise import care
+from ..organise.adjudicate import adjudicate, parse
 from .commands import Command, CommandError
 
 

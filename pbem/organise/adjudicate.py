@@ -6,13 +6,13 @@ the players at the table are mailed it. What the league then counts: pbem.league
 from ..config import load
 from ..engine import Rules
 from ..engine.acts import clean_talk
+from ..league.manage import LeagueError, league_fixture
+from ..league.verdicts import describe
 from ..notify import mail_row
 from ..numbers import whole
 from ..play import Refused
 from ..play import adjudicate as write_ruling
 from ..store.games import mailable, players_of
-from .manage import LeagueError, league_fixture
-from .verdicts import describe
 
 USAGE = ("a ruling is: win SIDE, loss SIDE, replay, adjust POINTS... (one whole number a "
          "side, e.g. +20 -20), or undo MOVE; sides are numbered from 1")

@@ -11,13 +11,13 @@ from sqlmodel import select
 from ..config import load
 from ..deadlines import MAX_HOURS, rearm
 from ..engine import choose, view
+from ..league.manage import LeagueError, get_league, league_fixture, require_organiser
 from ..notify import mail_row
 from ..play import Refused, submit
 from ..store.games import mailable, players_of
 from ..store.models import Deadline, Entry, Game, Outbox, Player, Season, Seat
 from ..store.models import now as utcnow
 from ..vacation import extra_time
-from .manage import LeagueError, get_league, league_fixture, require_organiser
 
 MESSAGES_PER_DAY = 3  # an organiser's mails to all players, per league
 MAX_SUBJECT, MAX_TEXT = 100, 5000

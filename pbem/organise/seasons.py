@@ -10,13 +10,13 @@ from sqlmodel import or_, select
 
 from ..asks import mail_once
 from ..config import load
+from ..league.manage import OPERATOR, LeagueError, address, league_fixture
+from ..league.reports import stale_tables
+from ..league.rounds import begin, open_next
 from ..play import Refused, hand_over, start
 from ..store.games import mailable
 from ..store.models import Entry, Fixture, Game, League, Player, Season
 from ..store.models import now as utcnow
-from .manage import OPERATOR, LeagueError, address, league_fixture
-from .reports import stale_tables
-from .rounds import begin, open_next
 
 
 def start_season(store, league_id: int, by) -> Season:
