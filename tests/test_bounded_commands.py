@@ -16,7 +16,7 @@ from web_helpers import csrf, database, game_state, humans_game, sign_in, tokens
 
 from pbem.cli import main
 from pbem.engine import preset
-from pbem.league.manage import create_league, join
+from pbem.league.manage import LeagueSpec, create_league, join
 from pbem.mail.commands import Context, run
 from pbem.mail.inbound import ACCOUNT
 from pbem.organise import care
@@ -200,7 +200,8 @@ def _number_forms(store, client) -> list[tuple[str, dict, str]]:
     """(path, form, the field with a number) for every form of a route that reads one."""
     gid = humans_game(store, preset("standard"))
     t = tokens(store, gid)
-    lg = create_league(store, ORGANISER, "Odd Digits", preset("standard"), TODAY, TODAY)
+    lg = create_league(store, LeagueSpec(ORGANISER, "Odd Digits", preset("standard"), TODAY,
+                                         TODAY))
     o = f"/o/{lg.admin_token}"
     forms = [
         (f"/t/{t[1]}/move", {"type": "bid", "bid": "3"}, "seq"),

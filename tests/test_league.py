@@ -16,6 +16,7 @@ from pbem.league import rounds
 from pbem.league.manage import (
     OPERATOR,
     LeagueError,
+    LeagueSpec,
     add_season,
     create_league,
     join,
@@ -306,13 +307,17 @@ def test_a_league_with_bad_settings_is_refused(store):
         ({"max_entries": 3}, "a table needs 4 entries"),
         ({"rounds": 0}, "1 to 100 rounds"),
         ({"time_control": {"on_timeout": "cry"}}, "a bad time control"),
+        ({"timeout_forfeit": 0}, "forfeits after 1 to 1000 timeouts"),
     ]
     for kw, reason in cases:
-        refused(store, create_league, *args, match=reason, **kw)
-    refused(store, create_league, ORGANISER, "X", preset("cutthroat-4"), TODAY, TODAY,
-            entry="pair", match="cutthroat-4 has no partnerships of two")
-    refused(store, create_league, ORGANISER, " ", ONE_HAND, TODAY, TODAY, match="needs a name")
-    refused(store, create_league, ORGANISER, "X", ONE_HAND, TODAY, TODAY - timedelta(days=1),
+        refused(store, create_league, LeagueSpec(*args, **kw), match=reason)
+    refused(store, create_league, LeagueSpec(ORGANISER, "X", preset("cutthroat-4"), TODAY, TODAY,
+                                             entry="pair"),
+            match="cutthroat-4 has no partnerships of two")
+    refused(store, create_league, LeagueSpec(ORGANISER, " ", ONE_HAND, TODAY, TODAY),
+            match="needs a name")
+    refused(store, create_league, LeagueSpec(ORGANISER, "X", ONE_HAND, TODAY,
+                                             TODAY - timedelta(days=1)),
             match="before it starts")
 
 

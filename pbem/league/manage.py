@@ -4,6 +4,7 @@ nothing. An organiser action names who asks (`by`: a player id, or OPERATOR for 
 own command line) and is refused unless that is the league's organiser."""
 
 import secrets
+from dataclasses import dataclass, replace
 from datetime import date
 
 from sqlmodel import select
@@ -16,6 +17,7 @@ from ..signing import Signer, secret_keys
 from ..store.addresses import AddressError, check_address
 from ..store.games import new_token, player_for
 from ..store.models import Confirmation, Entry, Fixture, League, Outbox, Player, Season
+from ..store.states import Store
 from .results import changed
 
 OPERATOR = "operator"  # the command line: may do what the organiser may
@@ -28,49 +30,62 @@ class LeagueError(ValueError):
     """Refused: the message says why, for whoever asked. Nothing was changed."""
 
 
-def create_league(store, organiser: str, name: str, rules: Rules, starts: date, ends: date,
-                  entry: str = "single", pairing: str = "round-robin",
-                  time_control: dict | None = None, rounds: int | None = None,
-                  max_entries: int | None = None, stale_hours: int = 168,
-                  ref: str | None = None, timeout_forfeit: int | None = None) -> League:
-    """A league with its first season (taking entries until `starts`). The organiser is
+@dataclass(frozen=True)
+class LeagueSpec:
+    """A new league as its organiser asks for it (the web's form, `pbem league new`): the
+    organiser's address, the name, the rules, the first season's days, the format and the
+    clock. `check_league` gives it back as it is stored."""
+    organiser: str
+    name: str
+    rules: Rules
+    starts: date
+    ends: date
+    entry: str = "single"
+    pairing: str = "round-robin"
+    time_control: dict | None = None
+    rounds: int | None = None
+    max_entries: int | None = None
+    stale_hours: int = 168
+    timeout_forfeit: int | None = None
+
+
+def create_league(store: Store, spec: LeagueSpec, ref: str | None = None) -> League:
+    """A league with its first season (taking entries until `spec.starts`). The organiser is
     mailed the organiser's page and the join link to pass on. `ref`, the id of the mailed
     link the organiser confirmed with (the web), makes it once: a second time raises
     IntegrityError and writes nothing."""
-    organiser, name, tc = check_league(organiser, name, rules, starts, ends, entry, pairing,
-                                       time_control, rounds, max_entries, stale_hours)
-    check_forfeit(timeout_forfeit)
+    spec = check_league(spec)
     with store.session() as s:
-        boss = player_for(s, organiser)
-        league = League(name=name, rules=rules.to_dict(), time_control=tc, entry=entry,
-                        pairing=pairing, rounds=rounds, max_entries=max_entries,
-                        stale_hours=stale_hours, timeout_forfeit=timeout_forfeit,
-                        organiser_id=boss.id, admin_token=new_token(),
-                        join_token=new_token(), seed=secrets.token_hex(8))
+        boss = player_for(s, spec.organiser)
+        league = League(name=spec.name, rules=spec.rules.to_dict(),
+                        time_control=spec.time_control, entry=spec.entry,
+                        pairing=spec.pairing, rounds=spec.rounds,
+                        max_entries=spec.max_entries, stale_hours=spec.stale_hours,
+                        timeout_forfeit=spec.timeout_forfeit, organiser_id=boss.id,
+                        admin_token=new_token(), join_token=new_token(),
+                        seed=secrets.token_hex(8))
         s.add(league)
         s.flush()
         if ref:
             s.add(Confirmation(ref=ref, league_id=league.id))
-        s.add(Season(league_id=league.id, number=1, starts=starts, ends=ends))
+        s.add(Season(league_id=league.id, number=1, starts=spec.starts, ends=spec.ends))
         s.add(_organiser_mail(league, boss))
         s.commit()
         return league
 
 
-def check_league(organiser: str, name: str, rules: Rules, starts: date, ends: date,
-                 entry: str = "single", pairing: str = "round-robin",
-                 time_control: dict | None = None, rounds: int | None = None,
-                 max_entries: int | None = None, stale_hours: int = 168
-                 ) -> tuple[str, str, dict]:
-    """(organiser, name, time control) as create_league stores them, or LeagueError: the
-    web checks a league's form before it asks the organiser to confirm it."""
-    name, organiser = " ".join(name.split()), address(organiser)
-    tc = _time_control(time_control)
-    _check_format(rules, entry, pairing, rounds, max_entries, stale_hours)
+def check_league(spec: LeagueSpec) -> LeagueSpec:
+    """`spec` as create_league stores it (the name's spaces tidied, the organiser's address
+    checked, the time control with its defaults), or LeagueError: the web checks a league's
+    form before it asks the organiser to confirm it."""
+    name, organiser = " ".join(spec.name.split()), address(spec.organiser)
+    tc = _time_control(spec.time_control)
+    _check_format(spec)
+    check_forfeit(spec.timeout_forfeit)
     if not 0 < len(name) <= 100:
         raise LeagueError("a league needs a name (up to 100 characters)")
-    _check_dates(starts, ends)
-    return organiser, name, tc
+    _check_dates(spec.starts, spec.ends)
+    return replace(spec, organiser=organiser, name=name, time_control=tc)
 
 
 MOST_TIMEOUTS = 1000  # a forfeit after more timeouts than this in one game is no rule
@@ -86,19 +101,19 @@ def table_size(rules: Rules, entry: str) -> int:
     return len(rules.sides) if entry == "pair" else rules.players
 
 
-def _check_format(rules, entry, pairing, rounds, max_entries, stale_hours) -> None:
+def _check_format(spec: LeagueSpec) -> None:
+    entry, rules, size = spec.entry, spec.rules, table_size(spec.rules, spec.entry)
     if entry not in ENTRY_KINDS:
         raise LeagueError(f"entries are single or pair, not {entry!r}")
-    if pairing not in PAIRINGS:
-        raise LeagueError(f"pairing is round-robin or swiss, not {pairing!r}")
+    if spec.pairing not in PAIRINGS:
+        raise LeagueError(f"pairing is round-robin or swiss, not {spec.pairing!r}")
     if entry == "pair" and any(len(side) != 2 for side in rules.sides):
         raise LeagueError(f"{rules.preset} has no partnerships of two: entries must be single")
-    if rounds is not None and not 1 <= rounds <= 100:
+    if spec.rounds is not None and not 1 <= spec.rounds <= 100:
         raise LeagueError("a season has 1 to 100 rounds")
-    if max_entries is not None and max_entries < table_size(rules, entry):
-        raise LeagueError(f"a table needs {table_size(rules, entry)} entries: allow at least "
-                          "that many")
-    if not 1 <= stale_hours <= 24 * 90:
+    if spec.max_entries is not None and spec.max_entries < size:
+        raise LeagueError(f"a table needs {size} entries: allow at least that many")
+    if not 1 <= spec.stale_hours <= 24 * 90:
         raise LeagueError("a table is flagged after 1 hour to 90 days without a move")
 
 

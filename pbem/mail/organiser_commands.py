@@ -8,7 +8,7 @@ from ..league.manage import LeagueError
 from ..league.pause import pause, resume
 from ..numbers import whole
 from ..organise import care
-from ..organise.adjudicate import adjudicate, parse
+from ..organise.adjudicate import Via, adjudicate, parse
 from .commands import Command, CommandError
 
 
@@ -53,8 +53,8 @@ class Rule(Command):
         _ours(ctx, lid)
         ruling = _league_done(parse, words[2:], reason)
         ref = f"{ctx.message_id}#rule.{gid}.{len(ctx.done)}"[:300] if ctx.message_id else None
-        ev = _league_done(adjudicate, ctx.store, lid, ctx.player.id, gid, ruling, "mail",
-                          ref).events  # a mail's line applies once
+        ev = _league_done(adjudicate, ctx.store, lid, ctx.player.id, gid, ruling,
+                          Via("mail", ref)).events  # a mail's line applies once
         return f"rule: game {gid}, ruling at move {ev[0]['seq']}" if ev else \
             f"rule: game {gid}, done already"
 

@@ -12,7 +12,7 @@ from ..league.manage import LeagueError
 from ..league.pause import pause, resume
 from ..league.verdicts import describe
 from ..organise import care
-from ..organise.adjudicate import adjudicate, parse
+from ..organise.adjudicate import Via, adjudicate, parse
 from . import data
 from .leagues import organiser_action, whole
 
@@ -35,7 +35,8 @@ def rule(admin_token):
         words = [kind, *re.split(r"[\s,]+", f.get(extra, "").strip())] if extra else [kind]
         ruling = parse([w for w in words if w], f.get("reason", ""))
         game_id = _game(f)
-        ev = adjudicate(data.store(), lg.id, lg.organiser_id, game_id, ruling, "web").events[0]
+        ev = adjudicate(data.store(), lg.id, lg.organiser_id, game_id, ruling,
+                        Via("web")).events[0]
         return f"Game {game_id}: ruled at move {ev['seq']}: {describe(ev)}."
     return organiser_action(admin_token, act)
 
