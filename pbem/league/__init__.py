@@ -12,4 +12,5 @@ of it calls the door; what deals, seats or rules through the door is pbem.organi
     standings  the league table and Elo ratings from results: pure
     glicko     Glicko-2 ratings from results: pure
     verdicts   what an organiser's ruling counts as: pure
+    rows       a saved row's id, typed
 """

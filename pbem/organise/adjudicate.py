@@ -45,9 +45,10 @@ def parse(words: list[str], reason: str) -> dict:
 
 def _number(word: str) -> int:
     digits = word[1:] if word[:1] in "+-" else word
-    if whole(digits, 999999) is None:
+    number = whole(digits, 999999)
+    if number is None:
         raise LeagueError(f"{word[:20]!r} is not a whole number here: {USAGE}")
-    return -whole(digits) if word[:1] == "-" else whole(digits)
+    return -number if word[:1] == "-" else number
 
 
 class Via(NamedTuple):

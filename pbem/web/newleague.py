@@ -94,6 +94,7 @@ def _league_made(ref: str) -> int | None:
 
 
 def _read_new_league(form) -> manage.LeagueSpec:
+    stale = whole(form, "stale_hours", "hours before a quiet table is flagged")
     return manage.LeagueSpec(
         organiser=form.get("organiser", ""), name=form.get("name", ""),
         rules=read_rules(form), entry=form.get("entry", "single"),
@@ -102,5 +103,4 @@ def _read_new_league(form) -> manage.LeagueSpec:
         starts=day(form, "starts", "the first season's first day"),
         ends=day(form, "ends", "the first season's last day"),
         time_control=time_control(form, league=True),
-        stale_hours=whole(form, "stale_hours", "hours before a quiet table is flagged",
-                          default=168))
+        stale_hours=168 if stale is None else stale)
