@@ -42,10 +42,11 @@ from sqlmodel import select  # noqa: E402
 from bench.scratch_db import ScratchDatabase  # noqa: E402
 from pbem import play  # noqa: E402
 from pbem.engine import choose, preset, view  # noqa: E402
-from pbem.league import pairing, reports, seasons  # noqa: E402
+from pbem.league import pairing, reports  # noqa: E402
 from pbem.league import results as results_  # noqa: E402
-from pbem.league.manage import OPERATOR, create_league, join  # noqa: E402
+from pbem.league.manage import OPERATOR, LeagueSpec, create_league, join  # noqa: E402
 from pbem.league.reports import fixtures, ratings, season_standings  # noqa: E402
+from pbem.organise import seasons  # noqa: E402
 from pbem.store.models import Entry, Fixture, Game, League, Season  # noqa: E402
 from pbem.store.models import now as utcnow  # noqa: E402
 from pbem.store.states import Store  # noqa: E402
@@ -108,8 +109,9 @@ def bench_schedules() -> None:
 
 
 def bench_season(store, players: int, n_rounds: int) -> None:
-    lg = create_league(store, "boss@bench.test", "Bench", ONE_HAND, DAY,
-                       DAY + timedelta(days=365), pairing="swiss", rounds=n_rounds)
+    lg = create_league(store, LeagueSpec("boss@bench.test", "Bench", ONE_HAND, DAY,
+                                         DAY + timedelta(days=365), pairing="swiss",
+                                         rounds=n_rounds))
     for i in range(players):
         join(store, lg.id, f"b{i}@bench.test")
     t = time.perf_counter()
@@ -193,7 +195,7 @@ def _ends(st, seat, action) -> bool:
 def bench_reads(store, results: int, players: int = 200) -> None:
     """A league with `results` finished four-player results among `players` singles, and
     a last round still playing."""
-    lg = create_league(store, "boss2@bench.test", "Reads", ONE_HAND, DAY, DAY)
+    lg = create_league(store, LeagueSpec("boss2@bench.test", "Reads", ONE_HAND, DAY, DAY))
     rng = random.Random(2)
     tables = players // 4
     with store.session() as s:

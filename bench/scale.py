@@ -49,9 +49,9 @@ from bench.scratch_db import ScratchDatabase  # noqa: E402
 from pbem import clock, deadlines, digest, play  # noqa: E402
 from pbem.config import load  # noqa: E402
 from pbem.engine import choose, preset, view  # noqa: E402
-from pbem.league import seasons  # noqa: E402
 from pbem.league.results import result_of  # noqa: E402
 from pbem.mail.commands.games import Games  # noqa: E402
+from pbem.organise import seasons  # noqa: E402
 from pbem.store.games import create_game  # noqa: E402
 from pbem.store.models import (  # noqa: E402
     Deadline,

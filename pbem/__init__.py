@@ -11,8 +11,7 @@ and every import, and fails on a module without a layer, an upward import or a c
     3 reactions  pbem.notify pbem.compose pbem.deadlines pbem.orders pbem.vacation pbem.digest
                  pbem.league pbem.talk pbem.owntime pbem.seatclock pbem.prepared
     4 door       pbem.play
-    5 callers    pbem.mail pbem.web pbem.cli pbem.clock pbem.serve pbem.league.seasons
-                 pbem.league.adjudicate pbem.league.care
+    5 callers    pbem.mail pbem.web pbem.cli pbem.clock pbem.serve pbem.organise
 
 1. The rules: pure and deterministic, no I/O (pbem.engine imports nothing else of pbem); the
    log format; robot games.
@@ -24,8 +23,8 @@ and every import, and fails on a module without a layer, an upward import or a c
    a game (vacations, digests, leagues' entries and rounds). None of it imports the door.
 4. The one door every move goes through (pbem.play): it runs the reactions in a fixed order.
 5. What calls the door: inbound mail, the web, the command line, the clock's ticker, and
-   the league seasons that deal games and seat substitutes, and the organiser's rulings
-   and care of tables.
+   the running of leagues (pbem.organise): seasons that deal games and seat substitutes,
+   the organiser's rulings and care of tables.
 """
 
 __version__ = "0.1.0"

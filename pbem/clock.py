@@ -19,9 +19,9 @@ from . import compose, play, vacation
 from .config import load
 from .deadlines import CLOSED, PAUSED, ROBOT, time_control
 from .engine import choose, view
-from .league import seasons
 from .notify import seat_names
 from .orders import any_pending
+from .organise import seasons
 from .signing import CARE, Signer, secret_keys
 from .store.bulk import insert_all
 from .store.games import mailable, players_of
@@ -407,5 +407,5 @@ def scheduler(store, every: float = 30.0):
 
 
 def league_tick(store) -> int:
-    """Seasons that start today, rounds to open, quiet tables (pbem.league.seasons.tick)."""
+    """Seasons that start today, rounds to open, quiet tables (pbem.organise.seasons.tick)."""
     return seasons.tick(store)

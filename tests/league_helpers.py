@@ -7,7 +7,7 @@ from sqlalchemy import func
 from sqlmodel import select
 
 from pbem.engine import choose, preset, view
-from pbem.league.manage import create_league, join
+from pbem.league.manage import LeagueSpec, create_league, join
 from pbem.play import submit
 from pbem.store.models import Entry, Fixture, Game, Move, Outbox, Player, Season
 
@@ -20,8 +20,9 @@ def league(store, players: int = 8, entry: str = "single", pairing: str = "swiss
            rules=ONE_HAND, **kw) -> int:
     """A league whose first season starts in a week, with `players` players entered (pairs:
     p0 with p1, p2 with p3 ...)."""
-    lg = create_league(store, ORGANISER, "Test League", rules, TODAY + timedelta(days=7),
-                       TODAY + timedelta(days=200), entry=entry, pairing=pairing, **kw)
+    spec = LeagueSpec(ORGANISER, "Test League", rules, TODAY + timedelta(days=7),
+                      TODAY + timedelta(days=200), entry=entry, pairing=pairing, **kw)
+    lg = create_league(store, spec)
     step = 2 if entry == "pair" else 1
     for i in range(0, players, step):
         join(store, lg.id, f"p{i}@league.test",

@@ -13,9 +13,9 @@ from mail_helpers import ANN, free_port, game, prefs, running, snapshot
 from mail_helpers import account as account_address
 from sqlmodel import select
 
-from pbem.league import seasons
 from pbem.league.manage import OPERATOR
 from pbem.mail.bounce import classify
+from pbem.organise import seasons
 from pbem.serve import smtp_delivery
 from pbem.signing import secret_keys
 from pbem.store import bounces

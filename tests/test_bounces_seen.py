@@ -10,8 +10,8 @@ from sqlmodel import select
 
 from pbem import clock
 from pbem.engine import preset
-from pbem.league import seasons
 from pbem.league.manage import OPERATOR
+from pbem.organise import seasons
 from pbem.play import start
 from pbem.store import bounces
 from pbem.store.games import create_game

@@ -16,11 +16,11 @@ from web_helpers import csrf, database, game_state, humans_game, sign_in, tokens
 
 from pbem.cli import main
 from pbem.engine import preset
-from pbem.league import care
-from pbem.league.manage import create_league, join
+from pbem.league.manage import LeagueSpec, create_league, join
 from pbem.mail.commands.base import Context
 from pbem.mail.commands.registry import ACCOUNT_COMMANDS, LEAGUE_COMMANDS, ORGANISER_COMMANDS
 from pbem.mail.commands.runner import run
+from pbem.organise import care
 from pbem.play import TALK_PER_HOUR
 from pbem.store.mail_limits import PER_ADDRESS
 from pbem.store.models import League, Outbox, Player
@@ -203,7 +203,8 @@ def _number_forms(store, client) -> list[tuple[str, dict, str]]:
     """(path, form, the field with a number) for every form of a route that reads one."""
     gid = humans_game(store, preset("standard"))
     t = tokens(store, gid)
-    lg = create_league(store, ORGANISER, "Odd Digits", preset("standard"), TODAY, TODAY)
+    lg = create_league(store, LeagueSpec(ORGANISER, "Odd Digits", preset("standard"), TODAY,
+                                         TODAY))
     o = f"/o/{lg.admin_token}"
     forms = [
         (f"/t/{t[1]}/move", {"type": "bid", "bid": "3"}, "seq"),

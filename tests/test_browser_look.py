@@ -44,8 +44,8 @@ def world(tmp_path_factory, chromium):
     """One site with a game in mid trick, a game with a hand scored, a running league, a
     game waiting for its invitations; the paths of every page the tests look at; and a
     browser's sign-in as p0 (its cookies), for the pages of a signed-in player."""
-    from pbem.league import seasons
     from pbem.league.manage import OPERATOR
+    from pbem.organise import seasons
     from pbem.store.models import League
     from pbem.store.states import Store
     from tests.league_helpers import league

@@ -11,13 +11,13 @@ from tests.test_browser import chromium, csp_watch, shot, site  # noqa: F401 (fi
 
 def _league(tmp_path):
     """A Swiss league of eight started, its first game played out: (store, token, games)."""
-    from pbem.league.manage import OPERATOR, create_league, join
-    from pbem.league.seasons import start_season
+    from pbem.league.manage import OPERATOR, LeagueSpec, create_league, join
+    from pbem.organise.seasons import start_season
     from pbem.store.states import Store
     from tests.league_helpers import ONE_HAND, TODAY, fixtures, play_out
 
     store = Store(f"sqlite:///{tmp_path / 'pbem.db'}")
-    lg = create_league(store, "boss@x.test", "Care League", ONE_HAND, TODAY, TODAY)
+    lg = create_league(store, LeagueSpec("boss@x.test", "Care League", ONE_HAND, TODAY, TODAY))
     for i in range(8):
         join(store, lg.id, f"p{i}@x.test", name=f"Player {i}")
     start_season(store, lg.id, OPERATOR)

@@ -111,7 +111,7 @@ def test_a_game_the_operator_made_has_nobody_to_ask(store):
 
 def test_a_league_table_that_waits_asks_its_organiser(store):
     from pbem.league.manage import OPERATOR
-    from pbem.league.seasons import start_season
+    from pbem.organise.seasons import start_season
     from tests.league_helpers import ORGANISER, league, playing_games
 
     lid = league(store, players=4, time_control=WAIT)

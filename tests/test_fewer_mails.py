@@ -15,7 +15,7 @@ from mail_helpers import ANN, account, game, running, state, text
 from sqlmodel import select
 
 from pbem.config import load
-from pbem.league import seasons
+from pbem.organise import seasons
 from pbem.play import submit
 from pbem.signing import Signer, secret_keys
 from pbem.store import prefs

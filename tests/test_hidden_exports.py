@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from pbem.engine import choose, preset, view
 from pbem.gamelog import finished_hands, read_log, replay_log
 from pbem.league.manage import OPERATOR
-from pbem.league.seasons import start_season
+from pbem.organise.seasons import start_season
 from pbem.play import submit
 from pbem.store.games import export
 from pbem.store.models import League

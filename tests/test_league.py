@@ -12,10 +12,11 @@ import time_machine
 from sqlmodel import select
 
 from pbem.engine import preset
-from pbem.league import rounds, seasons
+from pbem.league import rounds
 from pbem.league.manage import (
     OPERATOR,
     LeagueError,
+    LeagueSpec,
     add_season,
     create_league,
     join,
@@ -23,7 +24,8 @@ from pbem.league.manage import (
 )
 from pbem.league.pairing import round_robin
 from pbem.league.reports import ratings, season_standings
-from pbem.league.seasons import substitute
+from pbem.organise import seasons
+from pbem.organise.seasons import substitute
 from pbem.store.models import Entry, League, Outbox, Player, Season, Seat
 from tests.league_helpers import (
     ONE_HAND,
@@ -305,13 +307,17 @@ def test_a_league_with_bad_settings_is_refused(store):
         ({"max_entries": 3}, "a table needs 4 entries"),
         ({"rounds": 0}, "1 to 100 rounds"),
         ({"time_control": {"on_timeout": "cry"}}, "a bad time control"),
+        ({"timeout_forfeit": 0}, "forfeits after 1 to 1000 timeouts"),
     ]
     for kw, reason in cases:
-        refused(store, create_league, *args, match=reason, **kw)
-    refused(store, create_league, ORGANISER, "X", preset("cutthroat-4"), TODAY, TODAY,
-            entry="pair", match="cutthroat-4 has no partnerships of two")
-    refused(store, create_league, ORGANISER, " ", ONE_HAND, TODAY, TODAY, match="needs a name")
-    refused(store, create_league, ORGANISER, "X", ONE_HAND, TODAY, TODAY - timedelta(days=1),
+        refused(store, create_league, LeagueSpec(*args, **kw), match=reason)
+    refused(store, create_league, LeagueSpec(ORGANISER, "X", preset("cutthroat-4"), TODAY, TODAY,
+                                             entry="pair"),
+            match="cutthroat-4 has no partnerships of two")
+    refused(store, create_league, LeagueSpec(ORGANISER, " ", ONE_HAND, TODAY, TODAY),
+            match="needs a name")
+    refused(store, create_league, LeagueSpec(ORGANISER, "X", ONE_HAND, TODAY,
+                                             TODAY - timedelta(days=1)),
             match="before it starts")
 
 

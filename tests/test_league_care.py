@@ -10,9 +10,9 @@ from datetime import timedelta
 import pytest
 from sqlmodel import select
 
-from pbem.league import care
-from pbem.league.manage import OPERATOR, LeagueError, create_league
-from pbem.league.seasons import start_season
+from pbem.league.manage import OPERATOR, LeagueError, LeagueSpec, create_league
+from pbem.organise import care
+from pbem.organise.seasons import start_season
 from pbem.store.models import Deadline, Move, Outbox, Player
 from pbem.store.outbox import wire
 from tests.league_helpers import ONE_HAND, TODAY, fixtures, league, play_out, snapshot, state
@@ -112,7 +112,8 @@ def test_a_message_reaches_every_player_with_unsubscribe_headers_at_most_3_a_day
 def _attacks(store, lid, gid):
     """(what, call) pairs that must each be refused with nothing written."""
     player = _player_id(store, "p0@league.test")
-    other = create_league(store, "other@league.test", "Other", ONE_HAND, TODAY, TODAY).id
+    spec = LeagueSpec("other@league.test", "Other", ONE_HAND, TODAY, TODAY)
+    other = create_league(store, spec).id
     return [
         ("a player", lambda: care.more_hours(store, lid, player, gid, 5)),
         ("a player", lambda: care.robot_move(store, lid, player, gid)),

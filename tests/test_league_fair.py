@@ -10,12 +10,13 @@ from sqlmodel import select
 
 from pbem import clock
 from pbem.engine import choose, view
-from pbem.league import reports, results, seasons
+from pbem.league import reports, results
 from pbem.league.glicko import Glicko, glicko2, update
 from pbem.league.manage import OPERATOR, LeagueError, withdraw
 from pbem.league.reports import fixtures as fixture_table
 from pbem.league.reports import ratings, season_reliability, season_standings
 from pbem.league.standings import STAND, STRUCK, GameResult, elo, reliability, standings
+from pbem.organise import seasons
 from pbem.play import submit
 from pbem.store.models import Entry, Fixture, League, Season
 from pbem.store.models import now as utcnow

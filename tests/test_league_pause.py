@@ -10,10 +10,10 @@ import time_machine
 from sqlmodel import select
 
 from pbem import clock
-from pbem.league.care import more_hours
 from pbem.league.manage import OPERATOR, LeagueError
 from pbem.league.pause import pause, resume
-from pbem.league.seasons import start_season
+from pbem.organise.care import more_hours
+from pbem.organise.seasons import start_season
 from pbem.store.models import Deadline, Outbox, Player, SeatClock
 from tests.league_helpers import fixtures, league, play_out, snapshot, state
 
@@ -82,7 +82,7 @@ def test_no_round_opens_while_paused_and_moves_wait_with_their_full_time(store):
     assert [f.round for f in fixtures(store, lid)] == [1]  # round 2 waits for the resume
     with time_machine.travel(T0 + timedelta(hours=3), tick=False):
         resume(store, lid, OPERATOR)
-        from pbem.league.seasons import tick
+        from pbem.organise.seasons import tick
         tick(store)
     assert {f.round for f in fixtures(store, lid)} == {1, 2}
 

@@ -10,8 +10,9 @@ import pytest
 from sqlmodel import select
 
 from pbem import play
-from pbem.league import rounds, seasons
+from pbem.league import rounds
 from pbem.league.manage import OPERATOR
+from pbem.organise import seasons
 from pbem.store.models import Entry, Fixture, Game, Season
 from tests.league_helpers import fixtures, league, play_out, playing_games, season, state
 from tests.test_no_stall import write_lock_free

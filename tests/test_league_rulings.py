@@ -8,12 +8,12 @@ import pytest
 from sqlmodel import select
 
 from pbem.gamelog import read_log, replay_log
-from pbem.league.adjudicate import adjudicate, parse
-from pbem.league.manage import OPERATOR, LeagueError, create_league, join
+from pbem.league.manage import OPERATOR, LeagueError, LeagueSpec, create_league, join
 from pbem.league.reports import fixtures as table_fixtures
 from pbem.league.reports import ratings, rulings, season_standings
-from pbem.league.seasons import start_season
 from pbem.league.verdicts import counted, in_force
+from pbem.organise.adjudicate import adjudicate, parse
+from pbem.organise.seasons import start_season
 from pbem.store.games import export
 from pbem.store.models import Fixture, League, Move, Outbox, Player
 from tests.league_helpers import TODAY, fixtures, league, play_out, season, snapshot
@@ -124,8 +124,8 @@ def test_only_the_organiser_and_only_its_own_finished_games(store, played):
     lid, gid = played
     with store.session() as s:
         player = s.exec(select(Player).where(Player.email == "p0@league.test")).one().id
-    other = create_league(store, "other@league.test", "Other", read_rules(store, lid),
-                          TODAY, TODAY).id
+    spec = LeagueSpec("other@league.test", "Other", read_rules(store, lid), TODAY, TODAY)
+    other = create_league(store, spec).id
     join(store, other, "q@league.test")
     still = [f.game_id for f in fixtures(store, lid) if f.status == "playing"]
     before = snapshot(store)

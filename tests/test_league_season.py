@@ -18,9 +18,9 @@ from sqlmodel import select
 from pbem.cli import main
 from pbem.engine import Rules, score_pad
 from pbem.gamelog import replay_log
-from pbem.league import seasons
-from pbem.league.manage import create_league, withdraw
-from pbem.league.seasons import substitute
+from pbem.league.manage import LeagueSpec, create_league, withdraw
+from pbem.organise import seasons
+from pbem.organise.seasons import substitute
 from pbem.store.models import Entry, Fixture, Player, Season, Seat
 from tests.league_helpers import ONE_HAND, ORGANISER, rated
 from tests.mail_players import DOMAIN, Table, check_secrecy, choose
@@ -35,8 +35,9 @@ K, FIRST = 32, 1500.0  # the documented Elo (docs/leagues.md)
 
 def test_a_season_of_sixteen_players_by_mail(store, tmp_path, monkeypatch):
     client = make_app(store, tmp_path, monkeypatch).test_client()
-    league = create_league(store, ORGANISER, "Sixteen", ONE_HAND, START,
-                           START + timedelta(days=90), pairing="swiss", rounds=ROUNDS)
+    league = create_league(store, LeagueSpec(ORGANISER, "Sixteen", ONE_HAND, START,
+                                             START + timedelta(days=90), pairing="swiss",
+                                             rounds=ROUNDS))
     with Table(store, tmp_path) as table:
         join_by_mail(table, client, league.id)
         seasons.tick(store, datetime.combine(START, datetime.min.time(), UTC))

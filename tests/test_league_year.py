@@ -25,10 +25,10 @@ from pbem import clock
 from pbem.cli import main
 from pbem.engine import Rules, score_pad
 from pbem.gamelog import replay_log
-from pbem.league.adjudicate import adjudicate, parse
 from pbem.league.manage import OPERATOR, add_season, withdraw
 from pbem.league.pause import pause, resume
-from pbem.league.seasons import start_season, substitute
+from pbem.organise.adjudicate import adjudicate, parse
+from pbem.organise.seasons import start_season, substitute
 from pbem.store.models import Entry
 from tests.league_helpers import fixtures, league, play_out, rated, state
 

@@ -17,7 +17,7 @@ from web_helpers import BASE, csrf, database, sign_in
 
 from pbem.config import load
 from pbem.league.manage import OPERATOR
-from pbem.league.seasons import start_season
+from pbem.organise.seasons import start_season
 from pbem.store.models import League, Outbox, Player
 from pbem.store.models import now as utcnow
 from pbem.web.app import create_app

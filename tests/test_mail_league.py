@@ -12,8 +12,8 @@ from mail_helpers import account as account_address
 from sqlmodel import select
 
 from pbem.digest import send_digests
-from pbem.league import seasons
 from pbem.league.manage import JOIN, OPERATOR, join, read_link
+from pbem.organise import seasons
 from pbem.store.models import Entry, Outbox, Player, Seat
 from tests.league_helpers import league, playing_games, snapshot, state
 

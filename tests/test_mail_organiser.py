@@ -9,7 +9,7 @@ from mail_helpers import account, organiser_address, running, text
 from sqlmodel import select
 
 from pbem.league.manage import OPERATOR
-from pbem.league.seasons import start_season
+from pbem.organise.seasons import start_season
 from pbem.store.models import Move
 from tests.league_helpers import ORGANISER, fixtures, league, play_out, snapshot, state
 

@@ -35,8 +35,8 @@ from pbem.cli import main
 from pbem.compose import game_subject, thread_root
 from pbem.config import load
 from pbem.engine import choose, preset, view
-from pbem.league import seasons
 from pbem.league.manage import request_join
+from pbem.organise import seasons
 from pbem.play import hand_over, start, submit
 from pbem.store.games import create_game
 from pbem.store.models import Game, Outbox, Player, Seat

@@ -14,8 +14,8 @@ import time_machine
 from sqlmodel import select
 
 from pbem.engine import preset
-from pbem.league import seasons
 from pbem.league.manage import OPERATOR
+from pbem.organise import seasons
 from pbem.store.models import Game, League, Seat
 from tests.league_helpers import league, playing_games
 from tests.web_helpers import (

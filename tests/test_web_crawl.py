@@ -290,8 +290,8 @@ def test_the_checker_sees_a_leak(store, tmp_path, monkeypatch):
 def test_league_pages_carry_the_headers_and_no_card(store, tmp_path, monkeypatch):
     """The league pages, crawled from the public list and from the organiser's and the join
     link's pages: every page with its headers, no card on any of them, no GET changes."""
-    from pbem.league import seasons
     from pbem.league.manage import OPERATOR
+    from pbem.organise import seasons
     from pbem.store.models import League
     from tests.league_helpers import league
 

@@ -19,10 +19,10 @@ import time_machine
 from sqlalchemy import func
 from sqlmodel import select
 
-from pbem.league import seasons
 from pbem.league.manage import OPERATOR, add_season, join, withdraw
 from pbem.league.reports import fixtures as report_fixtures
 from pbem.league.reports import ratings, season_reliability, season_standings
+from pbem.organise import seasons
 from pbem.store.models import Entry, Fixture, League, Move, Outbox, Player, Season, Seat
 from tests.league_helpers import (
     ONE_HAND,
@@ -236,12 +236,13 @@ def test_one_confirmation_makes_one_league(store):
     first look) raises IntegrityError and writes nothing."""
     from sqlalchemy.exc import IntegrityError
 
-    from pbem.league.manage import create_league
+    from pbem.league.manage import LeagueSpec, create_league
 
-    create_league(store, ORGANISER, "Once", ONE_HAND, TODAY, TODAY, ref="abc123")
+    create_league(store, LeagueSpec(ORGANISER, "Once", ONE_HAND, TODAY, TODAY), ref="abc123")
     before = state_of(store)
     with pytest.raises(IntegrityError):
-        create_league(store, ORGANISER, "Twice", ONE_HAND, TODAY, TODAY, ref="abc123")
+        create_league(store, LeagueSpec(ORGANISER, "Twice", ONE_HAND, TODAY, TODAY),
+                      ref="abc123")
     assert state_of(store) == before
 
 

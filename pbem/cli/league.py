@@ -9,15 +9,13 @@ from pathlib import Path
 
 import click
 
-from ..league import care
-from ..league.adjudicate import adjudicate
-from ..league.adjudicate import parse as parse_ruling
 from ..league.archive import export_league, write_folder
 from ..league.manage import (
     ENTRY_KINDS,
     OPERATOR,
     PAIRINGS,
     LeagueError,
+    LeagueSpec,
     accept_partner,
     add_season,
     create_league,
@@ -28,8 +26,11 @@ from ..league.manage import (
 )
 from ..league.pause import pause, resume
 from ..league.reports import fixtures, ratings, season_of, season_standings
-from ..league.seasons import start_season, substitute
 from ..league.verdicts import describe as describe_ruling
+from ..organise import care
+from ..organise.adjudicate import adjudicate
+from ..organise.adjudicate import parse as parse_ruling
+from ..organise.seasons import start_season, substitute
 from .common import (
     OPTION,
     build_rules,
@@ -83,13 +84,13 @@ def league_new(name, organiser, rules_name, options, entries, pairing, rounds, m
     organiser's page and the join link (the organiser is mailed both)."""
     from ..config import load
 
-    starts = _day(starts) or date.today() + timedelta(days=7)
-    league = _refused(create_league, open_store(), organiser, name,
-                      build_rules(rules_name, options), starts,
-                      _day(ends) or starts + timedelta(days=182), entry=entries,
+    first = _day(starts) or date.today() + timedelta(days=7)
+    spec = LeagueSpec(organiser, name, build_rules(rules_name, options), first,
+                      _day(ends) or first + timedelta(days=182), entry=entries,
                       pairing=pairing, time_control=time_control(**clock_options, league=True),
                       rounds=rounds, max_entries=max_entries, stale_hours=stale_hours,
                       timeout_forfeit=timeout_forfeit)
+    league = _refused(create_league, open_store(), spec)
     base = load().base_url
     click.echo(f"league {league.id}: {league.name}")
     click.echo(f"  organiser's page: {base}/o/{league.admin_token}")

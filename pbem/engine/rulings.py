@@ -2,7 +2,7 @@
 the result the league counts in place of the one played, with the reason. The cards, the
 score pad and the winner the table played to stay as they were: a ruling only changes what
 the league table and the ratings count. The rulings in force are kept in `st.rulings`, in
-the order they were made; the latest in force decides (pbem.league.adjudicate)."""
+the order they were made; the latest in force decides (pbem.organise.adjudicate)."""
 
 from .acts import clean_talk
 from .errors import IllegalAction

@@ -9,12 +9,14 @@ import zipfile
 from dataclasses import asdict
 from pathlib import Path
 
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from ..store.games import export
-from ..store.models import Player
+from ..store.models import Fixture, Player, Season
+from ..store.states import Store
 from .manage import get_league
 from .reports import entries_of, fixtures_of, rated_fixtures, ratings, season_standings, seasons
+from .rows import id_of
 
 FORMAT = "pbem-league/1"
 
@@ -23,27 +25,28 @@ def log_name(game_id: int) -> str:
     return f"games/game-{game_id:06d}.jsonl"
 
 
-def export_league(store, league_id: int, whole: bool = False) -> dict[str, str]:
+def export_league(store: Store, league_id: int, whole: bool = False) -> dict[str, str]:
     """{path: text} for every file of the export. A running game's log stops at its last
     finished hand unless `whole` (the server's operator: pbem league export)."""
     with store.session() as s:
         league = get_league(s, league_id)
         emails = dict(s.exec(select(Player.id, Player.email)).all())
+        season_records = [_season(s, season, emails) for season in seasons(s, id_of(league))]
         record = {"format": FORMAT,
                   "league": {"id": league.id, "name": league.name, "rules": league.rules,
                              "time_control": league.time_control, "entry": league.entry,
                              "pairing": league.pairing, "organiser": emails[league.organiser_id],
                              "timeout_forfeit": league.timeout_forfeit},
-                  "seasons": [_season(s, season, emails) for season in seasons(s, league.id)],
+                  "seasons": season_records,
                   "ratings": ratings(s, league),
                   "rating_order": rated_fixtures(s, league)}
-    games = [t["game"] for season in record["seasons"] for t in season["tables"]]
+    games = [t["game"] for season in season_records for t in season["tables"]]
     files = {log_name(gid): export(store, gid, whole) for gid in games}
     files["league.json"] = json.dumps(record, indent=2, default=str) + "\n"
     return files
 
 
-def _season(s, season, emails) -> dict:
+def _season(s: Session, season: Season, emails: dict[int | None, str]) -> dict:
     fixtures = fixtures_of(s, season)
     return {"number": season.number, "starts": season.starts.isoformat(),
             "ends": season.ends.isoformat(), "status": season.status, "rounds": season.rounds,
@@ -56,13 +59,13 @@ def _season(s, season, emails) -> dict:
                         "log": log_name(f.game_id), "seats": f.seats, "status": f.status,
                         "finished": f.finished.isoformat() if f.finished else None,
                         "timeouts": _timeouts(f), "own": _own(f)}
-                       for f in fixtures if f.status != "bye"],
+                       for f in fixtures if f.game_id is not None],  # a bye has no game
             "byes": [{"round": f.round, "entry": f.seats[0]}
                      for f in fixtures if f.status == "bye"],
             "standings": [asdict(row) for row in season_standings(s, season)]}
 
 
-def _timeouts(fixture) -> list[int] | None:
+def _timeouts(fixture: Fixture) -> list[int] | None:
     """Each seat's timeouts in a finished game: the clock's deadlines are not log events,
     and a timeout forfeit needs them (a move the clock's robot made is, in the log, a
     move like any other)."""
@@ -71,7 +74,7 @@ def _timeouts(fixture) -> list[int] | None:
     return fixture.result.get("timeouts", [0] * len(fixture.seats))
 
 
-def _own(fixture) -> list[int] | None:
+def _own(fixture: Fixture) -> list[int] | None:
     """Each seat's moves its own player made in a finished game (not a timeout's robot, the
     organiser's robot move, a robot's or a substitute's): what decides whether it is rated."""
     if fixture.result is None:

@@ -11,10 +11,12 @@ Nothing here writes; pbem.league.reports keys what it shows by the season's vers
 import itertools
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
-from sqlalchemy import or_
-from sqlmodel import select
+from sqlalchemy import Row, or_
+from sqlmodel import Session, col, select
 
 from ..engine import Rules
 from ..store.models import Entry, Fixture, League, Season
@@ -37,10 +39,13 @@ KEPT = 32  # seasons kept per process
 _ledgers: OrderedDict = OrderedDict()
 _lock = threading.RLock()  # one reader folds at a time: the ledgers are shared
 _stamps = itertools.count(1)  # a round's stamp: new whenever one of its tables changes
+T = TypeVar("T")
 
-_ROW = (Fixture.id, Fixture.round, Fixture.board, Fixture.game_id, Fixture.seats,
-        Fixture.status, Fixture.result, Fixture.finished)
-_ENTRY = (Entry.id, Entry.name, Entry.status, Entry.games, Entry.player_id, Entry.partner_id)
+# The columns a ledger reads: more than select()'s overloads type, so its rows are Any
+_ROW: tuple[Any, ...] = (Fixture.id, Fixture.round, Fixture.board, Fixture.game_id,
+                         Fixture.seats, Fixture.status, Fixture.result, Fixture.finished)
+_ENTRY: tuple[Any, ...] = (Entry.id, Entry.name, Entry.status, Entry.games, Entry.player_id,
+                           Entry.partner_id)
 
 
 @dataclass
@@ -65,7 +70,7 @@ class Ledger:
     rated: dict = field(default_factory=dict)  # fixture id -> (order, players, pairs)
     ruled: set = field(default_factory=set)  # fixtures with a ruling in force
 
-    def sync(self, s, season: Season, league: League) -> None:
+    def sync(self, s: Session, season: Season, league: League) -> None:
         """Fold in what changed since the version held; the season's version and round are
         read here, so that a caller's stale Season cannot hold the ledger back."""
         version, rnd = s.exec(select(Season.version, Season.round)
@@ -73,10 +78,10 @@ class Ledger:
         if (self.version, self.round) == (version, rnd):
             return
         entries = {e.id: e for e in s.exec(select(*_ENTRY).where(
-            Entry.season_id == season.id).order_by(Entry.id)).all()}
+            Entry.season_id == season.id).order_by(col(Entry.id))).all()}
         rows = s.exec(select(*_ROW).where(
             Fixture.season_id == season.id,
-            or_(Fixture.version > self.version, Fixture.round > self.round))).all()
+            or_(col(Fixture.version) > self.version, col(Fixture.round) > self.round))).all()
         if entries != self.entries or league.timeout_forfeit != self.forfeit_after:
             self._entries(entries, league.timeout_forfeit)
         for row in rows:
@@ -110,7 +115,7 @@ class Ledger:
             count(self.tallies, result, self.forfeit_after, self.struck)
             add_time(self.sums, result)
 
-    def _take(self, row) -> None:
+    def _take(self, row: Row) -> None:
         """One fixture read: its old count taken back, its new one added."""
         old = self.counted.pop(row.id, None)
         if old is not None:
@@ -127,7 +132,7 @@ class Ledger:
             self.counted[row.id] = new
         self._line(row, new)
 
-    def _line(self, row, res: GameResult | None) -> None:
+    def _line(self, row: Row, res: GameResult | None) -> None:
         self.stamps[row.round] = next(_stamps)
         self.rated.pop(row.id, None)
         if row.status == "bye":
@@ -175,14 +180,14 @@ class Ledger:
         return out
 
     def _round(self, r: int) -> dict:
-        view = {"round": r, "tables": [], "byes": []}
+        tables, byes = [], []
         for _, fid in sorted(self.boards[r].items()):
             row = self.rows[fid]
             if row.status == "bye":
-                view["byes"].append(self.names[row.seats[0]])
+                byes.append(self.names[row.seats[0]])
             else:
-                view["tables"].append(self.lines[fid])
-        return view
+                tables.append(self.lines[fid])
+        return {"round": r, "tables": tables, "byes": byes}
 
     def rulings(self) -> list[dict]:
         return [{"game_id": row.game_id, "round": row.round, "board": row.board,
@@ -191,15 +196,15 @@ class Ledger:
                                   key=lambda f: (f.round, f.board))]
 
 
-def members(entry) -> list[int]:
+def members(entry: Entry | Row) -> list[int]:
     return [x for x in (entry.player_id, entry.partner_id) if x]
 
 
-def pair_key(entry) -> str:
+def pair_key(entry: Entry | Row) -> str:
     return "-".join(str(x) for x in sorted(members(entry)))
 
 
-def read(s, season: Season, league: League, what):
+def read(s: Session, season: Season, league: League, what: Callable[[Ledger], T]) -> T:
     """what(ledger), the season's ledger brought up to date first; under the lock, so
     that no other reader folds into it meanwhile. An open season's is not kept (its
     entries come and go without a version)."""

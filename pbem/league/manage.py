@@ -4,9 +4,10 @@ nothing. An organiser action names who asks (`by`: a player id, or OPERATOR for 
 own command line) and is refused unless that is the league's organiser."""
 
 import secrets
+from dataclasses import dataclass, replace
 from datetime import date
 
-from sqlmodel import select
+from sqlmodel import Session, col, select
 
 from .. import asks
 from ..config import load
@@ -16,9 +17,12 @@ from ..signing import Signer, secret_keys
 from ..store.addresses import AddressError, check_address
 from ..store.games import new_token, player_for
 from ..store.models import Confirmation, Entry, Fixture, League, Outbox, Player, Season
+from ..store.states import Store
 from .results import changed
+from .rows import id_of
 
 OPERATOR = "operator"  # the command line: may do what the organiser may
+Asker = int | str  # who asks: a player's id, or OPERATOR
 ENTRY_KINDS = ("single", "pair")  # players with partners drawn per game; fixed partnerships
 PAIRINGS = ("round-robin", "swiss")
 JOIN, PARTNER = "pbem.join", "pbem.partner"  # the purposes of the signed links we mail
@@ -28,49 +32,62 @@ class LeagueError(ValueError):
     """Refused: the message says why, for whoever asked. Nothing was changed."""
 
 
-def create_league(store, organiser: str, name: str, rules: Rules, starts: date, ends: date,
-                  entry: str = "single", pairing: str = "round-robin",
-                  time_control: dict | None = None, rounds: int | None = None,
-                  max_entries: int | None = None, stale_hours: int = 168,
-                  ref: str | None = None, timeout_forfeit: int | None = None) -> League:
-    """A league with its first season (taking entries until `starts`). The organiser is
+@dataclass(frozen=True)
+class LeagueSpec:
+    """A new league as its organiser asks for it (the web's form, `pbem league new`): the
+    organiser's address, the name, the rules, the first season's days, the format and the
+    clock. `check_league` gives it back as it is stored."""
+    organiser: str
+    name: str
+    rules: Rules
+    starts: date
+    ends: date
+    entry: str = "single"
+    pairing: str = "round-robin"
+    time_control: dict | None = None
+    rounds: int | None = None
+    max_entries: int | None = None
+    stale_hours: int = 168
+    timeout_forfeit: int | None = None
+
+
+def create_league(store: Store, spec: LeagueSpec, ref: str | None = None) -> League:
+    """A league with its first season (taking entries until `spec.starts`). The organiser is
     mailed the organiser's page and the join link to pass on. `ref`, the id of the mailed
     link the organiser confirmed with (the web), makes it once: a second time raises
     IntegrityError and writes nothing."""
-    organiser, name, tc = check_league(organiser, name, rules, starts, ends, entry, pairing,
-                                       time_control, rounds, max_entries, stale_hours)
-    check_forfeit(timeout_forfeit)
+    spec = check_league(spec)
     with store.session() as s:
-        boss = player_for(s, organiser)
-        league = League(name=name, rules=rules.to_dict(), time_control=tc, entry=entry,
-                        pairing=pairing, rounds=rounds, max_entries=max_entries,
-                        stale_hours=stale_hours, timeout_forfeit=timeout_forfeit,
-                        organiser_id=boss.id, admin_token=new_token(),
-                        join_token=new_token(), seed=secrets.token_hex(8))
+        boss = player_for(s, spec.organiser)
+        league = League(name=spec.name, rules=spec.rules.to_dict(),
+                        time_control=spec.time_control or {}, entry=spec.entry,
+                        pairing=spec.pairing, rounds=spec.rounds,
+                        max_entries=spec.max_entries, stale_hours=spec.stale_hours,
+                        timeout_forfeit=spec.timeout_forfeit, organiser_id=id_of(boss),
+                        admin_token=new_token(), join_token=new_token(),
+                        seed=secrets.token_hex(8))
         s.add(league)
         s.flush()
         if ref:
             s.add(Confirmation(ref=ref, league_id=league.id))
-        s.add(Season(league_id=league.id, number=1, starts=starts, ends=ends))
+        s.add(Season(league_id=id_of(league), number=1, starts=spec.starts, ends=spec.ends))
         s.add(_organiser_mail(league, boss))
         s.commit()
         return league
 
 
-def check_league(organiser: str, name: str, rules: Rules, starts: date, ends: date,
-                 entry: str = "single", pairing: str = "round-robin",
-                 time_control: dict | None = None, rounds: int | None = None,
-                 max_entries: int | None = None, stale_hours: int = 168
-                 ) -> tuple[str, str, dict]:
-    """(organiser, name, time control) as create_league stores them, or LeagueError: the
-    web checks a league's form before it asks the organiser to confirm it."""
-    name, organiser = " ".join(name.split()), address(organiser)
-    tc = _time_control(time_control)
-    _check_format(rules, entry, pairing, rounds, max_entries, stale_hours)
+def check_league(spec: LeagueSpec) -> LeagueSpec:
+    """`spec` as create_league stores it (the name's spaces tidied, the organiser's address
+    checked, the time control with its defaults), or LeagueError: the web checks a league's
+    form before it asks the organiser to confirm it."""
+    name, organiser = " ".join(spec.name.split()), address(spec.organiser)
+    tc = _time_control(spec.time_control)
+    _check_format(spec)
+    check_forfeit(spec.timeout_forfeit)
     if not 0 < len(name) <= 100:
         raise LeagueError("a league needs a name (up to 100 characters)")
-    _check_dates(starts, ends)
-    return organiser, name, tc
+    _check_dates(spec.starts, spec.ends)
+    return replace(spec, organiser=organiser, name=name, time_control=tc)
 
 
 MOST_TIMEOUTS = 1000  # a forfeit after more timeouts than this in one game is no rule
@@ -86,19 +103,19 @@ def table_size(rules: Rules, entry: str) -> int:
     return len(rules.sides) if entry == "pair" else rules.players
 
 
-def _check_format(rules, entry, pairing, rounds, max_entries, stale_hours) -> None:
+def _check_format(spec: LeagueSpec) -> None:
+    entry, rules, size = spec.entry, spec.rules, table_size(spec.rules, spec.entry)
     if entry not in ENTRY_KINDS:
         raise LeagueError(f"entries are single or pair, not {entry!r}")
-    if pairing not in PAIRINGS:
-        raise LeagueError(f"pairing is round-robin or swiss, not {pairing!r}")
+    if spec.pairing not in PAIRINGS:
+        raise LeagueError(f"pairing is round-robin or swiss, not {spec.pairing!r}")
     if entry == "pair" and any(len(side) != 2 for side in rules.sides):
         raise LeagueError(f"{rules.preset} has no partnerships of two: entries must be single")
-    if rounds is not None and not 1 <= rounds <= 100:
+    if spec.rounds is not None and not 1 <= spec.rounds <= 100:
         raise LeagueError("a season has 1 to 100 rounds")
-    if max_entries is not None and max_entries < table_size(rules, entry):
-        raise LeagueError(f"a table needs {table_size(rules, entry)} entries: allow at least "
-                          "that many")
-    if not 1 <= stale_hours <= 24 * 90:
+    if spec.max_entries is not None and spec.max_entries < size:
+        raise LeagueError(f"a table needs {size} entries: allow at least that many")
+    if not 1 <= spec.stale_hours <= 24 * 90:
         raise LeagueError("a table is flagged after 1 hour to 90 days without a move")
 
 
@@ -118,7 +135,7 @@ def _check_dates(starts: date, ends: date) -> None:
         raise LeagueError(f"the season ends ({ends}) before it starts ({starts})")
 
 
-def _organiser_mail(league, boss) -> Outbox:
+def _organiser_mail(league: League, boss: Player) -> Outbox:
     cfg = load()
     text = (f"Your league \"{league.name}\" is ready.\n\n"
             f"Your organiser's page (keep it to yourself): {cfg.base_url}/o/{league.admin_token}\n"
@@ -129,19 +146,20 @@ def _organiser_mail(league, boss) -> Outbox:
                   dedupe_key=f"league:{league.id}:organiser")
 
 
-def get_league(s, league_id) -> League:
+def get_league(s: Session, league_id: object) -> League:
     league = s.get(League, league_id) if isinstance(league_id, int) else None
     if league is None:
         raise LeagueError(f"there is no league {league_id}")
     return league
 
 
-def require_organiser(league: League, by) -> None:
+def require_organiser(league: League, by: Asker) -> None:
     if by != OPERATOR and by != league.organiser_id:
         raise LeagueError(f"only the organiser of {league.name} may do that")
 
 
-def league_fixture(s, league_id, by, game_id) -> tuple[League, Fixture]:
+def league_fixture(s: Session, league_id: object, by: Asker, game_id: object
+                   ) -> tuple[League, Fixture]:
     """(the league, the game's fixture) for an organiser's action on one of its games:
     LeagueError unless `by` is the organiser and the game is the league's."""
     league = get_league(s, league_id)
@@ -149,32 +167,36 @@ def league_fixture(s, league_id, by, game_id) -> tuple[League, Fixture]:
     fixture = s.exec(select(Fixture).where(Fixture.game_id == game_id)).first() \
         if isinstance(game_id, int) else None
     season = s.get(Season, fixture.season_id) if fixture else None
-    if season is None or season.league_id != league.id:
+    if fixture is None or season is None or season.league_id != league.id:
         raise LeagueError(f"game {game_id} is not a game of {league.name}")
     return league, fixture
 
 
-def latest_season(s, league_id: int) -> Season:
-    return s.exec(select(Season).where(Season.league_id == league_id)
-                  .order_by(Season.number.desc())).first()
+def latest_season(s: Session, league_id: int) -> Season:
+    season = s.exec(select(Season).where(Season.league_id == league_id)
+                    .order_by(col(Season.number).desc())).first()
+    if season is None:  # a league is made with its first season
+        raise LeagueError(f"there is no league {league_id}")
+    return season
 
 
-def add_season(store, league_id: int, by, starts: date, ends: date) -> Season:
+def add_season(store: Store, league_id: int, by: Asker, starts: date, ends: date) -> Season:
     """The next season, taking entries until `starts`; the entries still in the last
     season are entered again (anyone may then leave)."""
     _check_dates(starts, ends)
     with store.session() as s:
         league = get_league(s, league_id)
         require_organiser(league, by)
-        last = latest_season(s, league.id)
+        last = latest_season(s, id_of(league))
         if last.status == "open":
             raise LeagueError(f"season {last.number} has not started yet")
-        season = Season(league_id=league.id, number=last.number + 1, starts=starts, ends=ends)
+        season = Season(league_id=id_of(league), number=last.number + 1, starts=starts,
+                        ends=ends)
         s.add(season)
         s.flush()
         for e in s.exec(select(Entry).where(Entry.season_id == last.id,
                                             Entry.status == "active")).all():
-            s.add(Entry(season_id=season.id, player_id=e.player_id, partner_id=e.partner_id,
+            s.add(Entry(season_id=id_of(season), player_id=e.player_id, partner_id=e.partner_id,
                         name=e.name))
         s.commit()
         return season
@@ -183,7 +205,7 @@ def add_season(store, league_id: int, by, starts: date, ends: date) -> Season:
 # -- entries ---------------------------------------------------------------------------------
 
 
-def request_join(store, league_id: int, email: str, name: str = "",
+def request_join(store: Store, league_id: int, email: str, name: str = "",
                  partner: str | None = None) -> str:
     """Check that the entry could be made, then mail `email` a link to confirm it: whoever
     asked (a web form, a mail with any From), the address's owner says yes. Returns the
@@ -204,7 +226,8 @@ def request_join(store, league_id: int, email: str, name: str = "",
     return email
 
 
-def join(store, league_id: int, email: str, name: str = "", partner: str | None = None) -> Entry:
+def join(store: Store, league_id: int, email: str, name: str = "",
+         partner: str | None = None) -> Entry:
     """Enter `email` (with `partner`, in a league of fixed partnerships) in the league's
     season that is taking entries. A partner is asked to say yes; until then the entry is
     pending, but holds its place."""
@@ -218,7 +241,7 @@ def join(store, league_id: int, email: str, name: str = "", partner: str | None 
             player.name = " ".join(name.split())[:100]
             s.add(player)
         mate = player_for(s, partner) if partner else None
-        entry = Entry(season_id=season.id, player_id=player.id,
+        entry = Entry(season_id=id_of(season), player_id=id_of(player),
                       partner_id=mate.id if mate else None,
                       name=_entry_name(name, player, mate),
                       status="pending" if mate else "active")
@@ -231,15 +254,15 @@ def join(store, league_id: int, email: str, name: str = "", partner: str | None 
         return entry
 
 
-def accept_partner(store, entry_id: int, email: str) -> Entry:
+def accept_partner(store: Store, entry_id: int, email: str) -> Entry:
     """The partner named in a pending entry says yes: the entry is in."""
     with store.session() as s:
         entry = s.get(Entry, entry_id)
         mate = s.get(Player, entry.partner_id) if entry and entry.partner_id else None
-        if mate is None or mate.email != address(email):
+        if entry is None or mate is None or mate.email != address(email):
             raise LeagueError("this entry does not name you as a partner")
         season = s.get(Season, entry.season_id)
-        if entry.status != "pending" or season.status != "open":
+        if entry.status != "pending" or season is None or season.status != "open":
             raise LeagueError("this entry is no longer waiting for you"
                               if entry.status != "pending" else "the season has started")
         entry.status = "active"
@@ -251,7 +274,8 @@ def accept_partner(store, entry_id: int, email: str) -> Entry:
 WITHDRAWN_GAMES = ("stand", "struck")
 
 
-def withdraw(store, league_id: int, by, entry_id: int, games: str = "stand") -> Entry:
+def withdraw(store: Store, league_id: int, by: Asker, entry_id: int, games: str = "stand"
+             ) -> Entry:
     """Take an entry out (the organiser, or one of its players): before the season starts
     it is gone; once it runs, its games in progress play on, Swiss rounds no longer draw it,
     and a robot plays its later tables in a round robin's fixed schedule. `games`: whether
@@ -263,7 +287,7 @@ def withdraw(store, league_id: int, by, entry_id: int, games: str = "stand") -> 
         league = get_league(s, league_id)
         entry = s.get(Entry, entry_id)
         season = s.get(Season, entry.season_id) if entry else None
-        if season is None or season.league_id != league.id:
+        if entry is None or season is None or season.league_id != league.id:
             raise LeagueError(f"there is no entry {entry_id} in {league.name}")
         if by not in (entry.player_id, entry.partner_id) or games != "stand":
             require_organiser(league, by)
@@ -274,12 +298,12 @@ def withdraw(store, league_id: int, by, entry_id: int, games: str = "stand") -> 
         else:
             entry.status, entry.games = "withdrawn", games
             s.add(entry)
-            changed(s, season.id)
+            changed(s, id_of(season))
         s.commit()
         return entry
 
 
-def _open_season(s, league, lock: bool = False) -> Season:
+def _open_season(s: Session, league: League, lock: bool = False) -> Season:
     """The season taking entries (its row locked, so that two joins at once cannot both
     take the last place)."""
     q = select(Season).where(Season.league_id == league.id, Season.status == "open")
@@ -289,7 +313,8 @@ def _open_season(s, league, lock: bool = False) -> Season:
     return season
 
 
-def _check_entry(s, league, season, email, partner) -> None:
+def _check_entry(s: Session, league: League, season: Season, email: str,
+                 partner: str | None) -> None:
     if league.entry == "pair" and not partner:
         raise LeagueError(f"{league.name} is for fixed partnerships: name your partner")
     if league.entry == "single" and partner:
@@ -313,14 +338,15 @@ def address(email: str) -> str:
         raise LeagueError(str(e)) from None
 
 
-def _entry_name(name, player, mate) -> str:
+def _entry_name(name: str, player: Player, mate: Player | None) -> str:
     name = " ".join(name.split())[:100]
     if mate:
         return f"{player.name} & {mate.name}" if not name or name == player.name else name
     return player.name
 
 
-def _welcome(league, season, entry, player, mate) -> Outbox:
+def _welcome(league: League, season: Season, entry: Entry, player: Player,
+             mate: Player | None) -> Outbox:
     cfg = load()
     wait = f" once {mate.email} says yes" if mate else ""
     text = (f"You are entered in \"{league.name}\", season {season.number}{wait}. It starts on "
@@ -331,7 +357,7 @@ def _welcome(league, season, entry, player, mate) -> Outbox:
                   dedupe_key=f"entry:{entry.id}:welcome")
 
 
-def _partner_mail(league, entry, player, mate) -> Outbox:
+def _partner_mail(league: League, entry: Entry, player: Player, mate: Player) -> Outbox:
     cfg = load()
     link = Signer(secret_keys(cfg), PARTNER).dumps({"x": entry.id, "e": mate.email})
     text = (f"{player.email} entered \"{league.name}\" with you as partner.\n\n"

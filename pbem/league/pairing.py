@@ -34,7 +34,7 @@ the entries before a round robin), so every draw can be replayed.
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from math import ceil
@@ -115,11 +115,12 @@ def _circle(entries: list[int]) -> list[Round]:
     m = len(ring)
     rounds = []
     for _ in range(m - 1):
-        tables, byes = [], []
+        tables: list[list[int]] = []
+        byes: list[int] = []
         for i in range(m // 2):
             a, b = ring[i], ring[m - 1 - i]
             if a is None or b is None:
-                byes.append(b if a is None else a)
+                byes.extend(x for x in (a, b) if x is not None)
             else:
                 tables.append([a, b])
         rounds.append(Round(tables, byes))
@@ -127,7 +128,10 @@ def _circle(entries: list[int]) -> list[Round]:
     return rounds
 
 
-def _field_ops(k: int):
+Operation = Callable[[int, int], int]
+
+
+def _field_ops(k: int) -> tuple[Operation, Operation]:
     """Addition and multiplication of the field of order k (k prime, or 4)."""
     if k == 4:
         return (lambda a, b: a ^ b), (lambda a, b: _GF4_MUL[a][b])
@@ -217,7 +221,7 @@ def _greedy_schedule(entries: list[int], k: int, cap: int,
     seen = _Meetings(n)
     byes = [0] * n
     rank = list(range(n))
-    rounds = []
+    rounds: list[Round] = []
     while seen.missing and len(rounds) < cap:
         if rng is not None:
             rng.shuffle(rank)

@@ -6,7 +6,7 @@ Every player of the season is mailed at the pause and at the resume, through the
 
 from datetime import datetime, timedelta
 
-from sqlmodel import select
+from sqlmodel import Session, col, select
 
 from ..config import load
 from ..deadlines import PAUSED, shift_bank
@@ -25,12 +25,14 @@ from ..store.models import (
 )
 from ..store.models import now as utcnow
 from ..store.pacing import aware
-from .manage import LeagueError, get_league, require_organiser
+from ..store.states import Store
+from .manage import Asker, LeagueError, get_league, require_organiser
 
 PAUSES_PER_DAY = 3  # a season's pauses in a day: each one mails every player twice
 
 
-def pause(store, league_id: int, by, season_number: int | None = None) -> list[int]:
+def pause(store: Store, league_id: int, by: Asker, season_number: int | None = None
+          ) -> list[int]:
     """Pause the league's running seasons (or one): returns the season numbers paused."""
     now = utcnow()
     with store.session() as s:
@@ -54,7 +56,8 @@ def pause(store, league_id: int, by, season_number: int | None = None) -> list[i
         return [x.number for x in seasons]
 
 
-def resume(store, league_id: int, by, season_number: int | None = None) -> list[int]:
+def resume(store: Store, league_id: int, by: Asker, season_number: int | None = None
+           ) -> list[int]:
     """Resume the league's paused seasons (or one): every deadline gets back the time it
     had left. Returns the season numbers resumed."""
     now = utcnow()
@@ -64,25 +67,25 @@ def resume(store, league_id: int, by, season_number: int | None = None) -> list[
             for game in _games(s, season):
                 _restart(s, game, now)
             _tell(s, league, season, now, f"resumed at {_when(now)} (paused since "
-                  f"{_when(season.paused_at)}): the deadlines run again, each with the time it "
-                  "had left.", "resumed")
+                  f"{_when(_paused_since(season))}): the deadlines run again, each with the "
+                  "time it had left.", "resumed")
             season.paused_at = None
             s.add(season)
         s.commit()
         return [x.number for x in seasons]
 
 
-def _restart(s, game: Game, now: datetime) -> None:
+def _restart(s: Session, game: Game, now: datetime) -> None:
     """The game's paused rows are due as much later as they stood still; a waiting bank
     clock's seat pays for its wait up to the pause and waits on from now (pbem.deadlines
     derives its rows again from the bank)."""
-    since = aware(game.paused_at)
+    since = _paused_since(game)
     clocks = s.exec(select(SeatClock).where(SeatClock.game_id == game.id,
-                                            SeatClock.since.is_not(None))).all()
+                                            col(SeatClock.since).is_not(None))).all()
     banked = {c.seat for c in clocks}
     for row in _rows(s, game, PAUSED):
         if row.seat not in banked:
-            row.due = row.due + (now - aware(row.paused_at))
+            row.due = row.due + (now - _paused_since(row))
         row.state, row.paused_at = "pending", None
         s.add(row)
     s.flush()
@@ -90,20 +93,29 @@ def _restart(s, game: Game, now: datetime) -> None:
         seat = s.exec(select(Seat).where(Seat.game_id == game.id,
                                          Seat.seat == clock.seat)).one()
         player = s.get(Player, seat.player_id) if seat.player_id else None
-        began = max(aware(clock.since), since)  # a wait begun in the pause: from its start
+        # a wait begun in the pause counts from its start
+        began = max(aware(clock.since or since), since)
         shift_bank(s, game, clock, player, now - began, began)
     game.paused_at = None
     s.add(game)
 
 
-def _pauses_since(s, season: Season, since: datetime) -> int:
+def _paused_since(row: Season | Game | Deadline) -> datetime:
+    """When a paused row was paused (its paused_at is None only while it runs)."""
+    if row.paused_at is None:
+        raise ValueError(f"{row!r} is not paused")
+    return aware(row.paused_at)
+
+
+def _pauses_since(s: Session, season: Season, since: datetime) -> int:
     """The season's pauses since then, by the mails that told of them (one key a pause)."""
     keys = s.exec(select(Outbox.dedupe_key).where(
-        Outbox.dedupe_key.like(f"paused:{season.id}:%"), Outbox.created >= since)).all()
+        col(Outbox.dedupe_key).like(f"paused:{season.id}:%"), Outbox.created >= since)).all()
     return len({k.rsplit(":", 1)[0] for k in keys})
 
 
-def _seasons(s, league_id, by, number, paused: bool) -> tuple[League, list[Season]]:
+def _seasons(s: Session, league_id: int, by: Asker, number: object, paused: bool
+             ) -> tuple[League, list[Season]]:
     league = get_league(s, league_id)
     require_organiser(league, by)
     q = select(Season).where(Season.league_id == league.id, Season.status == "running")
@@ -112,7 +124,7 @@ def _seasons(s, league_id, by, number, paused: bool) -> tuple[League, list[Seaso
                 Season.league_id == league.id, Season.number == number)).first():
             raise LeagueError(f"{league.name} has no season {number}")
         q = q.where(Season.number == number)
-    found = [x for x in s.exec(q.order_by(Season.number)).all()
+    found = [x for x in s.exec(q.order_by(col(Season.number))).all()
              if (x.paused_at is not None) == paused]
     if not found:
         raise LeagueError(f"{league.name} has no running season "
@@ -121,23 +133,24 @@ def _seasons(s, league_id, by, number, paused: bool) -> tuple[League, list[Seaso
     return league, found
 
 
-def _games(s, season: Season) -> list[Game]:
-    return list(s.exec(select(Game).join(Fixture, Fixture.game_id == Game.id).where(
+def _games(s: Session, season: Season) -> list[Game]:
+    return list(s.exec(select(Game).join(Fixture, col(Fixture.game_id) == Game.id).where(
         Fixture.season_id == season.id, Fixture.status == "playing")).all())
 
 
-def _rows(s, game: Game, state: str) -> list[Deadline]:
+def _rows(s: Session, game: Game, state: str) -> list[Deadline]:
     return list(s.exec(select(Deadline).where(Deadline.game_id == game.id,
                                               Deadline.state == state)).all())
 
 
-def _tell(s, league, season, now, what, kind) -> None:
+def _tell(s: Session, league: League, season: Season, now: datetime, what: str,
+          kind: str) -> None:
     ids = {x for e in s.exec(select(Entry).where(Entry.season_id == season.id,
                                                  Entry.status != "withdrawn")).all()
            for x in (e.player_id, e.partner_id) if x}
     text = (f"{league.name}, season {season.number}, {what}\n"
             f"The league: {load().base_url}/l/{league.id}\n")
-    for p in s.exec(select(Player).where(Player.id.in_(ids))).all():
+    for p in s.exec(select(Player).where(col(Player.id).in_(ids))).all():
         if mailable(p):
             s.add(Outbox(to_addr=p.email, subject=f"{league.name}: season {season.number} "
                          f"{kind}", body_text=text, headers={"Auto-Submitted": "auto-generated"},

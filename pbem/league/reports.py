@@ -8,18 +8,22 @@ not compute them again, and they can never disagree with the games."""
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from sqlalchemy import func
-from sqlmodel import select
+from sqlmodel import Session, col, select
 
 from ..engine.acts import QUIET
 from ..notify import seat_names
 from ..store.models import Entry, Fixture, Game, League, Move, Player, Season, Seat
+from ..store.states import Store
 from . import ledger
 from .glicko import glicko2
 from .ledger import members, pair_key
 from .manage import LeagueError, get_league
+from .rows import id_of
 from .standings import elo, rating_table
 
 CACHED = 32  # views kept per process (a big season's fixtures and page are megabytes)
@@ -27,20 +31,21 @@ _cache: OrderedDict = OrderedDict()
 _lock = threading.Lock()
 PARTS = 1024  # parts of views kept per process (a round of 50 tables: some 20 kB)
 _parts: OrderedDict = OrderedDict()
+T = TypeVar("T")
 
 
-def _cached(key, compute):
+def _cached(key: Hashable, compute: Callable[[], T]) -> T:
     """compute(), or its value kept under `key`: the key names every input that changes."""
     return _kept(_cache, CACHED, key, compute)
 
 
-def kept(key, compute):
+def kept(key: Hashable, compute: Callable[[], T]) -> T:
     """compute(), or its value kept under `key` among the many small parts of views (a
     round of a season's fixtures, rendered): the key names every input that changes."""
     return _kept(_parts, PARTS, key, compute)
 
 
-def _kept(store: OrderedDict, size: int, key, compute):
+def _kept(store: OrderedDict, size: int, key: Hashable, compute: Callable[[], T]) -> T:
     with _lock:
         if key in store:
             store.move_to_end(key)
@@ -69,20 +74,24 @@ def _season_key(season: Season) -> tuple | None:
     return season.id, season.version, season.round, season.status
 
 
-def _season_cached(s, what: str, season: Season, compute):
+def _season_cached(s: Session, what: str, season: Season, compute: Callable[[], T]) -> T:
     """The league's random seed keeps apart leagues of different databases that share ids."""
     key = _season_key(season)
     if key is None:
         return compute()
-    return _cached((what, s.get(League, season.league_id).seed, *key), compute)
+    return _cached((what, _league_of(s, season).seed, *key), compute)
 
 
-def seasons(s, league_id: int) -> list[Season]:
+def _league_of(s: Session, season: Season) -> League:
+    return get_league(s, season.league_id)
+
+
+def seasons(s: Session, league_id: int) -> list[Season]:
     return list(s.exec(select(Season).where(Season.league_id == league_id)
-                       .order_by(Season.number)).all())
+                       .order_by(col(Season.number))).all())
 
 
-def season_of(s, league_id: int, number: int) -> Season:
+def season_of(s: Session, league_id: int, number: int) -> Season:
     season = s.exec(select(Season).where(Season.league_id == league_id,
                                          Season.number == number)).first()
     if season is None:
@@ -90,17 +99,17 @@ def season_of(s, league_id: int, number: int) -> Season:
     return season
 
 
-def entries_of(s, season: Season) -> list[Entry]:
+def entries_of(s: Session, season: Season) -> list[Entry]:
     return list(s.exec(select(Entry).where(Entry.season_id == season.id)
-                       .order_by(Entry.id)).all())
+                       .order_by(col(Entry.id))).all())
 
 
-def fixtures_of(s, season: Season) -> list[Fixture]:
+def fixtures_of(s: Session, season: Season) -> list[Fixture]:
     return list(s.exec(select(Fixture).where(Fixture.season_id == season.id)
-                       .order_by(Fixture.round, Fixture.board)).all())
+                       .order_by(col(Fixture.round), col(Fixture.board))).all())
 
 
-def view(s, what: str, league: League, season: Season, compute):
+def view(s: Session, what: str, league: League, season: Season, compute: Callable[[], T]) -> T:
     """compute(), kept while neither the season nor the league's ratings change: for a
     whole rendered view of a season (its page)."""
     key = _season_key(season)
@@ -109,36 +118,36 @@ def view(s, what: str, league: League, season: Season, compute):
     return _cached((what, league.seed, key, ratings_key(s, league)), compute)
 
 
-def season_standings(s, season: Season) -> list:
+def season_standings(s: Session, season: Season) -> list:
     """The league table (pbem.league.standings: the columns and tie-breaks)."""
     return _season_cached(s, "tables", season, lambda: _tables(s, season))[0]
 
 
-def season_reliability(s, season: Season) -> list:
+def season_reliability(s: Session, season: Season) -> list:
     """Each entry's moves in time, timeouts and vacation days (pbem.league.standings)."""
     return _season_cached(s, "tables", season, lambda: _tables(s, season))[1]
 
 
-def _tables(s, season: Season) -> tuple[list, list]:
-    return ledger.read(s, season, s.get(League, season.league_id),
+def _tables(s: Session, season: Season) -> tuple[list, list]:
+    return ledger.read(s, season, _league_of(s, season),
                        lambda led: (led.standings(), led.reliability()))
 
 
-def rated_fixtures(s, league: League) -> list[int]:
+def rated_fixtures(s: Session, league: League) -> list[int]:
     """The game ids of every finished game of every season that is rated (docs/leagues.md:
     not one a robot or a substitute played most of a seat of), in the order the games
     ended: ratings are updated game by game in this order."""
     return [g[1].game_id for g in _rated(s, league)]
 
 
-def _rated(s, league: League) -> list[tuple]:
+def _rated(s: Session, league: League) -> list[tuple]:
     """Every season's rated games, each (order, GameResult, by players, by partnerships),
     in the order the games ended."""
-    return sorted(g for season in seasons(s, league.id)
+    return sorted(g for season in seasons(s, id_of(league))
                   for g in ledger.read(s, season, league, lambda led: list(led.rated.values())))
 
 
-def ratings(s, league: League) -> dict:
+def ratings(s: Session, league: League) -> dict:
     """Elo and Glicko-2 ratings over all the league's seasons: each player's, and in a
     league of fixed partnerships each partnership's (the same two players, whatever the
     season)."""
@@ -146,17 +155,17 @@ def ratings(s, league: League) -> dict:
                    lambda: _ratings(s, league))
 
 
-def ratings_key(s, league: League) -> tuple:
+def ratings_key(s: Session, league: League) -> tuple:
     """What the league's ratings depend on: every season's key."""
-    return tuple(_season_key(x) for x in seasons(s, league.id))
+    return tuple(_season_key(x) for x in seasons(s, id_of(league)))
 
 
-def _ratings(s, league: League) -> dict:
+def _ratings(s: Session, league: League) -> dict:
     games = _rated(s, league)
-    entries = {e.id: e for season in seasons(s, league.id)
+    entries = {e.id: e for season in seasons(s, id_of(league))
                for e in ledger.read(s, season, league, lambda led: list(led.entries.values()))}
     ids = {p for e in entries.values() for p in members(e)}
-    names = dict(s.exec(select(Player.id, Player.name).where(Player.id.in_(ids))).all())
+    names = dict(s.exec(select(Player.id, Player.name).where(col(Player.id).in_(ids))).all())
     pairs = {pair_key(e): e.name for e in sorted(entries.values(), key=lambda e: e.id)
              if e.partner_id}
     return {"players": _both((league.seed, "players"), [g[2] for g in games], names),
@@ -187,24 +196,24 @@ def _both(key: tuple, games: list, names: dict) -> list[dict]:
     return rows
 
 
-def fixtures(s, season: Season) -> list[dict]:
+def fixtures(s: Session, season: Season) -> list[dict]:
     """The season's rounds, each with its tables (names by side, game, result) and byes."""
     return [view for _, view in fixture_rounds(s, season)]
 
 
-def fixture_rounds(s, season: Season) -> list[tuple[int, dict]]:
+def fixture_rounds(s: Session, season: Season) -> list[tuple[int, dict]]:
     """The rounds of `fixtures`, each with a stamp that changes whenever the round does."""
     return _season_cached(s, "fixtures", season, lambda: ledger.read(
-        s, season, s.get(League, season.league_id), lambda led: led.fixtures()))
+        s, season, _league_of(s, season), lambda led: led.fixtures()))
 
 
-def rulings(s, season: Season) -> list[dict]:
+def rulings(s: Session, season: Season) -> list[dict]:
     """The season's games the organiser ruled on, with the ruling in force and its reason:
     the league table counts them so (pbem.league.verdicts)."""
-    return ledger.read(s, season, s.get(League, season.league_id), lambda led: led.rulings())
+    return ledger.read(s, season, _league_of(s, season), lambda led: led.rulings())
 
 
-def stale_tables(store, league: League, now: datetime) -> list[dict]:
+def stale_tables(store: Store, league: League, now: datetime) -> list[dict]:
     """The league's games still playing whose last move is `stale_hours` old or more: for the
     organiser (the tick mails each once, the organiser's page lists them)."""
     with store.session() as s:
@@ -212,14 +221,15 @@ def stale_tables(store, league: League, now: datetime) -> list[dict]:
             Season.league_id == league.id, Season.status == "running",
             Fixture.status == "playing")).all()
         ids = [f.game_id for f, _ in rows]
-        last = {g: (q, t) for g, q, t in s.exec(
+        last: dict[int | None, tuple[int, datetime | None]] = {g: (q, t) for g, q, t in s.exec(
             select(Move.game_id, func.max(Move.seq), func.max(Move.created))
-            .where(Move.game_id.in_(ids), Move.type.not_in(QUIET))  # talk is no move
-            .group_by(Move.game_id)).all()}
+            .where(col(Move.game_id).in_(ids), col(Move.type).not_in(QUIET))  # talk is no move
+            .group_by(col(Move.game_id))).all()}
     out = []
     for f, season in rows:
         seq, when = last.get(f.game_id, (0, None))
-        if when is None or now - _aware(when) < timedelta(hours=league.stale_hours):
+        if f.game_id is None or when is None or \
+                now - _aware(when) < timedelta(hours=league.stale_hours):
             continue
         out.append({"game_id": f.game_id, "season": season.number, "round": f.round,
                     "board": f.board, "seq": seq, "last_move": _aware(when),
@@ -232,22 +242,24 @@ def _aware(t: datetime) -> datetime:
     return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
-def _waiting(store, game_id: int) -> list[str]:
+def _waiting(store: Store, game_id: int) -> list[str]:
     """The names of the seats the game waits for."""
     with store.session() as s:
-        game = s.get(Game, game_id)
+        game = s.get_one(Game, game_id)
         st = store.state(s, game)
         store.keep(game_id, st)
-        seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+        seats = s.exec(select(Seat).where(Seat.game_id == game_id)
+                       .order_by(col(Seat.seat))).all()
         players = {p.id: p for p in s.exec(select(Player).where(
-            Player.id.in_([x.player_id for x in seats if x.player_id]))).all()}
+            col(Player.id).in_([x.player_id for x in seats if x.player_id]))).all()}
     names = seat_names(seats, players)
     return [names[x] for x in st.to_act()]
 
 
-def league_games(s, league_id: int) -> list[int]:
+def league_games(s: Session, league_id: int) -> list[int]:
     """Every game of the league, all seasons, in the order the tables were drawn."""
     get_league(s, league_id)
-    return list(s.exec(select(Fixture.game_id).join(Season).where(
-        Season.league_id == league_id, Fixture.game_id.is_not(None))
-        .order_by(Season.number, Fixture.round, Fixture.board)).all())
+    ids = s.exec(select(Fixture.game_id).join(Season).where(
+        Season.league_id == league_id, col(Fixture.game_id).is_not(None))
+        .order_by(col(Season.number), col(Fixture.round), col(Fixture.board))).all()
+    return [x for x in ids if x is not None]

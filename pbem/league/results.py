@@ -3,41 +3,44 @@ the game, so a result is never lost and never written twice; the standings and r
 results back with `game_result`, the one place a result is read (an organiser's ruling on a
 result belongs there)."""
 
-from sqlalchemy import update
+from collections.abc import Sequence
+
+from sqlalchemy import Row, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
-from sqlmodel import select
+from sqlmodel import Session, col, select
 
-from ..engine import score_pad
-from ..store.models import Deadline, Fixture, Move, Season
+from ..engine import State, score_pad
+from ..store.models import Deadline, Fixture, Game, Move, Season
 from ..store.models import now as utcnow
+from .rows import id_of
 from .standings import GameResult
 from .verdicts import counted
 
 
-def record(s, game, st) -> int | None:
+def record(s: Session, game: Game, st: State) -> int | None:
     """If `game` is a league fixture, write its result; returns its season's id, or None."""
     fixture = s.exec(select(Fixture).where(Fixture.game_id == game.id)).first()
     if fixture is None or fixture.status == "over":
         return None
-    result = result_of(st) | seat_record(s, game.id, st.n)
+    result = result_of(st) | seat_record(s, id_of(game), st.n)
     finish(s, fixture, result)
     return fixture.season_id
 
 
-def finish(s, fixture: Fixture, result: dict) -> None:
+def finish(s: Session, fixture: Fixture, result: dict) -> None:
     """Write a fixture's result, in the caller's transaction."""
     fixture.status, fixture.result, fixture.finished = "over", result, utcnow()
     changed(s, fixture.season_id, fixture)
 
 
-def changed(s, season_id: int, fixture: Fixture | None = None) -> None:
+def changed(s: Session, season_id: int, fixture: Fixture | None = None) -> None:
     """The season's results (or how they count) changed: bump its version, the key of the
     cached standings and ratings (pbem.league.reports), in the caller's transaction, and
     stamp the fixture that changed with it (pbem.league.ledger reads only those). One
     UPDATE adds the one: two writers at once get two versions, never the same."""
-    version = s.connection().execute(update(Season).where(Season.id == season_id).values(
-        version=Season.version + 1).returning(Season.version)).scalar_one()
+    version = s.connection().execute(update(Season).where(col(Season.id) == season_id).values(
+        version=col(Season.version) + 1).returning(col(Season.version))).scalar_one()
     held = s.identity_map.get(identity_key(Season, season_id))
     if held is not None:  # the caller's Season keys the caches by its version: keep it true
         set_committed_value(held, "version", version)
@@ -50,14 +53,14 @@ MOVES = ("bid", "play", "claim")  # what a seat's player is asked to do
 OWN = ("mail", "web", "cli", "auto")  # the seat's player moved (auto: their own order)
 
 
-def seat_record(s, game_id: int, n: int) -> dict:
+def seat_record(s: Session, game_id: int, n: int) -> dict:
     """Per seat: `own` moves its first player made themselves, of `moves` in all (the
     rest were the clock's robot on a timeout, a robot's, or a substitute's); `timeouts` and
     `vacations` (a timeout that spent a vacation day). A game is `rated` only if every
     seat's first player made more than half of that seat's moves (docs/leagues.md)."""
     rows = s.exec(select(Move.type, Move.actor, Move.source, Move.payload).where(
-        Move.game_id == game_id, Move.type.in_((*MOVES, "substitute")))
-        .order_by(Move.seq)).all()
+        Move.game_id == game_id, col(Move.type).in_((*MOVES, "substitute")))
+        .order_by(col(Move.seq))).all()
     own, moves, handed = [0] * n, [0] * n, [False] * n
     for kind, actor, source, payload in rows:
         if kind == "substitute":  # the server's event (no actor): its payload names the seat
@@ -82,7 +85,7 @@ def seat_record(s, game_id: int, n: int) -> dict:
             "rated": all(2 * o > m for o, m in zip(own, moves, strict=True))}
 
 
-def result_of(st) -> dict:
+def result_of(st: State) -> dict:
     """What the league keeps of a finished game: each side's final score and the bags it
     took over the game, each seat's nils made and failed, the winner, and how it ended."""
     pad = score_pad(st)
@@ -97,7 +100,7 @@ def result_of(st) -> dict:
             "bags": bags, "nils": nils, "hands": st.hand_no, "resigned": st.resigned}
 
 
-def rule(s, game, st) -> None:
+def rule(s: Session, game: Game, st: State) -> None:
     """An organiser's ruling was written: the fixture keeps the ruling in force beside the
     result as played (pbem.league.verdicts), and the season's cached standings go stale."""
     fixture = s.exec(select(Fixture).where(Fixture.game_id == game.id)).first()
@@ -108,18 +111,18 @@ def rule(s, game, st) -> None:
     changed(s, fixture.season_id, fixture)
 
 
-def league_counts(fixture) -> dict | None:
+def league_counts(fixture: Fixture | Row) -> dict | None:
     """A game's result as the league counts it, after any ruling; None when a ruling struck
     it (a replay)."""
     return counted(fixture.result, fixture.result.get("ruling"))
 
 
-def game_result(fixture, sides) -> GameResult | None:
+def game_result(fixture: Fixture | Row, sides: Sequence[Sequence[int]]) -> GameResult | None:
     """The result as the standings and ratings count it, from a finished Fixture (or a row
     of its game_id, seats and result), after any ruling (None: struck by a replay). Results
     written before the seat record was kept count as rated, with no timeouts."""
     r = league_counts(fixture)
-    if r is None:
+    if r is None or fixture.game_id is None:  # struck by a replay (a bye has no game)
         return None
     n = len(fixture.seats)
     return GameResult(game_id=fixture.game_id, seats=tuple(fixture.seats),
@@ -131,16 +134,17 @@ def game_result(fixture, sides) -> GameResult | None:
                       ruled=fixture.result.get("ruling") is not None)
 
 
-def _timeouts(s, game_id: int) -> dict[int, int]:
+def _timeouts(s: Session, game_id: int) -> dict[int, int]:
     """Timeouts by seat: the deadlines the clock has fired as timeouts, and those whose move
     is written but whose row the clock has not marked done yet (the move that ends the game
     may be the clock's own)."""
     fired = dict(s.exec(select(Deadline.id, Deadline.seat).where(
         Deadline.game_id == game_id, Deadline.kind == "timeout",
-        Deadline.result.startswith("timeout"))).all())
+        col(Deadline.result).startswith("timeout"))).all())
     for ref, seat in s.exec(select(Move.ref, Move.actor).where(
-            Move.game_id == game_id, Move.ref.startswith("timeout:"))).all():
-        fired[int(ref.split(":")[1])] = seat
+            Move.game_id == game_id, col(Move.ref).startswith("timeout:"))).all():
+        if ref is not None and seat is not None:
+            fired[int(ref.split(":")[1])] = seat
     counts: dict[int, int] = {}
     for seat in fired.values():
         counts[seat] = counts.get(seat, 0) + 1

@@ -4,27 +4,30 @@ opens after the season's end day. The database decides every step (the season ro
 while a round opens, and each table is unique), so `open_next` may run any time, in any
 process, as often as it likes; the draw itself is made outside the write. Dealing the new
 games is the door's work: pbem.play after the move that ends a round (after its commit, in
-a thread of its own), pbem.league.seasons everywhere else."""
+a thread of its own), pbem.organise.seasons everywhere else."""
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from datetime import date
 
-from sqlmodel import select
+from sqlmodel import Session, col, select
 
 from ..config import load
 from ..engine import Rules
 from ..store.games import ROBOT, add_game, mailable
 from ..store.models import Entry, Fixture, League, Outbox, Player, Season
 from ..store.models import now as utcnow
-from .manage import LeagueError, get_league, require_organiser, table_size
+from ..store.states import Store
+from .manage import Asker, LeagueError, get_league, require_organiser, table_size
 from .pairing import Round, round_robin, seat_entries, swiss, swiss_rounds
 from .reports import season_standings
+from .rows import id_of
 
 ATTEMPTS = 5  # draws made again when the entries changed between the read and the write
 
 
-def _begin(s, league, season) -> None:
+def _begin(s: Session, league: League, season: Season) -> None:
     """Entries close (a partnership still waiting for its partner's yes is dropped) and the
     number of rounds is fixed."""
     entries = s.exec(select(Entry).where(Entry.season_id == season.id)).all()
@@ -51,7 +54,7 @@ def rounds_for(league: League, n: int, schedule: int) -> int:
     return league.rounds or swiss_rounds(n, k)
 
 
-def begin(store, league_id: int, by) -> Season:
+def begin(store: Store, league_id: int, by: Asker) -> Season:
     """Close entries (the organiser need not wait for the day): the season runs, with no
     round open yet."""
     with store.session() as s:
@@ -66,7 +69,7 @@ def begin(store, league_id: int, by) -> Season:
     return season
 
 
-def open_next(store, season_id: int, today: date | None = None) -> list[int]:
+def open_next(store: Store, season_id: int, today: date | None = None) -> list[int]:
     """If the season's round is done, open the next (or end the season); returns the new
     round's game ids, not dealt yet. Does nothing while a game of the round is playing, nor
     while the season is paused (the league tick opens it once resumed). The draw
@@ -88,7 +91,7 @@ def open_next(store, season_id: int, today: date | None = None) -> list[int]:
                 return []  # another runner opened it (or ended or paused the season) meanwhile
             if _drawn_from(s, season) != drawn_from:
                 continue
-            league = s.get(League, season.league_id)
+            league = get_league(s, season.league_id)
             if draw is None:
                 season.status = "over"
                 s.add(season)
@@ -102,27 +105,27 @@ def open_next(store, season_id: int, today: date | None = None) -> list[int]:
                       "was drawn; the clock will try again")
 
 
-def _may_open(s, season) -> bool:
+def _may_open(s: Session, season: Season) -> bool:
     return season.status == "running" and not season.paused_at and _round_done(s, season)
 
 
-def _drawn_from(s, season) -> tuple:
+def _drawn_from(s: Session, season: Season) -> tuple:
     """What a draw depends on: the round it follows, and each entry's status."""
     entries = s.exec(select(Entry.id, Entry.status).where(Entry.season_id == season.id)
-                     .order_by(Entry.id)).all()
+                     .order_by(col(Entry.id))).all()
     return season.round, tuple(entries)
 
 
-def _next_draw(s, season, today: date) -> Round | None:
+def _next_draw(s: Session, season: Season, today: date) -> Round | None:
     """The next round's draw, or None if the season is over (its last round played, its
     end day past, or too few entries left)."""
-    league = s.get(League, season.league_id)
+    league = get_league(s, season.league_id)
     if season.round < season.rounds and (season.round == 0 or today <= season.ends):
         return _draw(s, league, season, season.round + 1)
     return None
 
 
-def _round_done(s, season) -> bool:
+def _round_done(s: Session, season: Season) -> bool:
     if season.round == 0:
         return True
     left = s.exec(select(Fixture.id).where(Fixture.season_id == season.id,
@@ -131,11 +134,12 @@ def _round_done(s, season) -> bool:
     return left is None
 
 
-def _draw(s, league, season, r: int) -> Round | None:
+def _draw(s: Session, league: League, season: Season, r: int) -> Round | None:
     """Round `r`'s tables and byes, or None if too few entries are left to fill a table."""
     k = table_size(Rules.from_dict(league.rules), league.entry)
-    entries = s.exec(select(Entry).where(Entry.season_id == season.id).order_by(Entry.id)).all()
-    order = [e.id for e in entries]
+    entries = s.exec(select(Entry).where(Entry.season_id == season.id)
+                     .order_by(col(Entry.id))).all()
+    order = [id_of(e) for e in entries]
     random.Random(f"{league.seed}:{season.number}").shuffle(order)
     if league.pairing == "round-robin":  # the whole schedule is fixed by the start's field
         return round_robin(order, k, season.schedule)[r - 1]
@@ -153,31 +157,33 @@ def _draw(s, league, season, r: int) -> Round | None:
     return swiss(ranked, k, met, byes)
 
 
-def _open_round(s, league, season, draw: Round) -> list[int]:
+def _open_round(s: Session, league: League, season: Season, draw: Round) -> list[int]:
     """The round's fixtures and games (not dealt yet), in the caller's transaction."""
     r = season.round + 1
     rules = Rules.from_dict(league.rules)
-    entries = {e.id: e for e in s.exec(select(Entry).where(Entry.season_id == season.id))}
+    entries = {id_of(e): e for e in s.exec(select(Entry).where(Entry.season_id == season.id))}
     ids = {x for e in entries.values() for x in (e.player_id, e.partner_id) if x}
-    emails = dict(s.exec(select(Player.id, Player.email).where(Player.id.in_(ids))).all())
+    emails = dict(s.exec(select(Player.id, Player.email).where(col(Player.id).in_(ids))).all())
     games = []
     for board, table in enumerate(draw.tables, 1):
         rng = random.Random(f"{league.seed}:{season.number}:{r}:{board}")
         seats = seat_entries(table, rules.sides, league.entry == "pair", rng)
         who = seat_players(seats, entries, emails, rules.sides)
         game = add_game(s, rules, who, time_control=league.time_control)
-        s.add(Fixture(season_id=season.id, round=r, board=board, seats=seats,
+        s.add(Fixture(season_id=id_of(season), round=r, board=board, seats=seats,
                       game_id=game.id))
-        games.append(game.id)
+        games.append(id_of(game))
     for board, entry in enumerate(draw.byes, len(draw.tables) + 1):
-        s.add(Fixture(season_id=season.id, round=r, board=board, seats=[entry], status="bye"))
+        s.add(Fixture(season_id=id_of(season), round=r, board=board, seats=[entry],
+                      status="bye"))
         _bye_mail(s, league, season, r, entries[entry], emails)
     season.round = r
     s.add(season)
     return games
 
 
-def seat_players(seats, entries, emails, sides) -> list[str]:
+def seat_players(seats: list[int], entries: dict[int, Entry], emails: dict[int | None, str],
+                 sides: Sequence[Sequence[int]]) -> list[str]:
     """The address at each seat: a partnership's player sits in the first seat of its side,
     the partner in the second; a robot stands in for an entry that withdrew."""
     out = []
@@ -192,7 +198,8 @@ def seat_players(seats, entries, emails, sides) -> list[str]:
 # -- mails -----------------------------------------------------------------------------------
 
 
-def _bye_mail(s, league, season, r, entry, emails) -> None:
+def _bye_mail(s: Session, league: League, season: Season, r: int, entry: Entry,
+              emails: dict[int | None, str]) -> None:
     cfg = load()
     for pid in (entry.player_id, entry.partner_id):
         if pid and entry.status == "active" and mailable(s.get(Player, pid)):
@@ -204,11 +211,11 @@ def _bye_mail(s, league, season, r, entry, emails) -> None:
                          dedupe_key=f"bye:{season.id}:{r}:{pid}"))
 
 
-def _season_over_mails(s, league, season) -> None:
+def _season_over_mails(s: Session, league: League, season: Season) -> None:
     cfg = load()
     entries = s.exec(select(Entry).where(Entry.season_id == season.id)).all()
     ids = {league.organiser_id} | {x for e in entries for x in (e.player_id, e.partner_id) if x}
-    for player in s.exec(select(Player).where(Player.id.in_(ids))).all():
+    for player in s.exec(select(Player).where(col(Player.id).in_(ids))).all():
         if not mailable(player):
             continue
         s.add(Outbox(to_addr=player.email, subject=f"{league.name}: season {season.number} "

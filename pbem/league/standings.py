@@ -171,7 +171,7 @@ def table(entries: dict[int, str], tallies: dict, byes: Mapping[int, int] | None
     struck = struck_entries(withdrawn)
     rows = [_unranked_row(entry, entries[entry], tallies[entry],
                           0 if entry in struck else byes.get(entry, 0),
-                          _NOTES.get(withdrawn.get(entry), ""))
+                          _NOTES.get(withdrawn.get(entry, ""), ""))
             for entry in entries]
     rows.sort(key=_listing_order)
     return _ranked([r for r in rows if r.entry not in struck]) + \
@@ -336,8 +336,8 @@ def elo(games: Iterable[RatedGame], start: float = 1500.0, k: float = 32.0,
         for side in members:
             for who in side:
                 rating.setdefault(who, start)
-        before = [sum(rating[who] for who in side) / len(side) for side in members]
-        deltas = _deltas(before, places(scores, winner), k)
+        means = [sum(rating[who] for who in side) / len(side) for side in members]
+        deltas = _deltas(means, places(scores, winner), k)
         for side, delta in zip(members, deltas, strict=True):
             for who in side:
                 rating[who] += delta

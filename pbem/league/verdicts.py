@@ -3,8 +3,10 @@ Pure: from the result as played (pbem.league.results.result_of) and the ruling i
 (the latest `adjudicate` event not taken back), the result the standings and the ratings
 count, or None when the game is to be replayed (it counts for nothing)."""
 
+from collections.abc import Iterable
 
-def in_force(events) -> dict | None:
+
+def in_force(events: Iterable[dict]) -> dict | None:
     """The ruling in force after a game's log events (the export's logs, read again)."""
     rulings: list[dict] = []
     for ev in events:

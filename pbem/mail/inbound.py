@@ -32,7 +32,6 @@ from sqlmodel import select
 
 from .. import compose
 from ..engine import parse_action, view
-from ..league.seasons import tell_organisers
 from ..notify import (
     answer_stands,
     link_maker,
@@ -42,6 +41,7 @@ from ..notify import (
     turn_subject,
     turn_values,
 )
+from ..organise.seasons import tell_organisers
 from ..play import Asked, Seen
 from ..prepared import GAME_ON_FIRST_SEAT
 from ..signing import secret_keys

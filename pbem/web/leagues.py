@@ -18,9 +18,10 @@ from flask import (
 from markupsafe import Markup
 from sqlmodel import select
 
-from ..league import archive, manage, reports, seasons
+from ..league import archive, manage, reports
 from ..league.manage import LeagueError
 from ..numbers import whole as whole_number
+from ..organise import seasons
 from ..store.accounts import new_organiser_key, organiser_address
 from ..store.bounces import bouncing
 from ..store.models import Entry, Fixture, League, Player, Season, Seat

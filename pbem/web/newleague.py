@@ -35,7 +35,8 @@ def new_league():
                                form=told.get("form") or form, errors=told.get("errors") or {})
     form = request.form
     try:
-        organiser, name, _ = manage.check_league(**_read_new_league(form))
+        spec = manage.check_league(_read_new_league(form))
+        organiser, name = spec.organiser, spec.name
         limits.check([organiser])
         carried = {k: form.get(k, "").strip() for k in LEAGUE_FIELDS}
         carried = {k: v for k, v in dict(carried, organiser=organiser).items() if v}
@@ -62,30 +63,28 @@ def confirm_league(token):
     (the link's id is its unique ref), and opens the organiser's page."""
     try:
         form = asks.read(token, NEW_LEAGUE, current_app.config["PBEM_SETTINGS"])
-        fields = _read_new_league(form)
-        organiser, name, tc = manage.check_league(**fields)
+        spec = manage.check_league(_read_new_league(form))
     except (RulesError, ValueError) as e:
         return bad_link(e)
     if _league_made(form["n"]) is None and request.method == "POST":
-        limits.check([organiser])
+        limits.check([spec.organiser])
         try:
-            made = manage.create_league(data.store(), ref=form["n"], **fields)
+            made = manage.create_league(data.store(), spec, ref=form["n"])
         except IntegrityError:  # the same link, pressed twice at once: the other made it
             made = None
         if made is not None:
-            limits.record([organiser])
+            limits.record([spec.organiser])
             return redirect(url_for("leagues.organiser", admin_token=made.admin_token), 303)
     if _league_made(form["n"]) is not None:
         return render_template("web/message.html", title="This link was used already",
-                               text=f"It made the league {name}: its organiser's page is at "
-                               "the link in the mail that followed."), 409
-    rules = fields["rules"]
+                               text=f"It made the league {spec.name}: its organiser's page is "
+                               "at the link in the mail that followed."), 409
     return render_template("web/confirm_new.html", title="Start this league?", rows=[
-        ("Organiser", organiser), ("Name", name), ("Rules", rules.preset),
+        ("Organiser", spec.organiser), ("Name", spec.name), ("Rules", spec.rules.preset),
         ("Options", form.get("options") or "none"),
-        ("Format", f"{ENTRIES[fields['entry']]}; {PAIRINGS[fields['pairing']]}"),
-        ("First season", f"{fields['starts'].isoformat()} to {fields['ends'].isoformat()}"),
-        ("Time control", describe_clock(tc))],
+        ("Format", f"{ENTRIES[spec.entry]}; {PAIRINGS[spec.pairing]}"),
+        ("First season", f"{spec.starts.isoformat()} to {spec.ends.isoformat()}"),
+        ("Time control", describe_clock(spec.time_control))],
         button="Start the league")
 
 
@@ -94,14 +93,14 @@ def _league_made(ref: str) -> int | None:
         return s.exec(select(Confirmation.league_id).where(Confirmation.ref == ref)).first()
 
 
-def _read_new_league(form) -> dict:
-    return {"organiser": form.get("organiser", ""), "name": form.get("name", ""),
-            "rules": read_rules(form), "entry": form.get("entry", "single"),
-            "pairing": form.get("pairing", "round-robin"),
-            "rounds": whole(form, "rounds", "rounds"),
-            "max_entries": whole(form, "max_entries", "most entries", most=MAX_ENTRIES),
-            "starts": day(form, "starts", "the first season's first day"),
-            "ends": day(form, "ends", "the first season's last day"),
-            "time_control": time_control(form, league=True),
-            "stale_hours": whole(form, "stale_hours", "hours before a quiet table is flagged",
-                                  default=168)}
+def _read_new_league(form) -> manage.LeagueSpec:
+    stale = whole(form, "stale_hours", "hours before a quiet table is flagged")
+    return manage.LeagueSpec(
+        organiser=form.get("organiser", ""), name=form.get("name", ""),
+        rules=read_rules(form), entry=form.get("entry", "single"),
+        pairing=form.get("pairing", "round-robin"), rounds=whole(form, "rounds", "rounds"),
+        max_entries=whole(form, "max_entries", "most entries", most=MAX_ENTRIES),
+        starts=day(form, "starts", "the first season's first day"),
+        ends=day(form, "ends", "the first season's last day"),
+        time_control=time_control(form, league=True),
+        stale_hours=168 if stale is None else stale)

@@ -1,18 +1,18 @@
 """The organiser's page's rulings and care of tables (docs/leagues.md): rule on a finished
 game, give a table more hours, let the robot make one move, remind the players to act, and
 mail every player. Each POST is the organiser's by the page's secret key (and the session's
-CSRF token, as every form); the services check the rest (pbem.league.adjudicate, .care)."""
+CSRF token, as every form); the services check the rest (pbem.organise.adjudicate, .care)."""
 
 import re
 
 from flask import Blueprint, request
 
 from ..deadlines import MAX_HOURS
-from ..league import care
-from ..league.adjudicate import adjudicate, parse
 from ..league.manage import LeagueError
 from ..league.pause import pause, resume
 from ..league.verdicts import describe
+from ..organise import care
+from ..organise.adjudicate import Via, adjudicate, parse
 from . import data
 from .leagues import organiser_action, whole
 
@@ -35,7 +35,8 @@ def rule(admin_token):
         words = [kind, *re.split(r"[\s,]+", f.get(extra, "").strip())] if extra else [kind]
         ruling = parse([w for w in words if w], f.get("reason", ""))
         game_id = _game(f)
-        ev = adjudicate(data.store(), lg.id, lg.organiser_id, game_id, ruling, "web").events[0]
+        ev = adjudicate(data.store(), lg.id, lg.organiser_id, game_id, ruling,
+                        Via("web")).events[0]
         return f"Game {game_id}: ruled at move {ev['seq']}: {describe(ev)}."
     return organiser_action(admin_token, act)
 

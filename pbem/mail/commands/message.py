@@ -1,6 +1,6 @@
-"""message LEAGUE [season N]: TEXT: the organiser mails every player (pbem.league.care)."""
+"""message LEAGUE [season N]: TEXT: the organiser mails every player (pbem.organise.care)."""
 
-from ...league import care
+from ...organise import care
 from .base import Command, Context
 from .errors import Usage
 from .organising import ask_league, check_ours, read_league_and_season

@@ -1,6 +1,6 @@
-"""more LEAGUE GAME HOURS: the organiser gives a table more hours (pbem.league.care)."""
+"""more LEAGUE GAME HOURS: the organiser gives a table more hours (pbem.organise.care)."""
 
-from ...league import care
+from ...organise import care
 from .base import Command, Context
 from .errors import Usage
 from .organising import ask_league, check_ours, read_numbers

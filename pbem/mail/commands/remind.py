@@ -1,6 +1,6 @@
-"""remind LEAGUE GAME: the organiser asks a table's players to act now (pbem.league.care)."""
+"""remind LEAGUE GAME: the organiser asks a table's players to act now (pbem.organise.care)."""
 
-from ...league import care
+from ...organise import care
 from .base import Command, Context
 from .errors import Usage
 from .organising import ask_league, check_ours, read_numbers

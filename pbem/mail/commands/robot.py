@@ -1,6 +1,6 @@
-"""robot LEAGUE GAME [SEAT]: the organiser has the robot make a move (pbem.league.care)."""
+"""robot LEAGUE GAME [SEAT]: the organiser has the robot make a move (pbem.organise.care)."""
 
-from ...league import care
+from ...organise import care
 from .base import Command, Context
 from .errors import Usage
 from .organising import ask_league, check_ours, read_numbers

@@ -1,6 +1,6 @@
-"""rule LEAGUE GAME RULING: REASON: the organiser's ruling on a game (pbem.league.adjudicate)."""
+"""rule LEAGUE GAME RULING: REASON: the organiser's ruling on a game (pbem.organise.adjudicate)."""
 
-from ...league.adjudicate import adjudicate, parse
+from ...organise.adjudicate import Via, adjudicate, parse
 from .base import Command, Context
 from .errors import Usage
 from .organising import ask_league, check_ours, read_numbers
@@ -22,7 +22,7 @@ class Rule(Command):
         check_ours(ctx, lid)
         ruling = ask_league(parse, words[2:], reason)
         ref = f"{ctx.message_id}#rule.{gid}.{len(ctx.done)}"[:300] if ctx.message_id else None
-        ev = ask_league(adjudicate, ctx.store, lid, ctx.my_id, gid, ruling, "mail",
-                        ref).events  # a mail's line applies once
+        ev = ask_league(adjudicate, ctx.store, lid, ctx.my_id, gid, ruling,
+                        Via("mail", ref)).events  # a mail's line applies once
         return f"rule: game {gid}, ruling at move {ev[0]['seq']}" if ev else \
             f"rule: game {gid}, done already"

@@ -6,18 +6,19 @@ operator) and that the game is the league's; a refusal is a LeagueError, nothing
 from datetime import timedelta
 
 from sqlalchemy import func
-from sqlmodel import select
+from sqlmodel import col, select
 
 from ..config import load
 from ..deadlines import MAX_HOURS, rearm
 from ..engine import choose, view
+from ..league.manage import LeagueError, get_league, league_fixture, require_organiser
+from ..league.rows import id_of
 from ..notify import mail_row
 from ..play import Refused, submit
 from ..store.games import mailable, players_of
 from ..store.models import Deadline, Entry, Game, Outbox, Player, Season, Seat
 from ..store.models import now as utcnow
 from ..vacation import extra_time
-from .manage import LeagueError, get_league, league_fixture, require_organiser
 
 MESSAGES_PER_DAY = 3  # an organiser's mails to all players, per league
 MAX_SUBJECT, MAX_TEXT = 100, 5000
@@ -97,7 +98,7 @@ def remind(store, league_id: int, by, game_id: int) -> int:
                          f"Game {game_id}: your move, please",
                          f"The organiser of {league.name} asks you to make your move in game "
                          f"{game_id} now.\nYour table: {cfg.base_url}/t/{x.token}\n")
-                for x in seats if mailable(players.get(x.player_id))]
+                for x in seats if x.player_id is not None and mailable(players.get(x.player_id))]
         new = [r for r in rows if not s.exec(select(Outbox.id).where(
             Outbox.dedupe_key == r["dedupe_key"])).first()]
         if not new:
@@ -120,13 +121,13 @@ def message(store, league_id: int, by, subject: str, text: str,
     with store.session() as s:
         league = get_league(s, league_id)
         require_organiser(league, by)
-        sent = _messages_since(s, league.id, utcnow() - timedelta(days=1))
+        sent = _messages_since(s, id_of(league), utcnow() - timedelta(days=1))
         if sent >= MESSAGES_PER_DAY:
             raise LeagueError(f"{sent} messages went out in the last day: at most "
                               f"{MESSAGES_PER_DAY} a day")
         players = _players_of(s, league, season_number)
         boss = s.get(Player, league.organiser_id)
-        n = _messages_since(s, league.id) + 1
+        n = _messages_since(s, id_of(league)) + 1
         body = (f"{text}\n\n-- \nThe organiser of {league.name} ({boss.email}) wrote this to "
                 f"every player of the league{_of_season(season_number)}.\n"
                 f"The league: {load().base_url}/l/{league.id}\n")
@@ -146,7 +147,7 @@ def _of_season(number) -> str:
 def _messages_since(s, league_id: int, since=None) -> int:
     """The organiser's messages so far (each has one copy to the organiser)."""
     q = select(func.count()).select_from(Outbox).where(
-        Outbox.dedupe_key.like(f"message:{league_id}:%:copy"))
+        col(Outbox.dedupe_key).like(f"message:{league_id}:%:copy"))
     return s.exec(q.where(Outbox.created >= since) if since else q).one()
 
 
@@ -159,4 +160,5 @@ def _players_of(s, league, season_number) -> list[Player]:
             raise LeagueError(f"{league.name} has no season {season_number}")
         q = q.where(Season.number == season_number)
     ids = {x for e in s.exec(q).all() for x in (e.player_id, e.partner_id) if x}
-    return list(s.exec(select(Player).where(Player.id.in_(ids)).order_by(Player.id)).all())
+    return list(s.exec(select(Player).where(col(Player.id).in_(ids))
+                       .order_by(col(Player.id))).all())

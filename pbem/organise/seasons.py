@@ -6,23 +6,24 @@ is pbem.league.rounds; this module only adds what moves a game."""
 
 from datetime import date, datetime, timedelta
 
-from sqlmodel import or_, select
+from sqlmodel import col, or_, select
 
 from ..asks import mail_once
 from ..config import load
+from ..league.manage import OPERATOR, LeagueError, address, league_fixture
+from ..league.reports import stale_tables
+from ..league.rounds import begin, open_next
+from ..league.rows import id_of
 from ..play import Refused, hand_over, start
 from ..store.games import mailable
 from ..store.models import Entry, Fixture, Game, League, Player, Season
 from ..store.models import now as utcnow
-from .manage import OPERATOR, LeagueError, address, league_fixture
-from .reports import stale_tables
-from .rounds import begin, open_next
 
 
 def start_season(store, league_id: int, by) -> Season:
     """Close entries and open round one now (the organiser need not wait for the day)."""
     season = begin(store, league_id, by)
-    advance(store, season.id)
+    advance(store, id_of(season))
     return season
 
 
@@ -86,8 +87,8 @@ def _start_due(store, today: date) -> int:
 
 def _deal_undealt(store) -> int:
     with store.session() as s:
-        undealt = s.exec(select(Game.id).join(Fixture, Fixture.game_id == Game.id)
-                         .join(Season, Season.id == Fixture.season_id)
+        undealt = s.exec(select(Game.id).join(Fixture, col(Fixture.game_id) == Game.id)
+                         .join(Season, col(Season.id) == Fixture.season_id)
                          .where(Season.status == "running", Game.status == "open")).all()
     deal(store, undealt)
     return len(undealt)
@@ -97,7 +98,7 @@ def _flag_stale(store, now: datetime) -> int:
     flagged = 0
     with store.session() as s:
         ids = set(s.exec(select(Season.league_id).where(Season.status == "running")).all())
-        leagues = s.exec(select(League).where(League.id.in_(ids))).all()
+        leagues = s.exec(select(League).where(col(League.id).in_(ids))).all()
     found = [(league, t) for league in leagues for t in stale_tables(store, league, now)]
     for league, t in found:
         quiet = (now - t["last_move"]) // timedelta(hours=1)
@@ -124,8 +125,8 @@ def tell_organisers(store, player: Player, status: str) -> int:
     """Mail to `player` has just stopped (it bounces): the organiser of each league they play
     in hears of it once, as their page shows it. The number of notes queued."""
     with store.session() as s:
-        leagues = s.exec(select(League).join(Season, Season.league_id == League.id)
-                         .join(Entry, Entry.season_id == Season.id)
+        leagues = s.exec(select(League).join(Season, col(Season.league_id) == League.id)
+                         .join(Entry, col(Entry.season_id) == Season.id)
                          .where(Season.status != "over", Entry.status != "withdrawn",
                                 or_(Entry.player_id == player.id,
                                     Entry.partner_id == player.id))).unique().all()

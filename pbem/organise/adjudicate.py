@@ -3,16 +3,19 @@ one side, a replay or a score adjustment, each with a reason, and taking one bac
 is an `adjudicate` event in the game's log, written through the door (pbem.play.adjudicate);
 the players at the table are mailed it. What the league then counts: pbem.league.verdicts."""
 
+from typing import NamedTuple
+
 from ..config import load
 from ..engine import Rules
 from ..engine.acts import clean_talk
+from ..league.manage import LeagueError, league_fixture
+from ..league.verdicts import describe
 from ..notify import mail_row
 from ..numbers import whole
-from ..play import Refused
+from ..play import Refused, Result
 from ..play import adjudicate as write_ruling
 from ..store.games import mailable, players_of
-from .manage import LeagueError, league_fixture
-from .verdicts import describe
+from ..store.states import Store
 
 USAGE = ("a ruling is: win SIDE, loss SIDE, replay, adjust POINTS... (one whole number a "
          "side, e.g. +20 -20), or undo MOVE; sides are numbered from 1")
@@ -42,13 +45,24 @@ def parse(words: list[str], reason: str) -> dict:
 
 def _number(word: str) -> int:
     digits = word[1:] if word[:1] in "+-" else word
-    if whole(digits, 999999) is None:
+    number = whole(digits, 999999)
+    if number is None:
         raise LeagueError(f"{word[:20]!r} is not a whole number here: {USAGE}")
-    return -whole(digits) if word[:1] == "-" else whole(digits)
+    return -number if word[:1] == "-" else number
 
 
-def adjudicate(store, league_id: int, by, game_id: int, ruling: dict, source: str = "cli",
-               ref: str | None = None):
+class Via(NamedTuple):
+    """Where a ruling came from, as the door logs it: the source, and the ref that applies a
+    mail's line once."""
+    source: str = "cli"
+    ref: str | None = None
+
+
+COMMAND_LINE = Via("cli")
+
+
+def adjudicate(store: Store, league_id: int, by: int | str, game_id: int, ruling: dict,
+               via: Via = COMMAND_LINE) -> Result:
     """Write `ruling` (from `parse`) on a finished game of the league, as its organiser
     (`by`): returns the door's Result; LeagueError (nothing written) if it may not."""
     with store.session() as s:
@@ -58,7 +72,7 @@ def adjudicate(store, league_id: int, by, game_id: int, ruling: dict, source: st
         _check_side(ruling, len(Rules.from_dict(league.rules).sides))
         name = league.name
     try:
-        return write_ruling(store, game_id, ruling, source, ref,
+        return write_ruling(store, game_id, ruling, via.source, via.ref,
                             mails=lambda s, game, seats, ev: _mails(s, game, seats, ev, name))
     except Refused as e:
         raise LeagueError(e.reason) from None
