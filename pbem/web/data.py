@@ -5,7 +5,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from flask import abort, current_app
-from sqlalchemy import func
+from sqlalchemy import bindparam, func
 from sqlalchemy import select as select_columns
 from sqlmodel import col, select
 
@@ -88,14 +88,14 @@ _HEAD = (select_columns(col(Game.public),
                         col(Seat.seat), col(Seat.player_id), col(Player.name))
          .select_from(Game).join(Seat, col(Seat.game_id) == Game.id, isouter=True)
          .join(Player, col(Player.id) == Seat.player_id, isouter=True)
-         .order_by(col(Seat.seat)))
+         .where(col(Game.id) == bindparam("g")).order_by(col(Seat.seat)))
 
 
 def head(game_id: int) -> tuple[bool, int, list[str]]:
     """Whether the game is public, its last seq and its seats' names (as seat_names gives
     them), without its state: what a cached page of it depends on."""
-    with store().reader() as s:
-        rows = s.execute(_HEAD.where(col(Game.id) == game_id)).all()
+    with store().reader() as s:  # the statement as it is, not as ORM entities
+        rows = s.connection().execute(_HEAD, {"g": game_id}).all()
     if not rows:
         abort(404)
     names = [name if player is not None and name is not None else f"robot {seat}"
