@@ -2,6 +2,10 @@
 
     .venv/bin/python bench/web.py [--seconds S] [--rounds R] [--workers W] [--threads T]
                                   [--clients C] [--pg postgresql+psycopg://USER@HOST/DB]
+                                  [--waitress]
+
+With --waitress the app is `pbem serve --no-smtp` instead (waitress, one process, its own
+threads) and the ceiling `waitress-serve --threads 8` (--workers and --threads unused).
 
 The app runs as README/wsgi.py say, `gunicorn -w W -b 127.0.0.1:PORT wsgi:app` (sync workers;
 --threads T > 1 uses gthread workers, which keep connections alive), in a subprocess whose
@@ -85,10 +89,28 @@ def gunicorn(app: str, port: int, env: dict, workers: int, threads: int, log: Pa
         cmd += ["-k", "gthread", "--threads", str(threads)]
     proc = subprocess.Popen(cmd + [app], env=env, stdout=log.open("w"),
                             stderr=subprocess.STDOUT, start_new_session=True)
+    return answering(proc, f"gunicorn {app}", port, log)
+
+
+def waitress(app: str, port: int, env: dict, log: Path):
+    """`pbem serve`'s waitress for the app (wsgi:app), waitress's own runner for another."""
+    if app == "wsgi:app":
+        cmd = [sys.executable, "-m", "pbem.cli", "serve", "--no-smtp"]
+        env = dict(env, PBEM_WEB_PORT=str(port))
+    else:
+        cmd = [sys.executable, "-m", "waitress", f"--listen=127.0.0.1:{port}", "--threads=8",
+               app]
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT / "bench", stdout=log.open("w"),
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    return answering(proc, app, port, log)
+
+
+def answering(proc, app: str, port: int, log: Path):
+    """`proc` once it answers GET / on `port` (else it is killed and the bench stops)."""
     end = time.monotonic() + 30
     while time.monotonic() < end:
         if proc.poll() is not None:
-            raise SystemExit(f"gunicorn {app} exited: {log.read_text()[-2000:]}")
+            raise SystemExit(f"{app} exited: {log.read_text()[-2000:]}")
         try:
             c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
             c.request("GET", "/")
@@ -98,7 +120,7 @@ def gunicorn(app: str, port: int, env: dict, workers: int, threads: int, log: Pa
         except OSError:
             time.sleep(0.2)
     proc.kill()
-    raise SystemExit(f"gunicorn {app} did not answer on port {port}")
+    raise SystemExit(f"{app} did not answer on port {port}")
 
 
 def stop(proc) -> None:
@@ -314,14 +336,12 @@ def main() -> None:
     ap.add_argument("--pg", metavar="URL", help="PostgreSQL (a fresh schema) instead of SQLite")
     ap.add_argument("--only", choices=["pad", "move"], help="one of the two (and the ceiling)")
     ap.add_argument("--keep", action="store_true", help="keep the /tmp directory")
+    ap.add_argument("--waitress", action="store_true", help="`pbem serve`'s waitress instead")
     args = ap.parse_args()
-    import gunicorn as g
-
-    kind = f"gthread x{args.threads}" if args.threads > 1 else "sync"
     db = ScratchDatabase(args.pg)
     print(f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
-          f"gunicorn {g.__version__} -w {args.workers} ({kind}), {args.clients} client "
-          f"processes, {args.seconds:g} s each, {db.kind}; {load_average()}")
+          f"{server_kind(args)}, {args.clients} client processes, {args.seconds:g} s each, "
+          f"{db.kind}; {load_average()}")
     var = Path(tempfile.mkdtemp(prefix="pbem-bench-web-"))
     url = db.url
     procs = []
@@ -331,10 +351,10 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
         env.update(PBEM_VAR_DIR=str(var), PBEM_SECRET_KEY=secrets.token_urlsafe(32),
                    PBEM_BASE_URL=f"http://127.0.0.1:{port}", DATABASE_URL=url)
-        procs.append(gunicorn("wsgi:app", port, env, args.workers, args.threads,
-                              var / "gunicorn.log"))
-        procs.append(gunicorn("ceiling_app:app", top, env, args.workers, args.threads,
-                              var / "ceiling.log"))
+        for app, at, log in (("wsgi:app", port, "app.log"), ("ceiling_app:app", top,
+                                                              "ceiling.log")):
+            procs.append(waitress(app, at, env, var / log) if args.waitress else
+                         gunicorn(app, at, env, args.workers, args.threads, var / log))
         print(f"long game {data['long_id']}: four robots to 500 in {data['made']:.1f} s, "
               f"{data['hands']} hands, {data['events']} events, final "
               f"{'-'.join(map(str, data['scores']))}")
@@ -360,6 +380,15 @@ def main() -> None:
         print(f"moves the database holds from the web while timed (and warming up): {applied}")
         print(f"move POST p99 {1000 * move['p99']:.1f} ms at {args.clients} clients "
               "(target < 100)")
+
+
+def server_kind(args) -> str:
+    if args.waitress:
+        return "pbem serve's waitress (the ceiling: waitress-serve --threads 8)"
+    import gunicorn as g
+
+    kind = f"gthread x{args.threads}" if args.threads > 1 else "sync"
+    return f"gunicorn {g.__version__} -w {args.workers} ({kind})"
 
 
 def row(name: str, r: dict, args) -> None:

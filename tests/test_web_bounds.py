@@ -510,24 +510,19 @@ def test_pbem_serve_masks_keys_in_its_access_log_and_refuses_a_huge_body(store, 
                 urllib.request.urlopen(site + path, timeout=10)
             except urllib.error.HTTPError as e:
                 assert e.code in (400, 404), path
-        # a 20 MB form announced: refused at once, before its body is read
+        # a 20 MB form announced: refused at once, before its body is read (waitress's
+        # own 413, pbem.web.server; the body is never sent, so no unread byte resets it)
         with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
             c.sendall(b"POST /new HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-"
-                      b"urlencoded\r\nContent-Length: 20971520\r\n\r\n" + b"you=" + b"A" * 65536)
+                      b"urlencoded\r\nContent-Length: 20971520\r\n\r\n")
             t0, reply = time.monotonic(), b""
-            while b"</html>" not in reply and time.monotonic() - t0 < 10:
-                part = c.recv(65536)
-                if not part:
-                    break
+            while time.monotonic() - t0 < 10 and (part := c.recv(65536)):
                 reply += part
-        head, _, body = reply.partition(b"\r\n\r\n")
-        assert head.startswith(b"HTTP/1.1 413") and b"Too large" in body
-        assert b"AAAA" not in body
+        assert reply.startswith(b"HTTP/1.1 413") and b"Too Large" in reply, reply
     finally:
         server.send_signal(signal.SIGINT)
         _, log = server.communicate(timeout=20)
     assert "GET /t/... HTTP/1.1" in log and "GET /j/confirm/... " in log, log[-2000:]
-    assert "POST /new" in log and "413" in log
     assert "GET /l/new/confirm/... " in log
     for secret in (tok, "secretmovelink", "secretjoinlink", "secretleaguelink"):
         assert secret not in log, log[-2000:]

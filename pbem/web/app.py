@@ -2,6 +2,7 @@
 
 import secrets
 from importlib.resources import files
+from pathlib import Path
 
 from flask import Flask, abort, request, session
 from flask.sessions import SecureCookieSessionInterface
@@ -26,19 +27,23 @@ from . import (
     newgame,
     newleague,
     organiser_acts,
+    pad_cache,
     pages,
     signin,
     table_acts,
     tables,
     unsubscribe,
 )
-from .fastpad import FastPad
+
+TEMPLATES = files("pbem.templates")
+SOURCE = Path(__file__).resolve().parent.parent  # the pbem package
 
 
 def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -> Flask:
     cfg = cfg or load()
-    folder = str(files("pbem.templates"))
-    app = Site("pbem", template_folder=folder, static_folder=None)
+    folder = Path(str(TEMPLATES))
+    app = Site("pbem", template_folder=str(folder), static_folder=None)
+    app.extensions["pbem.pads"] = pad_cache.Pads(pad_cache.code_digest(folder, SOURCE))
     app.session_interface = Sessions()
     keys = secret_keys(cfg)
     store = store or store_for(cfg.database_url)
@@ -54,7 +59,6 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.filters["plural"] = plural  # "1 bag", "2 bags"
     app.jinja_env.globals["signed_in"] = lambda: "player" in session  # the header's link
-    app.wsgi_app = FastPad(app, app.wsgi_app)
     for bp in (pages.bp, newgame.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp,
                leagues.bp, newleague.bp, league_api.bp, signin.bp, home.bp, live.bp,
                table_acts.bp, organiser_acts.bp, invites.bp, account_link.bp):

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 from flask import abort, current_app
 from sqlalchemy import bindparam, func
-from sqlalchemy.orm import make_transient_to_detached
-from sqlmodel import select
+from sqlalchemy import select as select_columns
+from sqlmodel import col, select
 
+from ..engine import State
 from ..notify import seat_names
 from ..signing import MOVE, Signer, secret_keys
 from ..signing import signer as signing_signer
@@ -22,7 +23,7 @@ class Table:
     game: Game
     seats: list[Seat]
     names: list[str]
-    state: object  # load: a snapshot (the cache's own moves on); viewing: lent, read only
+    state: State  # load: a snapshot (the cache's own moves on); viewing: lent, read only
     bouncing: frozenset = frozenset()  # seats whose player's mail stopped: it bounces
 
 
@@ -73,7 +74,7 @@ def _read(game_id: int) -> Table:
         game = s.get(Game, game_id)
         if game is None:
             abort(404)
-        seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+        seats = s.exec(select(Seat).where(Seat.game_id == game_id).order_by(col(Seat.seat))).all()
         players = players_of(s, seats)
         live = st_.state(s, game)
     stopped = frozenset(x.seat for x in seats if bouncing(players.get(x.player_id)))
@@ -81,51 +82,41 @@ def _read(game_id: int) -> Table:
 
 
 # the pad's game, last seq and seats' names in one statement (the ORM took 90 % of a pad)
-_HEAD = (select(Game.public,
-                select(func.max(Move.seq)).where(Move.game_id == Game.id).scalar_subquery(),
-                Seat.seat, Seat.player_id, Player.name)
-         .select_from(Game).join(Seat, Seat.game_id == Game.id, isouter=True)
-         .join(Player, Player.id == Seat.player_id, isouter=True)
-         .where(Game.id == bindparam("g")).order_by(Seat.seat))
+_HEAD = (select_columns(col(Game.public),
+                        select_columns(func.max(Move.seq)).where(col(Move.game_id) == Game.id)
+                        .scalar_subquery(),
+                        col(Seat.seat), col(Seat.player_id), col(Player.name))
+         .select_from(Game).join(Seat, col(Seat.game_id) == Game.id, isouter=True)
+         .join(Player, col(Player.id) == Seat.player_id, isouter=True)
+         .where(col(Game.id) == bindparam("g")).order_by(col(Seat.seat)))
 
 
 def head(game_id: int) -> tuple[bool, int, list[str]]:
     """Whether the game is public, its last seq and its seats' names (as seat_names gives
     them), without its state: what a cached page of it depends on."""
-    got = read_head(store(), game_id)
-    if got is None:
-        abort(404)
-    return got
-
-
-def read_head(store_, game_id: int) -> tuple[bool, int, list[str]] | None:
-    """`head`, outside a request (pbem.web.fastpad): None for no such game."""
-    rows = store_.quick_rows(_HEAD, g=game_id)
+    with store().reader() as s:  # the statement as it is, not as ORM entities
+        rows = s.connection().execute(_HEAD, {"g": game_id}).all()
     if not rows:
-        return None
+        abort(404)
     names = [name if player is not None and name is not None else f"robot {seat}"
              for _, _, seat, player, name in rows if seat is not None]
     return bool(rows[0][0]), rows[0][1] or 0, names
 
 
-_SEAT = select(*Seat.__table__.columns).where(Seat.token == bindparam("t"))
-
-
 def seat_for(token: str) -> Seat:
-    """The seat of a token, read in one statement without the ORM's query (every table POST
-    starts here); detached as the ORM would leave it, so a session may still add it."""
-    rows = store().quick_rows(_SEAT, t=token.lower())
-    if not rows:
+    """The seat of a token (every table POST starts here), detached: a session may still
+    add it."""
+    with store().reader() as s:
+        seat = s.exec(select(Seat).where(Seat.token == token.lower())).first()
+    if seat is None:
         abort(404)
-    seat = Seat(**dict(zip(Seat.__table__.columns.keys(), rows[0], strict=True)))
-    seat.robot, seat.accepted = bool(seat.robot), bool(seat.accepted)  # SQLite's 0/1
-    make_transient_to_detached(seat)
     return seat
 
 
 def public_games(limit: int = 50) -> list[Game]:
     with store().reader() as s:
-        return s.exec(select(Game).where(Game.public).order_by(Game.id.desc()).limit(limit)).all()
+        newest = select(Game).where(col(Game.public)).order_by(col(Game.id).desc())
+        return list(s.exec(newest.limit(limit)).all())
 
 
 def event(game_id: int, seq: int) -> dict:

@@ -48,7 +48,7 @@ def to(url: str, notice: str | None = None, error: str | None = None, form=None,
     waiting.pop(slot, None)
     if entry:
         waiting[slot] = _fit(entry)
-    kept = {}
+    kept: dict[str, dict] = {}
     for k, v in reversed(list(waiting.items())[-MAX_PAGES:]):  # the newest, always; then
         if not kept or _size(kept) + _size({k: v}) <= BUDGET:  # older ones while they fit
             kept[k] = v

@@ -6,7 +6,7 @@ never write a key."""
 import logging
 import re
 
-from flask import abort, jsonify, make_response, render_template, request
+from flask import Response, abort, jsonify, make_response, render_template, request
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
@@ -48,13 +48,6 @@ class LinkConverter(KeyConverter):
 
 
 AWAY = (OperationalError, PoolTimeout)  # SQLAlchemy's errors for a database not answering
-AWAY_KEY = "pbem.database_away"  # the WSGI environ's error the fast lane met (fastpad)
-
-
-def _away_already():
-    """The fast lane in front of the app met the database away: answer that at once."""
-    if AWAY_KEY in request.environ:
-        raise request.environ.pop(AWAY_KEY)
 
 
 CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -69,7 +62,6 @@ def install(app, secure_cookie: bool, driver_error: type[Exception] = Operationa
     app.before_request(refuse_controls)
     app.after_request(headers)
     app.register_error_handler(HTTPException, error_page)
-    app.before_request(_away_already)
     for away in (*AWAY, driver_error):  # one answer, whatever layer raised it
         app.register_error_handler(away, database_away)
     mask_access_log()  # `flask run` (Werkzeug's server) logs the path as it came
@@ -124,14 +116,11 @@ TEXTS = {
 def error_page(e: HTTPException):
     """An error in the site's own page (or JSON under /api/), never Werkzeug's bare one.
     Our own abort(400, "why") keeps its words; Werkzeug's stock texts are replaced."""
-    title, text = TEXTS.get(e.code, (e.name, "That did not work."))
+    code = e.code or 500
+    title, text = TEXTS.get(code, (e.name, "That did not work."))
     if e.description and e.description != type(e).description:
         text = e.description
-    if request.path.startswith("/api/"):
-        body = jsonify(error=title, message=text, status=e.code)
-    else:
-        body = render_template("web/message.html", title=title, text=text)
-    response = make_response(body, e.code or 500)
+    response = message(code, title, text)
     for key, value in e.get_headers():
         if key.lower() in ("allow", "retry-after"):  # a 405 says what the address takes
             response.headers[key] = value
@@ -145,14 +134,17 @@ def database_away(e: Exception):
     text (it may quote a statement)."""
     log.warning("the database is not answering (%s): 503 for %s %s", type(e).__name__,
                 request.method, mask(request.path))
-    title, text = "Try again soon", "The game store is not answering: try again in a minute."
-    if request.path.startswith("/api/"):
-        body = jsonify(error=title, message=text, status=503)
-    else:
-        body = render_template("web/message.html", title=title, text=text)
-    response = make_response(body, 503)
+    response = message(503, "Try again soon",
+                       "The game store is not answering: try again in a minute.")
     response.headers["Retry-After"] = "60"
     return response
+
+
+def message(code: int, title: str, text: str) -> Response:
+    """The site's page saying `title` and `text` (JSON under /api/), with status `code`."""
+    if request.path.startswith("/api/"):
+        return make_response(jsonify(error=title, message=text, status=code), code)
+    return make_response(render_template("web/message.html", title=title, text=text), code)
 
 
 def mask_logs(app) -> None:

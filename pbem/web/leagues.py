@@ -16,7 +16,7 @@ from flask import (
     url_for,
 )
 from markupsafe import Markup
-from sqlmodel import select
+from sqlmodel import col, select
 
 from ..league import archive, manage, reports
 from ..league.manage import LeagueError
@@ -97,12 +97,12 @@ def season_context(league_id: int, number: int | None) -> dict:
     with data.store().reader() as s:
         lg = _league(s, league_id)
         try:
-            sn = manage.latest_season(s, lg.id) if number is None else \
-                reports.season_of(s, lg.id, number)
+            sn = manage.latest_season(s, league_id) if number is None else \
+                reports.season_of(s, league_id, number)
         except LeagueError:
             abort(404)
         page = {"league": lg, "season": sn, "format": describe(lg), "status": season_text(sn),
-                "seasons": reports.seasons(s, lg.id), "entries": reports.entries_of(s, sn),
+                "seasons": reports.seasons(s, league_id), "entries": reports.entries_of(s, sn),
                 "ratings": reports.ratings(s, lg), "form": {}, "error": None}
         page["season_body"] = reports.view(s, "page", lg, sn, lambda: season_body(s, page))
         return page
@@ -258,9 +258,11 @@ def organiser(admin_token):
 def render_organiser(lg: League):
     store = data.store()
     cfg = current_app.config["PBEM_SETTINGS"]
+    league_id = lg.id
+    assert league_id is not None  # read from the database
     with store.session() as s:
-        lg = s.get(League, lg.id)
-        seasons = reports.seasons(s, lg.id)
+        lg = s.get(League, league_id)
+        seasons = reports.seasons(s, league_id)
         current = [_season_desk(s, sn) for sn in seasons if sn.status != "over"]
         rulings = [dict(r, season=sn.number) for sn in seasons for r in reports.rulings(s, sn)]
         organiser_email = s.get(Player, lg.organiser_id).email
@@ -287,13 +289,13 @@ def _season_desk(s, sn: Season) -> dict:
     entries = reports.entries_of(s, sn)
     playing = s.exec(select(Fixture).where(Fixture.season_id == sn.id,
                                            Fixture.status == "playing")
-                     .order_by(Fixture.round, Fixture.board)).all()
-    seats = s.exec(select(Seat).where(Seat.game_id.in_([f.game_id for f in playing]))
-                   .order_by(Seat.game_id, Seat.seat)).all()
+                     .order_by(col(Fixture.round), col(Fixture.board))).all()
+    seats = s.exec(select(Seat).where(col(Seat.game_id).in_([f.game_id for f in playing]))
+                   .order_by(col(Seat.game_id), col(Seat.seat))).all()
     ids = {x for e in entries for x in (e.player_id, e.partner_id) if x}
     ids |= {x.player_id for x in seats if x.player_id}
-    people = {p.id: p for p in s.exec(select(Player).where(Player.id.in_(ids))).all()}
-    at = {}
+    people = {p.id: p for p in s.exec(select(Player).where(col(Player.id).in_(ids))).all()}
+    at: dict[int, list[tuple[int, str]]] = {}
     for x in seats:
         who = people.get(x.player_id)
         at.setdefault(x.game_id, []).append((x.seat, f"{who.name} <{who.email}>" + (

@@ -2,7 +2,7 @@
 games, their seats' players, states, timeouts, the player's own orders), however many
 games the site has, in place of four reads and a copied state a game."""
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from ..notify import seat_names
 from ..store import prefs
@@ -16,13 +16,13 @@ def rows(store, player, now, limit: int) -> list[dict]:
     """One dict a game (see `_row`), the player's `limit` most recent seats."""
     with store.reader() as s:
         mine = list(s.exec(select(Seat).where(Seat.player_id == player.id)
-                           .order_by(Seat.game_id.desc()).limit(limit)).all())
+                           .order_by(col(Seat.game_id).desc()).limit(limit)).all())
         ids = [x.game_id for x in mine]
-        games = {g.id: g for g in s.exec(select(Game).where(Game.id.in_(ids)))}
+        games = {g.id: g for g in s.exec(select(Game).where(col(Game.id).in_(ids)))}
         dealt = [g for g in ids if games[g].status != "open"]
         seats: dict[int, list] = {g: [] for g in dealt}
-        for x in s.exec(select(Seat).where(Seat.game_id.in_(dealt))
-                        .order_by(Seat.game_id, Seat.seat)):
+        for x in s.exec(select(Seat).where(col(Seat.game_id).in_(dealt))
+                        .order_by(col(Seat.game_id), col(Seat.seat))):
             seats[x.game_id].append(x)
         players = players_of(s, [x for g in dealt for x in seats[g]])
         states = store.states(s, dealt)  # private copies, kept back below
@@ -40,7 +40,7 @@ def _timeouts(s, ids) -> dict[tuple, object]:
     """(game, seat, seq) -> the pending timeout's due time."""
     return {(g, seat, seq): due for g, seat, seq, due in s.exec(
         select(Deadline.game_id, Deadline.seat, Deadline.seq, Deadline.due).where(
-            Deadline.game_id.in_(ids), Deadline.state == "pending",
+            col(Deadline.game_id).in_(ids), Deadline.state == "pending",
             Deadline.kind == "timeout"))}
 
 
@@ -49,8 +49,8 @@ def _orders(s, mine) -> dict[int, list[str]]:
     own = {(x.game_id, x.seat) for x in mine}
     out: dict[int, list[str]] = {}
     for g, seat, text in s.exec(select(SeatOrder.game_id, SeatOrder.seat, SeatOrder.text)
-                                .where(SeatOrder.game_id.in_([g for g, _ in own]),
-                                       SeatOrder.state == "pending").order_by(SeatOrder.id)):
+                                .where(col(SeatOrder.game_id).in_([g for g, _ in own]),
+                                       SeatOrder.state == "pending").order_by(col(SeatOrder.id))):
         if (g, seat) in own and text not in out.setdefault(g, []):
             out[g].append(text)
     return out

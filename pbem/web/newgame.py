@@ -209,10 +209,10 @@ def time_control(form, league: bool = False) -> dict:
 
 
 def _hours(form, key) -> int:
-    text = form.get(key, str(BANK[key])).strip()
-    if whole(text, 99999) is None:
+    hours = whole(form.get(key, str(BANK[key])).strip(), 99999)
+    if hours is None:
         raise ValueError(f"{key.replace('_', ' ')}: a whole number of hours")
-    return whole(text)
+    return hours
 
 
 def _create_invited(rules, seats, creator, public, time_control, ref) -> int:
@@ -223,8 +223,9 @@ def _create_invited(rules, seats, creator, public, time_control, ref) -> int:
         game = add_game(s, rules, seats, public=public, time_control=time_control)
         game.created_by = player_for(s, creator).id
         s.add(game)
-        s.add(Confirmation(ref=ref, game_id=game.id))
         gid = game.id
+        assert gid is not None  # add_game flushed it
+        s.add(Confirmation(ref=ref, game_id=gid))
         for seat in s.exec(select(Seat).where(Seat.game_id == gid)).all():
             email = seats[seat.seat]
             if seat.robot or email == creator:

@@ -1,18 +1,31 @@
 """Rendered score pads, kept per game, seq and what else the page shows (the seats' names,
 and whether the reader is signed in, which changes its header): a pad only changes when its
 game moves, and a finished game's never does. Each pad goes out under an ETag, so a browser
-that has it is answered 304 with no work but three small reads."""
+that has it is answered 304 with no work but one small read.
+
+The ETag names the code that rendered the page too (`code_digest`, taken once when the app
+is made): a new version, template or source file makes new tags, so no browser keeps a page
+that the code now renders otherwise."""
 
 import hashlib
 import threading
 from collections import OrderedDict
+from pathlib import Path
 
 from .. import __version__
 
-MAX_PADS = 128  # rendered pages kept per process (a long game's is some 50 kB)
+MAX_PADS = 128  # rendered pages kept per app (a long game's is some 50 kB)
+SOURCES = ("*.py", "*.html", "*.txt", "*.css", "*.js", "*.svg")  # what renders a page
 
-_pads: OrderedDict[tuple, tuple[str, bytes]] = OrderedDict()  # key: (html, its UTF-8)
-_lock = threading.Lock()
+
+def code_digest(*folders: Path) -> str:
+    """A digest of pbem's version and every source and template file under `folders`."""
+    h = hashlib.sha256(__version__.encode())
+    for folder in folders:
+        for path in sorted(p for pattern in SOURCES for p in folder.rglob(pattern)):
+            h.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            h.update(path.read_bytes() + b"\0")
+    return h.hexdigest()[:20]
 
 
 def key(db: str, game_id: int, seq: int, names: list[str], signed_in: bool) -> tuple:
@@ -20,39 +33,33 @@ def key(db: str, game_id: int, seq: int, names: list[str], signed_in: bool) -> t
     return (game_id, seq, tuple(names), signed_in, db)
 
 
-def etag(k: tuple) -> str:
-    """The page's ETag (unquoted): a new version of pbem (its templates) makes new tags."""
-    digest = hashlib.sha256(repr((__version__, k)).encode()).hexdigest()[:20]
-    return f"pad-{k[0]}-{k[1]}-{digest}"
+class Pads:
+    """One app's rendered pads (the least recently shown dropped past MAX_PADS)."""
 
+    def __init__(self, code: str) -> None:
+        self.code = code  # code_digest of what renders them
+        self.pages: OrderedDict[tuple, str] = OrderedDict()
+        self.lock = threading.Lock()
 
-def get(k: tuple) -> str | None:
-    page = _page(k)
-    return page[0] if page is not None else None
+    def etag(self, k: tuple) -> str:
+        """The page's ETag (unquoted)."""
+        digest = hashlib.sha256(repr((self.code, k)).encode()).hexdigest()[:20]
+        return f"pad-{k[0]}-{k[1]}-{digest}"
 
+    def get(self, k: tuple) -> str | None:
+        with self.lock:
+            page = self.pages.get(k)
+            if page is not None:
+                self.pages.move_to_end(k)
+            return page
 
-def body(k: tuple) -> bytes | None:
-    """The page as it goes out (encoded once, for pbem.web.fastpad)."""
-    page = _page(k)
-    return page[1] if page is not None else None
+    def put(self, k: tuple, html: str) -> None:
+        with self.lock:
+            self.pages[k] = html
+            self.pages.move_to_end(k)
+            while len(self.pages) > MAX_PADS:
+                self.pages.popitem(last=False)
 
-
-def _page(k: tuple) -> tuple[str, bytes] | None:
-    with _lock:
-        page = _pads.get(k)
-        if page is not None:
-            _pads.move_to_end(k)
-        return page
-
-
-def put(k: tuple, html: str) -> None:
-    with _lock:
-        _pads[k] = (html, html.encode())
-        _pads.move_to_end(k)
-        while len(_pads) > MAX_PADS:
-            _pads.popitem(last=False)  # the least recently shown
-
-
-def clear() -> None:
-    with _lock:
-        _pads.clear()
+    def clear(self) -> None:
+        with self.lock:
+            self.pages.clear()

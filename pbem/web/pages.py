@@ -3,7 +3,16 @@ friends is pbem.web.newgame)."""
 
 import secrets
 
-from flask import Blueprint, abort, make_response, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from sqlmodel import select
 
 from ..engine import PRESETS, preset, score_pad
@@ -33,24 +42,30 @@ def pad(game_id):
         abort(404)  # a private game's pad is on its players' tables only
     signed = signed_in() is not None
     k = pad_cache.key(data.store().url, game_id, seq, names, signed)
-    if request.if_none_match.contains(pad_cache.etag(k)):
+    if request.if_none_match.contains(pads().etag(k)):
         return _tagged(make_response("", 304), k)
-    html = pad_cache.get(k)
+    html = pads().get(k)
     if html is None:
         k, html = _render_pad(game_id, signed)
     return _tagged(make_response(html), k)
+
+
+def pads() -> pad_cache.Pads:
+    """This app's rendered pads (pbem.web.app puts them there)."""
+    return current_app.extensions["pbem.pads"]
 
 
 def _render_pad(game_id: int, signed: bool) -> tuple[tuple, str]:
     with data.viewing(game_id) as t:  # read only: no copy of the state
         k = pad_cache.key(data.store().url, game_id, t.state.seq, t.names, signed)
         html = render_template("web/pad.html", **pad_context(t))
-    pad_cache.put(k, html)  # under the seq rendered: the game may have moved since `head`
+    pads().put(k, html)  # under the seq rendered: the game may have moved since `head`
     return k, html
 
 
 def _tagged(response, k: tuple):
-    response.set_etag(pad_cache.etag(k))
+    """The pad's own headers (guard.headers adds every page's)."""
+    response.set_etag(pads().etag(k))
     response.headers.update({"Cache-Control": "no-cache", "Vary": "Cookie"})
     return response
 

@@ -1,17 +1,22 @@
-"""The web server of `pbem serve`: waitress (pure Python, made for production), with an
-access log that never writes a key, and a 413 for a body announced too large before any
-of it is read.
+"""The web server of `pbem serve`: waitress (pure Python, made for production) through its
+public `create_server` and documented adjustments, with an access log that never writes a
+key.
+
+A body larger than MAX_BODY is waitress's own 413 (`max_request_body_size`): announced by
+its Content-Length, it is refused as soon as the headers are read, before any of it is
+read; sent chunked, once it grows past the limit. Either way the connection closes and the
+app never sees the request (so the access log below has no line for it).
 
     site = make_server(host, port, app)   # then site.run() in a thread; stop() to end
 """
 
 import logging
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterable
 
-from waitress.channel import HTTPChannel
-from waitress.parser import HTTPRequestParser
-from waitress.server import TcpWSGIServer
+from waitress import create_server
 
 from .guard import MAX_BODY, mask
 
@@ -19,50 +24,50 @@ THREADS = 8  # requests served at once; more wait in waitress's queue
 CONNECTIONS = 200  # open connections at once (waitress's connection_limit)
 log = logging.getLogger("pbem.web.access")
 
-
-class _Parser(HTTPRequestParser):
-    """waitress reads a request's whole body before the app sees it; a body announced past
-    the app's limit is not read at all: the app answers 413 from its Content-Length, and the
-    connection closes after that answer (the unread body must not be taken for a request)."""
-
-    def parse_header(self, header_plus):
-        super().parse_header(header_plus)
-        if not self.chunked and self.content_length > MAX_BODY:
-            self.body_rcv, self.content_length = None, 0
-            self.headers["CONNECTION"] = "close"
-            self.connection_close = True
+Wsgi = Callable[[dict, Callable], Iterable[bytes]]
 
 
-class _Channel(HTTPChannel):
-    parser_class = _Parser
+class Site:
+    """A waitress server made by `make_server`: run() serves until stop()."""
 
+    def __init__(self, server) -> None:
+        self.server = server
 
-class _Server(TcpWSGIServer):
-    channel_class = _Channel
+    def run(self) -> None:
+        self.server.run()
 
     def stop(self) -> None:
-        self.close()
-        self.task_dispatcher.shutdown(cancel_pending=True, timeout=5)
+        """No new connections, and the requests waiting for a thread dropped. The socket is
+        closed in the serving thread (waitress's trigger runs it there): closed from here,
+        that thread's select() would fail on it."""
+        closed = threading.Event()
+
+        def close() -> None:
+            self.server.close()
+            closed.set()
+
+        self.server.trigger.pull_trigger(close)
+        if not closed.wait(5):  # not serving: nothing selects on it
+            self.server.close()
+        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=5)
 
 
-def access_log(app):
+def make_server(host: str, port: int, app: Wsgi, threads: int = THREADS) -> Site:
+    return Site(create_server(access_log(app), host=host, port=port,
+                              threads=max(1, min(threads, 64)), connection_limit=CONNECTIONS,
+                              ident="pbem", max_request_body_size=MAX_BODY + 1))
+
+
+def access_log(app: Wsgi) -> Wsgi:
     """A WSGI middleware writing a line a request, as Werkzeug's server did, keys masked."""
     if not log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        log.addHandler(handler)
+        log.addHandler(logging.StreamHandler(sys.stderr))
         log.setLevel(logging.INFO)
         log.propagate = False
 
-    def logged(environ, start_response):
-        def start(status, headers, exc_info=None):
-            size = next((v for k, v in headers if k.lower() == "content-length"), "-")
-            path = environ.get("PATH_INFO", "") + (
-                "?" + environ["QUERY_STRING"] if environ.get("QUERY_STRING") else "")
-            line = (f'{environ.get("REMOTE_ADDR", "-")} - - '
-                    f'[{time.strftime("%d/%b/%Y %H:%M:%S")}] '
-                    f'"{environ.get("REQUEST_METHOD")} {path} '
-                    f'{environ.get("SERVER_PROTOCOL")}" {status.split()[0]} {size}')
-            log.info("%s", mask(line))
+    def logged(environ: dict, start_response: Callable) -> Iterable[bytes]:
+        def start(status: str, headers: list[tuple[str, str]], exc_info=None):
+            log.info("%s", mask(access_line(environ, status, headers)))
             return start_response(status, headers, exc_info)
 
         return app(environ, start)
@@ -70,7 +75,11 @@ def access_log(app):
     return logged
 
 
-def make_server(host: str, port: int, app, threads: int = THREADS) -> _Server:
-    return _Server(access_log(app), host=host, port=port, threads=max(1, min(threads, 64)),
-                   connection_limit=CONNECTIONS, ident="pbem",
-                   max_request_body_size=MAX_BODY + 1)  # a chunked body: waitress's 413
+def access_line(environ: dict, status: str, headers: list[tuple[str, str]]) -> str:
+    """Werkzeug's line: `ADDR - - [TIME] "METHOD PATH?QUERY PROTOCOL" STATUS SIZE`."""
+    size = next((v for k, v in headers if k.lower() == "content-length"), "-")
+    query = environ.get("QUERY_STRING")
+    path = environ.get("PATH_INFO", "") + (f"?{query}" if query else "")
+    return (f'{environ.get("REMOTE_ADDR", "-")} - - [{time.strftime("%d/%b/%Y %H:%M:%S")}] '
+            f'"{environ.get("REQUEST_METHOD")} {path} {environ.get("SERVER_PROTOCOL")}" '
+            f'{status.split()[0]} {size}')

@@ -113,9 +113,10 @@ def vacation(token):
 
 
 def _whole(text: str) -> int:
-    if whole(text) is None:  # "-30", "2.5", "1e3", "²": not a number of days
+    days = whole(text)
+    if days is None:  # "-30", "2.5", "1e3", "²": not a number of days
         raise ValueError("a vacation is a whole number of days, at least 1")
-    return whole(text)
+    return days
 
 
 def order_form(seat, st) -> str:

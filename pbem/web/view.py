@@ -26,7 +26,7 @@ def seat_view(t, seat: int | None) -> dict:
     v = view(st, seat)
     v["hand_by_suit"] = []
     if v["hand"]:
-        groups = {}
+        groups: dict[str, list] = {}
         for c in sort_cards(v["hand"], table):
             groups.setdefault(table.suit[c], []).append(card(c, table))
         v["hand_by_suit"] = [(SUIT_NAMES[s], cs) for s, cs in groups.items()]
