@@ -136,6 +136,8 @@ class Place:
 
 
 SEAT, PLAIN = Place("seat"), Place("plain")
+# whom a mail is from, as `Processor._who` reads it: (seat, player, table, place)
+Who = tuple[Seat | None, Player | None, "Table | None", Place]
 
 
 class Processor:
@@ -188,7 +190,7 @@ class Processor:
         if len(key) > 190:  # fits every column it keys (Outbox.dedupe_key is 200)
             key = "sha256:" + hashlib.sha256(key.encode()).hexdigest()
         bounce = rcpt.lower().startswith(bounces.PREFIX)  # never answered, nor read as commands
-        who = None
+        who: Who | None = None  # read unless the mail is a bounce or ignored
         if bounce or inc.ignore:
             if self._seen(key):
                 return "duplicate"
@@ -198,11 +200,14 @@ class Processor:
         try:
             if bounce:
                 outcome = self._bounce(rcpt, raw)
+            elif who is None:
+                outcome = inc.ignore or "ignored"
             else:
-                outcome = inc.ignore or self._answer(inc, key, *who, answers)
+                outcome = self._answer(inc, key, *who, answers)
         finally:
-            if who and who[2] and who[2].live is not None:  # read, but no seat's mail took it
-                self.store.keep(who[0].game_id, who[2].live)
+            table = who[2] if who else None
+            if table is not None and table.live is not None:  # read, no seat's mail took it
+                self.store.keep(table.game.id, table.live)
         if answers.recorded:  # with the move, in its transaction
             return outcome
         return self._record(key, outcome, answers.rows)
@@ -212,7 +217,7 @@ class Processor:
         delivered twice at once from being taken twice: `_record`, SeatAnswer.)"""
         return self._first(_SEEN, k=key) is not None
 
-    def _who(self, inc: Incoming, rcpt: str, key: str) -> tuple | None:
+    def _who(self, inc: Incoming, rcpt: str, key: str) -> Who | None:
         """(seat, player, table, place): the seat `rcpt` names, its player and its `Table`
         (read with it); or no seat, the player a keyed address names (an organiser
         address: its league's organiser), or at plain pbem@ the player the sender is.
