@@ -1,20 +1,16 @@
-"""A seat mail's table, read in one quick SELECT without a session (pbem.mail.inbound.Table):
-the same Game instance the ORM's read gives, detached as the ORM leaves it, so a write
-session takes it back as the row it is; its seats and players as read-only rows with the
-values the ORM's read gives (every column, every type, NULLs, robots' seats, JSON); a state
-the cache lacks is read in a reader session."""
+"""A seat mail's table, read through the ORM in one SELECT in a reader session
+(pbem.mail.inbound.Table): the game, its seats and players as the ORM's own reads give
+them, detached, so a write session takes the game back as the row it is; the state from the
+cache, caught up in the same session when the cache lacks it; and whether the mail was taken
+before, asked in the same SELECT."""
 
 from datetime import UTC, datetime
 
-import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as hs
 from sqlalchemy import func, inspect
-from sqlalchemy.orm.exc import UnmappedInstanceError
 from sqlmodel import select
 
 from pbem.engine import preset
-from pbem.mail.inbound import _QUICK_OF, PlayerRow, SeatRow, Table
+from pbem.mail.inbound import Table
 from pbem.play import start
 from pbem.store.games import create_game
 from pbem.store.models import Game, Inbound, Player, Seat
@@ -38,106 +34,55 @@ def game_of_every_kind(store) -> int:
     return gid
 
 
-def orm_read(store, by, value) -> Table:
-    with store.reader() as s:
-        return Table.read_in(s, store, by, value)
-
-
-def quick_read(store, by, value) -> Table:
-    rows = store.quick_rows(_QUICK_OF[by], **{by: value, "k": None})
-    return Table._built(store.engine.dialect, rows)
-
-
-def described(x) -> tuple | None:
-    """Every column's value with its type (repr shows the types inside JSON too), and the
-    instance's ORM and pydantic state: what anything after the read could tell apart."""
-    if x is None:
-        return None
-    st = inspect(x)
-    values = {k: (type(v), repr(v)) for k, v in vars(x).items() if k != "_sa_instance_state"}
-    return (type(x), values, st.key, st.detached, st.transient, dict(st.committed_state),
-            set(st.expired_attributes), st.modified, x.__pydantic_fields_set__,
-            x.__pydantic_extra__, x.__pydantic_private__)
-
-
 def columns(x) -> dict | None:
-    """A seat's or player's every column's value with its type: all a mail reads of it."""
+    """Every column's value with its type (repr shows the types inside JSON too)."""
     if x is None:
         return None
     return {c.key: (type(v), repr(v)) for c in type(x).__table__.columns
-            for v in [getattr(x, c.key)]} if hasattr(type(x), "__table__") else {
-        k: (type(v), repr(v)) for k, v in x._asdict().items()}
+            for v in [getattr(x, c.key)]}
 
 
-def table_described(t: Table) -> tuple:
-    players = {k: columns(p) for k, p in t.players.items()}
-    return described(t.game), [columns(x) for x in t.seats], players
+def loaded(store, gid: int) -> tuple:
+    """The game, its seats and players, each read by the ORM on its own."""
+    with store.reader() as s:
+        seats = s.exec(select(Seat).where(Seat.game_id == gid).order_by(Seat.seat)).all()
+        players = {x.player_id: columns(s.get(Player, x.player_id))
+                   for x in seats if x.player_id is not None}
+        return columns(s.get(Game, gid)), [columns(x) for x in seats], players
 
 
-def test_the_quick_read_gives_the_orms_instances(store):
+def described(t: Table) -> tuple:
+    return (columns(t.game), [columns(x) for x in t.seats],
+            {k: columns(p) for k, p in t.players.items()})
+
+
+def test_the_read_gives_the_orms_instances(store):
     gid = game_of_every_kind(store)
-    token = orm_read(store, "g", gid).seats[1].token  # the robot's seat
+    want = loaded(store, gid)
+    with store.reader() as s:  # the robot's seat
+        token = s.exec(select(Seat.token).where(Seat.game_id == gid, Seat.seat == 1)).one()
     for by, value in (("g", gid), ("t", token)):
-        orm, quick = orm_read(store, by, value), quick_read(store, by, value)
-        assert table_described(quick) == table_described(orm)
-        assert [type(x) for x in quick.seats] == [SeatRow] * 4
-        assert {type(p) for p in quick.players.values()} == {PlayerRow}
-        assert list(quick.seats[0]._fields) == [c.key for c in Seat.__table__.columns]
-        assert list(quick.players[quick.seats[0].player_id]._fields) == [
-            c.key for c in Player.__table__.columns]
-        assert [x.player_id for x in quick.seats] == [x.player_id for x in orm.seats]
-        assert quick.seats[1].player_id is None and quick.seats[1].robot is True
-        assert quick.game.paused_at == datetime(2026, 1, 2, 3, 4, 5, 6, UTC)
-    assert store.quick_rows(_QUICK_OF["t"], t="nosuchtoken", k=None) == []
+        table = Table.read(store, by, value)
+        store.keep(gid, table.take())
+        assert described(table) == want
+        assert [type(x) for x in table.seats] == [Seat] * 4
+        assert {type(p) for p in table.players.values()} == {Player}
+        assert all(inspect(x).detached for x in [table.game, *table.seats])
+        assert table.seats[1].player_id is None and table.seats[1].robot is True
+        assert table.game.paused_at == datetime(2026, 1, 2, 3, 4, 5, 6, UTC)
+        assert table.seen is None  # not asked
     assert Table.read(store, "t", "nosuchtoken") is None
+    assert Table.read(store, "g", gid + 1) is None
 
 
-# JSON as PostgreSQL takes it too (no NaN, no infinity)
-_JSON = hs.recursive(
-    hs.none() | hs.booleans() | hs.integers() | hs.text(max_size=5)
-    | hs.floats(allow_nan=False, allow_infinity=False),
-    lambda inner: hs.lists(inner, max_size=3)
-    | hs.dictionaries(hs.text(max_size=3), inner, max_size=3), max_leaves=8)
-
-
-@settings(max_examples=30, deadline=None, suppress_health_check=[
-    HealthCheck.function_scoped_fixture])
-@given(prefs=hs.dictionaries(hs.text(max_size=5), _JSON, max_size=4),
-       name=hs.text(max_size=20).filter(lambda x: "\x00" not in x))
-def test_any_json_and_text_read_the_same(store, prefs, name):
-    gid = getattr(store, "_read_test_game", None)
-    if gid is None:
-        gid = store._read_test_game = game_of_every_kind(store)
-    if "\x00" in repr(prefs):  # PostgreSQL's JSON takes no NUL character
-        return
-    with store.session() as s:
-        ann = s.exec(select(Player).where(Player.email == WHO[0])).one()
-        game = s.get(Game, gid)
-        ann.prefs, ann.name, game.time_control = prefs, name, {"t": prefs}
-        s.commit()
-    assert table_described(quick_read(store, "g", gid)) == table_described(
-        orm_read(store, "g", gid))
-
-
-def test_a_quick_read_game_is_written_back_as_its_row(store):
-    """play._once adds the read's game to its write and may change its status: an UPDATE
-    of that row, never a new one. Its seats and players are read-only rows: a session
-    refuses them, and so does an attribute set on them (nothing on the mail path may)."""
+def test_the_read_game_is_written_back_as_its_row(store):
+    """play._once may change the read's game (its status): an UPDATE of that row, never a
+    new one."""
     gid = game_of_every_kind(store)
     table = Table.read(store, "g", gid)
     store.keep(gid, table.take())
     with store.session() as s:
         s.add(table.game)
-        seat, player = table.seats[0], table.players[table.seats[0].player_id]
-        for row in (seat, player):
-            with pytest.raises(UnmappedInstanceError):
-                s.add(row)
-            with pytest.raises(UnmappedInstanceError):
-                s.merge(row)
-        with pytest.raises(AttributeError):
-            seat.robot = True
-        with pytest.raises(AttributeError):
-            player.name = "x"
         assert not s.dirty and not s.new
         table.game.status = "over"
         assert [x is table.game for x in s.dirty] == [True]
@@ -148,40 +93,26 @@ def test_a_quick_read_game_is_written_back_as_its_row(store):
         assert s.get(Game, gid).status == "over"
 
 
-def test_the_state_comes_from_the_cache_or_a_reader(store, monkeypatch):
+def test_the_state_comes_from_the_cache_or_is_caught_up(store, monkeypatch):
     gid = game_of_every_kind(store)
-    want = orm_read(store, "g", gid)
+    want = Table.read(store, "g", gid)
     assert want.live.seq > 0
     store.keep(gid, want.live)
     sessions = []
     reader = store.reader
     monkeypatch.setattr(store, "reader", lambda: sessions.append(1) or reader())
 
-    hit = Table.read(store, "g", gid)  # the cache's state, at the table's seq: no session
-    assert hit.live is want.live and sessions == []
-    assert table_described(hit) == table_described(want)
+    hit = Table.read(store, "g", gid)  # the cache's state, at the table's seq
+    assert hit.live is want.live and sessions == [1]  # one read
+    assert described(hit) == described(want)
 
-    missed = Table.read(store, "g", gid)  # taken, not kept back: read again in a session
-    assert sessions == [1] and missed.live is not want.live
+    missed = Table.read(store, "g", gid)  # taken, not kept back: replayed in the same read
+    assert sessions == [1, 1] and missed.live is not want.live
     assert missed.live.seq == want.live.seq and missed.live.hands == want.live.hands
-    assert table_described(missed) == table_described(want)
 
     store.keep(gid, fresh(want.game))  # the state before the deal
-    caught = Table.read(store, "g", gid)  # a state at another seq: caught up in a session
-    assert sessions == [1, 1] and caught.live.seq == want.live.seq
-
-
-def test_a_failing_quick_read_falls_back_to_a_session(store, monkeypatch):
-    gid = game_of_every_kind(store)
-    want = orm_read(store, "g", gid)
-    store.keep(gid, want.live)
-
-    def broken(statement, **params):
-        raise store.engine.dialect.dbapi.OperationalError("gone")
-
-    monkeypatch.setattr(store, "quick_rows", broken)
-    got = Table.read(store, "g", gid)
-    assert table_described(got) == table_described(want) and got.live.seq == want.live.seq
+    caught = Table.read(store, "g", gid)  # a state at another seq: caught up
+    assert sessions == [1, 1, 1] and caught.live.seq == want.live.seq
 
 
 def test_the_read_says_whether_the_mail_was_taken_before(store):
@@ -197,6 +128,6 @@ def test_the_read_says_whether_the_mail_was_taken_before(store):
         store.keep(gid, table.take())
     assert seen == {"play+x@y <taken@x.test>": True, "play+x@y <new@x.test>": False,
                     None: None}
-    store.forget(gid)  # and so after a reader's read of a state the cache lacks
+    store.forget(gid)  # and so with a state the cache lacks
     missed = Table.read(store, "g", gid, "play+x@y <taken@x.test>")
     assert missed.seen is True and missed.live.seq > 0

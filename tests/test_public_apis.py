@@ -40,8 +40,6 @@ ALLOWED = {
     "pbem/store/bulk.py: _handle_dbapi_exception",
     "pbem/store/bulk.py: _result_columns",
     "pbem/store/bulk.py: dispatch",
-    # a Game built "as the ORM loads it": to go for a read through a session
-    "pbem/mail/inbound.py: class_manager",
 }
 
 

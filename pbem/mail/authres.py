@@ -22,7 +22,8 @@ def verdict(headers: list[str], from_domain: str, authserv_id: str) -> str | Non
     ours = _topmost(headers, authserv_id) if from_domain else None
     if ours is None:
         return None
-    dkim, dmarc = [], []
+    dkim: list[tuple[str, set[str]]] = []
+    dmarc: list[tuple[str, set[str]]] = []
     for method in ours.split(";"):
         m = _RESULT.search(method)
         if not m:

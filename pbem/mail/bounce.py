@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from email import policy
 from email.parser import BytesParser
-from email.utils import parseaddr
+from email.utils import collapse_rfc2231_value, parseaddr
 
 from .reader import Unreadable, body_text, raw_header
 
@@ -36,7 +36,9 @@ def classify(raw: bytes) -> Verdict:
     try:
         msg = BytesParser(policy=policy.default).parsebytes(raw)
         if msg.get_content_type() == "multipart/report":
-            if (msg.get_param("report-type") or "").lower() != "delivery-status":
+            # a str, or RFC 2231's (charset, language, value)
+            kind = collapse_rfc2231_value(msg.get_param("report-type") or "")
+            if kind.lower() != "delivery-status":
                 return Verdict(None, "a report, not of delivery")  # a read receipt, say
             return _dsn(msg)
         sender = parseaddr(" ".join(raw_header(msg, "From").split()))[1].lower()

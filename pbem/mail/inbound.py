@@ -20,14 +20,13 @@ import asyncio
 import hashlib
 import logging
 import traceback
-from collections import namedtuple
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
-from sqlalchemy import bindparam, exists, func, inspect
+from sqlalchemy import bindparam, exists, func
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlalchemy.orm import aliased, class_mapper
+from sqlalchemy.orm import aliased
 from sqlmodel import select
 
 from .. import compose
@@ -47,7 +46,7 @@ from ..prepared import GAME_ON_FIRST_SEAT
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.accounts import account_address, keyed, organiser_address
-from ..store.bulk import insert_all, result_processor
+from ..store.bulk import insert_all
 from ..store.masking import MaskKeys
 from ..store.models import Game, Inbound, League, Move, Outbox, Player, Seat
 from ..store.models import now as utcnow
@@ -79,35 +78,22 @@ _TOKEN = select(Seat.id).where(Seat.token == bindparam("t"))
 _BY_TOKEN = aliased(Seat)
 
 
-def _table(*entities):
+def _table_of(game_id):
     """A seat mail's table in one statement: the game, its seats (in order) with their
-    players, and its last seq; the game and its last seq on the first seat's row only (NULL
-    on the others): its JSON is decoded once."""
-    return (select(*entities, select(func.max(Move.seq)).where(Move.game_id == Game.id)
-                   .scalar_subquery())
+    players, its last seq, and whether the mail keyed `k` was taken before; the game on the
+    first seat's row only (None on the others): its JSON is decoded once."""
+    return (select(Game, Seat, Player,
+                   select(func.max(Move.seq)).where(Move.game_id == Game.id).scalar_subquery(),
+                   exists().where(Inbound.message_id == bindparam("k")))
             .select_from(Seat).join(Game, GAME_ON_FIRST_SEAT, isouter=True)
-            .join(Player, Player.id == Seat.player_id, isouter=True).order_by(Seat.seat))
+            .join(Player, Player.id == Seat.player_id, isouter=True)
+            .where(Seat.game_id == game_id).order_by(Seat.seat))
 
 
-def _of_game(statement):
-    return statement.where(Seat.game_id == bindparam("g"))
-
-
-def _of_token(statement):
-    return statement.where(Seat.game_id == select(_BY_TOKEN.game_id).where(
-        _BY_TOKEN.token == bindparam("t")).scalar_subquery())
-
-
-# by the game's id, or by one of its seats' tokens: the ORM's read (in a reader session),
-# and the same columns for Store.quick_rows (no session: `Table.read`)
-_MODELS = (Game, Seat, Player)
-_ORM = _table(*_MODELS)
-_TABLE_OF_GAME, _TABLE_OF_TOKEN = _of_game(_ORM), _of_token(_ORM)
-_COLUMNS = [list(m.__table__.columns) for m in _MODELS]
-# and whether the mail keyed `k` was taken before (`_SEEN`): one round trip, not two
-_QUICK = _table(*[c for cols in _COLUMNS for c in cols]).add_columns(
-    exists().where(Inbound.message_id == bindparam("k")))
-_QUICK_OF = {"g": _of_game(_QUICK), "t": _of_token(_QUICK)}
+# by the game's id ("g"), or by one of its seats' tokens ("t")
+_TABLE_OF = {"g": _table_of(bindparam("g")),
+             "t": _table_of(select(_BY_TOKEN.game_id).where(_BY_TOKEN.token == bindparam("t"))
+                            .scalar_subquery())}
 _SEEN = select(Inbound.id).where(Inbound.message_id == bindparam("k"))
 _KEYED = {"account": select(Player.id).where(Player.account_key == bindparam("k")),
           "organiser": select(League.id).where(League.organiser_key == bindparam("k"))}
@@ -122,6 +108,8 @@ class Place:
 
 
 SEAT, PLAIN = Place("seat"), Place("plain")
+# whom a mail is from, as `Processor._who` reads it: (seat, player, table, place)
+Who = tuple[Seat | None, Player | None, "Table | None", Place]
 
 
 class Processor:
@@ -145,14 +133,10 @@ class Processor:
                 return self.seat_for(address, s)
         return s.exec(select(Seat).where(Seat.token == local[5:])).first()
 
-    def _keyed_id(self, kind: str, key: str) -> int | None:
-        """The player (account) or league (organiser) that owns `key`."""
-        try:  # as `known`'s seat: one SELECT, without a session or the ORM
-            rows = self.store.quick_rows(_KEYED[kind], k=key)
-        except Exception:  # the driver's own errors: the session's read says what failed
-            with self.store.reader() as s:
-                rows = s.connection().execute(_KEYED[kind], {"k": key}).all()
-        return rows[0][0] if rows else None
+    def _first(self, statement, **params):
+        """The first value `statement` selects (None if none), read in a reader session."""
+        with self.store.reader() as s:
+            return s.exec(statement, params=params).first()
 
     def bounced(self, address: str) -> Outbox | None:
         """The mail whose bounces `address` takes, if it is one of ours, signed."""
@@ -164,14 +148,12 @@ class Processor:
         if address.lower() == f"pbem@{self.cfg.mail_domain}".lower():
             return True
         if (kind_key := keyed(address, self.cfg.mail_domain)) is not None:
-            return self._keyed_id(*kind_key) is not None
+            kind, key = kind_key
+            return self._first(_KEYED[kind], k=key) is not None
         local, _, domain = address.lower().rpartition("@")
         if domain != self.cfg.mail_domain.lower() or not local.startswith("play+"):
             return False
-        try:  # every mail's RCPT asks: one SELECT, without a session or the ORM
-            return bool(self.store.quick_rows(_TOKEN, t=local[5:]))
-        except Exception:  # the driver's own errors: the session's read says what failed
-            return self.seat_for(address) is not None
+        return self._first(_TOKEN, t=local[5:]) is not None
 
     def process(self, envelope_from: str, rcpt: str, raw: bytes) -> str:
         """Handle the mail for `rcpt`; returns what was done (for the log and tests)."""
@@ -180,7 +162,7 @@ class Processor:
         if len(key) > 190:  # fits every column it keys (Outbox.dedupe_key is 200)
             key = "sha256:" + hashlib.sha256(key.encode()).hexdigest()
         bounce = rcpt.lower().startswith(bounces.PREFIX)  # never answered, nor read as commands
-        who = None
+        who: Who | None = None  # read unless the mail is a bounce or ignored
         if bounce or inc.ignore:
             if self._seen(key):
                 return "duplicate"
@@ -190,26 +172,24 @@ class Processor:
         try:
             if bounce:
                 outcome = self._bounce(rcpt, raw)
+            elif who is None:
+                outcome = inc.ignore or "ignored"
             else:
-                outcome = inc.ignore or self._answer(inc, key, *who, answers)
+                outcome = self._answer(inc, key, *who, answers)
         finally:
-            if who and who[2] and who[2].live is not None:  # read, but no seat's mail took it
-                self.store.keep(who[0].game_id, who[2].live)
+            table = who[2] if who else None
+            if table is not None and table.live is not None:  # read, no seat's mail took it
+                self.store.keep(table.game.id, table.live)
         if answers.recorded:  # with the move, in its transaction
             return outcome
         return self._record(key, outcome, answers.rows)
 
     def _seen(self, key: str) -> bool:
-        """Was this mail taken before? One SELECT without a session, as `known`'s (the
-        Inbound row's unique key is what keeps a mail delivered twice at once from being
-        taken twice: pbem.mail.inbound._record, SeatAnswer)."""
-        try:
-            return bool(self.store.quick_rows(_SEEN, k=key))
-        except Exception:  # the driver's own errors: the session's read says what failed
-            with self.store.reader() as s:
-                return s.connection().execute(_SEEN, {"k": key}).first() is not None
+        """Was this mail taken before? (The Inbound row's unique key is what keeps a mail
+        delivered twice at once from being taken twice: `_record`, SeatAnswer.)"""
+        return self._first(_SEEN, k=key) is not None
 
-    def _who(self, inc: Incoming, rcpt: str, key: str) -> tuple | None:
+    def _who(self, inc: Incoming, rcpt: str, key: str) -> Who | None:
         """(seat, player, table, place): the seat `rcpt` names, its player and its `Table`
         (read with it); or no seat, the player a keyed address names (an organiser
         address: its league's organiser), or at plain pbem@ the player the sender is.
@@ -220,9 +200,7 @@ class Processor:
         table = None
         if token and domain == self.cfg.mail_domain.lower():
             table = Table.read(self.store, "t", token, key)
-        seen = table.seen if table is not None else None
-        if seen is None:  # no table, or one read without its quick SELECT
-            seen = self._seen(key)
+        seen = table.seen if table is not None else self._seen(key)
         if seen:
             if table is not None:
                 self.store.keep(table.game.id, table.take())
@@ -469,96 +447,22 @@ class Table:
     @classmethod
     def read(cls, store, by: str, value, key: str | None = None) -> "Table | None":
         """The table of the game `by` names ("g": its id, "t": a seat's token), None if
-        none: one SELECT without a session (Store.quick_rows: one snapshot, no BEGIN or
-        ROLLBACK), and the state from the cache. Only a state the cache lacks, or holds at
-        another seq, takes a reader session, which reads the table again with it. `key`:
-        the SELECT says too whether that mail was taken before (`seen`)."""
-        try:
-            rows = store.quick_rows(_QUICK_OF[by], **{by: value, "k": key})
-        except OperationalError:  # the database away (tried twice): a session would wait again
-            raise
-        except Exception:  # the driver's own errors: the session's read says what failed
-            rows = None
-        if rows == []:
-            return None
-        seen = bool(rows[0][-1]) if rows and key is not None else None
-        if rows:
-            table = cls._built(store.engine.dialect, rows)
-            table.live, table.seen = store.cached(table.game.id, rows[0][-2] or 0), seen
-            if table.live is not None:
-                return table
+        none: one SELECT in a reader session, and the state from the cache (caught up in
+        the same session if need be). `key`: the SELECT says too whether that mail was
+        taken before (`seen`)."""
         with store.reader() as s:
-            table = cls.read_in(s, store, by, value)
-        if table is not None:
-            table.seen = seen
-        return table
-
-    @classmethod
-    def read_in(cls, s, store, by: str, value) -> "Table | None":
-        """`read` in the reader session `s`, by the ORM, with the state (read if need be)."""
-        statement = _TABLE_OF_GAME if by == "g" else _TABLE_OF_TOKEN
-        rows = s.exec(statement, params={by: value}).all()
-        if not rows:
-            return None
-        game = rows[0][0]
-        return cls(game, [r[1] for r in rows], {p.id: p for _, _, p, _ in rows if p},
-                   store.state(s, game, rows[0][3] or 0))
-
-    @classmethod
-    def _built(cls, dialect, rows) -> "Table":
-        """The quick SELECT's rows as the game the ORM's read gives, and its seats and
-        players as `SeatRow`s and `PlayerRow`s (no state yet)."""
-        (gk, sk, pk), (gp, sp, pp) = _KEYS, _processors(dialect)
-        ng, ns, np_ = len(gk), len(sk), len(pk)
-        game = _game(gk, gp, rows[0][:ng])
-        seats, players = [], {}
-        for r in rows:
-            seats.append(SeatRow._make(_processed(sp, r[ng:ng + ns])))
-            player_id = r[ng + ns]
-            if player_id is not None and player_id not in players:
-                players[player_id] = PlayerRow._make(_processed(pp, r[ng + ns:ng + ns + np_]))
-        return cls(game, seats, players, None)
+            rows = s.exec(_TABLE_OF[by], params={by: value, "k": key}).all()
+            if not rows:
+                return None
+            game, last = rows[0][0], rows[0][3] or 0
+            live = store.state(s, game, last)
+        seen = bool(rows[0][4]) if key is not None else None
+        players = {r[2].id: r[2] for r in rows if r[2] is not None}
+        return cls(game, [r[1] for r in rows], players, live, seen)
 
     def take(self):
         live, self.live = self.live, None
         return live
-
-
-_KEYS = [[c.key for c in cols] for cols in _COLUMNS]
-# A seat mail reads its seats and players, never changes them (play._once adds only the
-# game to its write; a hand-over loads its own seats): read-only rows by column name cost a
-# fifth of an ORM instance, and a session refuses them (not mapped) and so does setattr.
-SeatRow = namedtuple("SeatRow", _KEYS[1])
-PlayerRow = namedtuple("PlayerRow", _KEYS[2])
-_GAME = class_mapper(Game)
-_PROCESSORS: dict = {}  # each column's result processor, by dialect
-
-
-def _processors(dialect) -> list[list]:
-    """The quick SELECT's columns' result processors for `dialect`: what the ORM's result
-    applies (JSON on SQLite, SQLite's datetimes and bools, UTCDateTime); None: as is."""
-    key = (dialect.name, dialect.driver)
-    got = _PROCESSORS.get(key)
-    if got is None:
-        got = _PROCESSORS[key] = [[result_processor(c.type, dialect) for c in cols]
-                                  for cols in _COLUMNS]
-    return got
-
-
-def _game(keys, processors, values) -> Game:
-    """The game as the ORM's load makes it: built without __init__ (as SQLAlchemy does),
-    its values processed as the ORM's result processes them, and detached with its identity
-    key: a session `add`s it back as the row it is, never as a new one. (What
-    make_transient_to_detached does, less its resets of a state that has nothing to reset:
-    a third of the cost.)"""
-    obj = _GAME.class_manager.new_instance()
-    obj.__dict__.update(zip(keys, _processed(processors, values), strict=True))
-    inspect(obj).key = _GAME.identity_key_from_primary_key((obj.id,))
-    return obj
-
-
-def _processed(processors, values) -> list:
-    return [v if f is None else f(v) for f, v in zip(processors, values, strict=True)]
 
 
 class Answers:

@@ -7,7 +7,7 @@ loses one click."""
 
 from datetime import timedelta
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from ..asks import MAX_LINK
 from ..signing import COMMANDS, Signer, secret_keys
@@ -27,21 +27,22 @@ def answered_lately(s, player_id: int, now) -> bool:
     """Was the player answered at plain pbem@ in the last hour? (The answer's dedupe key
     holds its hour: two at once, one wins.)"""
     keys = [_key(player_id, now), _key(player_id, now - HOUR)]
-    return s.exec(select(Outbox.id).where(Outbox.dedupe_key.in_(keys),
+    return s.exec(select(Outbox.id).where(col(Outbox.dedupe_key).in_(keys),
                                           Outbox.created > now - HOUR)).first() is not None
 
 
 def plain_answer(store, cfg, player: Player, lines: list[str], subject: str) -> dict | None:
     """The answer's Outbox row, or None if the player was answered within the hour."""
-    now = utcnow()
+    now, player_id = utcnow(), player.id
+    assert player_id is not None  # a stored player's
     with store.reader() as s:
-        if answered_lately(s, player.id, now):
+        if answered_lately(s, player_id, now):
             return None
-        leagues = s.exec(select(League).where(League.organiser_id == player.id)
-                         .order_by(League.id)).all()
+        leagues = s.exec(select(League).where(League.organiser_id == player_id)
+                         .order_by(col(League.id))).all()
     text = _text(cfg, player, lines, leagues)
     return {"to_addr": player.email, "subject": "Your mail to us did nothing: your account address",
-            "body_text": text, "dedupe_key": _key(player.id, now),
+            "body_text": text, "dedupe_key": _key(player_id, now),
             "headers": {"Reply-To": account_address(player, cfg.mail_domain),
                         "Auto-Submitted": "auto-replied"}}
 

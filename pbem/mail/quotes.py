@@ -99,7 +99,7 @@ def clean(line: str) -> str:
 
 def command_lines(text: str) -> list[str]:
     rows = [clean(r) for r in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
-    out = []
+    out: list[str] = []
     i = 0
     while i < len(rows) and len(out) < MAX_LINES:
         line = rows[i]

@@ -23,11 +23,12 @@ import unicodedata
 from dataclasses import dataclass, field
 from email import errors, policy
 from email.header import decode_header, make_header
-from email.headerregistry import HeaderRegistry
+from email.headerregistry import AddressHeader, HeaderRegistry
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import getaddresses
 from functools import cached_property
+from typing import cast
 
 from .html_text import html_text
 from .quotes import MAX_LINES, command_lines
@@ -146,9 +147,10 @@ def _sender(msg) -> tuple[str, str | None]:
         parsed = _ADDRESSES("from", _ENCODED_WORD.sub("x", value))
     except Exception:  # the parser raises many kinds
         return "", "it cannot be read"
-    if any(g.display_name is not None for g in parsed.groups):
+    groups = cast(AddressHeader, parsed).groups  # the registry's "from" is an AddressHeader
+    if any(g.display_name is not None for g in groups):
         return "", "it names a group"
-    addresses = [a for g in parsed.groups for a in g.addresses]
+    addresses = [a for g in groups for a in g.addresses]
     if len(addresses) > 1:
         return "", f"it names {len(addresses)} addresses"
     if _ats(value) > 1:

@@ -95,7 +95,7 @@ class Workers:
                 log.warning("mail worker %d did not stop in %.0f s: killed", proc.pid, GRACE)
                 proc.kill()
                 proc.wait()
-            proc.stdin.close()
+            _close_stdin(proc)
         self.sock.close()
 
     def _spawn(self, slot: "_Slot") -> None:
@@ -105,8 +105,10 @@ class Workers:
         proc = subprocess.Popen(args, pass_fds=(fd,), stdin=subprocess.PIPE,
                                 start_new_session=True)
         # the settings go down the pipe, not on the command line (the secret key is in them)
-        proc.stdin.write(json.dumps(_plain(self.cfg)).encode() + b"\n")
-        proc.stdin.flush()
+        pipe = proc.stdin
+        assert pipe is not None  # stdin=PIPE
+        pipe.write(json.dumps(_plain(self.cfg)).encode() + b"\n")
+        pipe.flush()
         slot.proc, slot.started = proc, time.monotonic()
 
     def _watch(self) -> None:
@@ -142,8 +144,13 @@ class _Slot:
             log.warning("mail worker %d (pid %d) ended with %s after %.1f s; restarting it "
                         "in %.1f s", self.number, self.proc.pid, self.proc.returncode, lived,
                         self.pause)
-            self.proc.stdin.close()
+            _close_stdin(self.proc)
         self.proc, self.due = None, now + self.pause
+
+
+def _close_stdin(proc: subprocess.Popen) -> None:
+    if proc.stdin is not None:
+        proc.stdin.close()
 
 
 def _plain(cfg: Settings) -> dict:
@@ -186,7 +193,7 @@ async def _accept(loop, sock: socket.socket, factory) -> None:
     connection and the first to ask gets it; a worker waits first as long as the connections
     it has, so the least busy one takes it (asyncio's own server took whatever came: 8 of a
     relay's connections fell 4, 3 and 1 on three workers)."""
-    live = []
+    live: list[asyncio.BaseTransport] = []
     while True:
         await _readable(loop, sock)
         live = [t for t in live if not t.is_closing()]
