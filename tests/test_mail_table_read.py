@@ -45,7 +45,7 @@ def orm_read(store, by, value) -> Table:
 
 def quick_read(store, by, value) -> Table:
     rows = store.quick_rows(_QUICK_OF[by], **{by: value, "k": None})
-    return Table._built(store.engine.dialect, rows)
+    return Table._built(rows)
 
 
 def described(x) -> tuple | None:

@@ -25,7 +25,7 @@ from collections import namedtuple
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
-from sqlalchemy import bindparam, exists, func, inspect
+from sqlalchemy import bindparam, exists, func, insert, inspect
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import aliased, class_mapper
 from sqlmodel import select
@@ -47,7 +47,6 @@ from ..prepared import GAME_ON_FIRST_SEAT
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.accounts import account_address, keyed, organiser_address
-from ..store.bulk import insert_all, result_processor
 from ..store.masking import MaskKeys
 from ..store.models import Game, Inbound, League, Move, Outbox, Player, Seat
 from ..store.models import now as utcnow
@@ -497,8 +496,8 @@ class Table:
     @classmethod
     def read(cls, store, by: str, value, key: str | None = None) -> "Table | None":
         """The table of the game `by` names ("g": its id, "t": a seat's token), None if
-        none: one SELECT without a session (Store.quick_rows: one snapshot, no BEGIN or
-        ROLLBACK), and the state from the cache. Only a state the cache lacks, or holds at
+        none: one SELECT without a session (Store.quick_rows: a pooled reader's connection),
+        and the state from the cache. Only a state the cache lacks, or holds at
         another seq, takes a reader session, which reads the table again with it. `key`:
         the SELECT says too whether that mail was taken before (`seen`)."""
         try:
@@ -511,7 +510,7 @@ class Table:
             return None
         seen = bool(rows[0][-1]) if rows and key is not None else None
         if rows:
-            table = cls._built(store.engine.dialect, rows)
+            table = cls._built(rows)
             table.live, table.seen = store.cached(table.game.id, rows[0][-2] or 0), seen
             if table.live is not None:
                 return table
@@ -533,18 +532,18 @@ class Table:
                    store.state(s, game, rows[0][3] or 0))
 
     @classmethod
-    def _built(cls, dialect, rows) -> "Table":
+    def _built(cls, rows) -> "Table":
         """The quick SELECT's rows as the game the ORM's read gives, and its seats and
         players as `SeatRow`s and `PlayerRow`s (no state yet)."""
-        (gk, sk, pk), (gp, sp, pp) = _KEYS, _processors(dialect)
+        gk, sk, pk = _KEYS
         ng, ns, np_ = len(gk), len(sk), len(pk)
-        game = _game(gk, gp, rows[0][:ng])
+        game = _game(gk, rows[0][:ng])
         seats, players = [], {}
         for r in rows:
-            seats.append(SeatRow._make(_processed(sp, r[ng:ng + ns])))
+            seats.append(SeatRow._make(r[ng:ng + ns]))
             player_id = r[ng + ns]
             if player_id is not None and player_id not in players:
-                players[player_id] = PlayerRow._make(_processed(pp, r[ng + ns:ng + ns + np_]))
+                players[player_id] = PlayerRow._make(r[ng + ns:ng + ns + np_])
         return cls(game, seats, players, None)
 
     def take(self):
@@ -559,34 +558,18 @@ _KEYS = [[c.key for c in cols] for cols in _COLUMNS]
 SeatRow = namedtuple("SeatRow", _KEYS[1])
 PlayerRow = namedtuple("PlayerRow", _KEYS[2])
 _GAME = class_mapper(Game)
-_PROCESSORS: dict = {}  # each column's result processor, by dialect
 
 
-def _processors(dialect) -> list[list]:
-    """The quick SELECT's columns' result processors for `dialect`: what the ORM's result
-    applies (JSON on SQLite, SQLite's datetimes and bools, UTCDateTime); None: as is."""
-    key = (dialect.name, dialect.driver)
-    got = _PROCESSORS.get(key)
-    if got is None:
-        got = _PROCESSORS[key] = [[result_processor(c.type, dialect) for c in cols]
-                                  for cols in _COLUMNS]
-    return got
-
-
-def _game(keys, processors, values) -> Game:
+def _game(keys, values) -> Game:
     """The game as the ORM's load makes it: built without __init__ (as SQLAlchemy does),
-    its values processed as the ORM's result processes them, and detached with its identity
-    key: a session `add`s it back as the row it is, never as a new one. (What
+    from the values SQLAlchemy's result gave, and detached with its identity key: a session
+    `add`s it back as the row it is, never as a new one. (What
     make_transient_to_detached does, less its resets of a state that has nothing to reset:
     a third of the cost.)"""
     obj = _GAME.class_manager.new_instance()
-    obj.__dict__.update(zip(keys, _processed(processors, values), strict=True))
+    obj.__dict__.update(zip(keys, values, strict=True))
     inspect(obj).key = _GAME.identity_key_from_primary_key((obj.id,))
     return obj
-
-
-def _processed(processors, values) -> list:
-    return [v if f is None else f(v) for f, v in zip(processors, values, strict=True)]
 
 
 class Answers:
@@ -605,7 +588,7 @@ class SeatAnswer:
         self.rows, self.key = rows, key  # rows(ctx): the answer's Outbox rows (pure)
 
     def record(self, s) -> None:
-        insert_all(s, Inbound, [{"message_id": self.key, "result": "done"}])
+        s.exec(insert(Inbound), params=[{"message_id": self.key, "result": "done"}])
 
 
 def _fitted(row: dict) -> dict:
@@ -615,8 +598,9 @@ def _fitted(row: dict) -> dict:
 
 def _write_answers(s, key: str, outcome: str, rows: list[dict]) -> None:
     """The answers and the mail's Inbound row, in `s` (the caller commits)."""
-    insert_all(s, Outbox, [_fitted(row) for row in rows])
-    insert_all(s, Inbound, [{"message_id": key, "result": outcome[:40]}])
+    if rows:
+        s.exec(insert(Outbox), params=[_fitted(row) for row in rows])
+    s.exec(insert(Inbound), params=[{"message_id": key, "result": outcome[:40]}])
 
 
 def _subject_command(subject: str) -> list[str]:
