@@ -379,7 +379,7 @@ def _send(store, to, game_id, key, subject, text) -> None:
 def _add(store, mail: dict) -> None:
     try:
         with store.session() as s:
-            s.exec(insert(Outbox), params=[mail])
+            s.connection().execute(insert(Outbox), mail)
             s.commit()
     except IntegrityError:
         pass  # sent before: a redo after a crash

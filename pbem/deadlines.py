@@ -120,8 +120,7 @@ _CANCEL = update(Deadline).where(  # a game's rows for moves before seq q; the s
     # constants in its SQL: an IN of bound values is rendered again at every execution
     Deadline.game_id == bindparam("g"),
     Deadline.state.in_([literal_column("'pending'"), literal_column(f"'{PAUSED}'")]),
-    Deadline.seq < bindparam("q")).values(state="cancelled").execution_options(
-        synchronize_session=False)  # as Core: loaded Deadline objects are left as they are
+    Deadline.seq < bindparam("q")).values(state="cancelled")
 
 
 def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None,
@@ -133,7 +132,7 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
     in one statement (`cancelled`), reads their bank rows at once (`clock_rows`) and writes
     all their new rows in one statement (`out`: a list they are added to)."""
     if not cancelled and s.info.get(CLOSED) != game.id:  # Core, built once: the ORM cost more
-        s.exec(_CANCEL, params={"g": game.id, "q": st.move_seq})
+        s.connection().execute(_CANCEL, {"g": game.id, "q": st.move_seq})
     if st.phase == "over":
         return
     tc = time_control(game)
@@ -173,8 +172,8 @@ def _row(game_id, seat, seq, kind, hours_before, due) -> dict:
 
 def insert_rows(s, rows: list[dict]) -> None:
     """New Deadline rows in one statement (building ORM objects cost more than the SQL)."""
-    if rows:
-        s.exec(insert(Deadline), params=rows)
+    if rows:  # every row has every key (`_row`): one Core executemany
+        s.connection().execute(insert(Deadline), rows)
 
 
 def _reminder(cal, start, hours, due, h) -> datetime:

@@ -588,7 +588,7 @@ class SeatAnswer:
         self.rows, self.key = rows, key  # rows(ctx): the answer's Outbox rows (pure)
 
     def record(self, s) -> None:
-        s.exec(insert(Inbound), params=[{"message_id": self.key, "result": "done"}])
+        s.connection().execute(insert(Inbound), {"message_id": self.key, "result": "done"})
 
 
 def _fitted(row: dict) -> dict:
@@ -598,9 +598,9 @@ def _fitted(row: dict) -> dict:
 
 def _write_answers(s, key: str, outcome: str, rows: list[dict]) -> None:
     """The answers and the mail's Inbound row, in `s` (the caller commits)."""
-    if rows:
+    if rows:  # the ORM's bulk INSERT: rows that name different columns
         s.exec(insert(Outbox), params=[_fitted(row) for row in rows])
-    s.exec(insert(Inbound), params=[{"message_id": key, "result": outcome[:40]}])
+    s.connection().execute(insert(Inbound), {"message_id": key, "result": outcome[:40]})
 
 
 def _subject_command(subject: str) -> list[str]:
