@@ -26,4 +26,5 @@ def check_address(text: str) -> str:
                                strict=True, test_environment=True)
     except EmailNotValidError as e:
         raise AddressError(f"{shown!r} is not a mail address. {e}") from None
+    assert found.ascii_email is not None  # allow_smtputf8=False: an ASCII address or an error
     return found.ascii_email.lower()

@@ -16,7 +16,7 @@ import binascii
 import email.policy
 import re
 import secrets
-from email.headerregistry import HeaderRegistry
+from email.headerregistry import BaseHeader, HeaderRegistry
 
 MAX_LINE = 78  # body lines longer than this (in octets) are encoded (RFC 5322 2.1.1)
 ADDRESS_HEADERS = {"from", "to", "cc", "reply-to", "sender"}
@@ -31,11 +31,11 @@ class _Headers(HeaderRegistry):
     """The standard registry, but each header's class made once: the standard one makes a
     new class for every header of every message."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
-        self._made = {}
+        self._made: dict[str, type[BaseHeader]] = {}
 
-    def __getitem__(self, name):
+    def __getitem__(self, name: str) -> type[BaseHeader]:
         made = self._made.get(name.lower())
         if made is None:
             made = super().__getitem__(name)
