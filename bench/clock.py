@@ -155,8 +155,7 @@ def run(url: str, games: int, due: int, reminders: bool, trips: bool = False,
 
 @contextmanager
 def counted(engine):
-    """The statements the engine runs and the connections its pool hands out meanwhile
-    (Store.quick_rows' own connection runs outside both: a tick does not use it)."""
+    """The statements the engine runs and the connections its pool hands out meanwhile."""
     count = {"statements": 0, "checkouts": 0}
 
     def statement(*_):

@@ -6,13 +6,16 @@ button acts. League entries, new games and new leagues are asked for this way.""
 
 import hashlib
 import json
+from collections.abc import Callable
+from typing import Any
 
 from sqlmodel import select
 
-from .config import load
+from .config import Settings, load
 from .signing import Signer, secret_keys
 from .store.models import Outbox
 from .store.models import now as utcnow
+from .store.states import Store
 
 LINK_DAYS = 14  # how long a mailed confirmation link works
 MAX_LINK = 2000  # characters of a link's key: what every mail client keeps whole
@@ -22,8 +25,8 @@ class LinkError(ValueError):
     """The link cannot be made or does not work: the message says why."""
 
 
-def ask(store, to: str, purpose: str, data: dict, path: str, subject: str, text,
-        cfg=None) -> bool:
+def ask(store: Store, to: str, purpose: str, data: dict[str, Any], path: str, subject: str,
+        text: Callable[[str], str], cfg: Settings | None = None) -> bool:
     """Mail `to` the link `{base_url}{path}{signed data}`; `text(link)` is the mail's body.
     The same request (address, purpose, data) mails once a day at most; True if it mailed
     now. LinkError if the data is more than a link carries."""
@@ -37,7 +40,7 @@ def ask(store, to: str, purpose: str, data: dict, path: str, subject: str, text,
     return bool(mail_once(store, to, subject, text(f"{cfg.base_url}{path}{token}"), key))
 
 
-def read(token: str, purpose: str, cfg=None) -> dict:
+def read(token: str, purpose: str, cfg: Settings | None = None) -> dict[str, Any]:
     """The data of a link `ask` mailed for `purpose` (with `n`, the link's own id), or
     LinkError saying why not."""
     cfg = cfg or load()
@@ -47,7 +50,7 @@ def read(token: str, purpose: str, cfg=None) -> dict:
         raise LinkError(str(e)) from None
 
 
-def mail_once(store, to, subject, text, key) -> int:
+def mail_once(store: Store, to: str, subject: str, text: str, key: str) -> int:
     """Queue one mail under `key`, never twice; 1 if it was queued now."""
     with store.session() as s:
         if s.exec(select(Outbox.id).where(Outbox.dedupe_key == key)).first():

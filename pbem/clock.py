@@ -11,7 +11,7 @@ jobs twice or misses them.
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import bindparam, case, or_, update
+from sqlalchemy import bindparam, case, insert, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
@@ -23,7 +23,6 @@ from .notify import seat_names
 from .orders import any_pending
 from .organise import seasons
 from .signing import CARE, Signer, secret_keys
-from .store.bulk import insert_all
 from .store.games import mailable, players_of
 from .store.models import (
     Deadline,
@@ -384,7 +383,7 @@ def _send(store, to, game_id, key, subject, text) -> None:
 def _add(store, mail: dict) -> None:
     try:
         with store.session() as s:
-            insert_all(s, Outbox, [mail])  # with its COMMIT, one round trip (PostgreSQL)
+            s.connection().execute(insert(Outbox), mail)
             s.commit()
     except IntegrityError:
         pass  # sent before: a redo after a crash

@@ -31,7 +31,7 @@ class Settings:
     base_url: str = field(default_factory=lambda: _env("PBEM_BASE_URL", "http://127.0.0.1:5000"))
     secret_key: str = field(default_factory=lambda: os.environ.get("PBEM_SECRET_KEY", ""))
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.database_url:
             url = os.environ.get("DATABASE_URL") or f"sqlite:///{self.var_dir / 'pbem.db'}"
             object.__setattr__(self, "database_url", url)

@@ -5,12 +5,11 @@ them is pbem.clock; vacations that move them are pbem.vacation."""
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, bindparam, case, func, literal_column, update
+from sqlalchemy import ColumnElement, bindparam, case, func, insert, literal_column, update
 from sqlmodel import select
 
 from . import owntime, seatclock
 from .engine.acts import QUIET
-from .store.bulk import insert_all, run
 from .store.models import Deadline, Game, Move, Player, Seat, SeatClock
 from .store.models import now as utcnow
 from .store.states import catch_up, fresh
@@ -133,7 +132,7 @@ def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None
     in one statement (`cancelled`), reads their bank rows at once (`clock_rows`) and writes
     all their new rows in one statement (`out`: a list they are added to)."""
     if not cancelled and s.info.get(CLOSED) != game.id:  # Core, built once: the ORM cost more
-        run(s, _CANCEL, {"g": game.id, "q": st.move_seq})
+        s.connection().execute(_CANCEL, {"g": game.id, "q": st.move_seq})
     if st.phase == "over":
         return
     tc = time_control(game)
@@ -173,7 +172,8 @@ def _row(game_id, seat, seq, kind, hours_before, due) -> dict:
 
 def insert_rows(s, rows: list[dict]) -> None:
     """New Deadline rows in one statement (building ORM objects cost more than the SQL)."""
-    insert_all(s, Deadline, rows)
+    if rows:  # every row has every key (`_row`): one Core executemany
+        s.connection().execute(insert(Deadline), rows)
 
 
 def _reminder(cal, start, hours, due, h) -> datetime:

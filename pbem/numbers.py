@@ -8,7 +8,7 @@ MAX_ID = 2**31 - 1  # what an integer column holds
 _DIGITS = re.compile(r"[0-9]{1,10}")  # (more are past MAX_ID: refused unread)
 
 
-def whole(text, most: int = MAX_ID) -> int | None:
+def whole(text: object, most: int = MAX_ID) -> int | None:
     """The number `text` writes in ASCII digits if it is one from 0 to `most`, else None."""
     if not isinstance(text, str) or not _DIGITS.fullmatch(text):
         return None

@@ -9,10 +9,14 @@ links_v1.json). A link costs about 70 us this way (6 us by hand): under 1 ms a t
 import os
 import secrets as _secrets
 import threading
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+
+from .config import Settings
 
 MOVE = "pbem.move"
 UNSUBSCRIBE = "pbem.unsubscribe"  # a one-click unsubscribe link (RFC 8058)
@@ -23,11 +27,11 @@ COMMANDS = "pbem.commands"  # a mail to plain pbem@, done by its owner's click (
 ORDER_FORM = "pbem.order-form"  # a table page's order form, kept once (pbem.web.tables)
 MAX_AGE = 14 * 24 * 3600  # a move link lives as long as the longest deadline
 
-_key_file: dict = {}  # path -> ((inode, mtime, size), key)
+_key_file: dict[str, tuple[tuple[int, int, int], str]] = {}  # path -> ((inode, mtime, size), key)
 _key_lock = threading.Lock()
 
 
-def secret_keys(cfg) -> list[str]:
+def secret_keys(cfg: Settings) -> list[str]:
     """PBEM_SECRET_KEY (comma separated, oldest first), else a key kept in var/secret_key."""
     if cfg.secret_key:
         return [k.strip() for k in cfg.secret_key.split(",") if k.strip()]
@@ -67,10 +71,10 @@ class Signer:
         """A token with its own id (`n`), so that no two links are the same."""
         return self.s.dumps(dict(data, n=_secrets.token_hex(6)))
 
-    def move_links(self, game_id: int, seat: int, seq: int):
+    def move_links(self, game_id: int, seat: int, seq: int) -> Callable[[Any], str]:
         """A turn mail's links, as a function of the action."""
 
-        def sign(action) -> str:
+        def sign(action: Any) -> str:
             return self.dumps({"g": game_id, "s": seat, "a": action, "q": seq})
 
         return sign

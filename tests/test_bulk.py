@@ -1,6 +1,6 @@
-"""pbem.store.bulk runs a hot write's statements on the session's driver connection: the
-same rows, values and errors as SQLAlchemy's own execution, in the session's transaction,
-seen by the engine's statement listeners."""
+"""pbem.store.bulk (what pbem.play and pbem.prepared still call) runs its statements by the
+session's own execution: the same rows, values and errors as the ORM's, in the session's
+transaction, seen by the engine's statement listeners."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -62,8 +62,7 @@ def test_a_taken_key_is_sqlalchemys_integrity_error(store):
     with store.session() as s:
         insert_all(s, Inbound, [{"message_id": "<m@x>", "result": "done"}])
         s.commit()
-    # on PostgreSQL the blind INSERT's error comes with the next statement's answer, or the
-    # COMMIT's: either way as SQLAlchemy raises it, and the transaction leaves nothing
+    # raised as SQLAlchemy raises it, and the transaction leaves nothing
     with store.session() as s, pytest.raises(IntegrityError, match="message_id"):
         insert_all(s, Inbound, [{"message_id": "<m@x>"}])
         run(s, update(Inbound).where(Inbound.message_id == bindparam("m"))
@@ -93,7 +92,8 @@ def test_listeners_see_each_statement(store):
     seen = []
 
     def count(_conn, _cursor, statement, _params, _context, many):
-        seen.append((statement.split(None, 1)[0], many))
+        if not statement.startswith("BEGIN"):  # SQLite's, sent at the "begin" event
+            seen.append((statement.split(None, 1)[0], many))
 
     event.listen(store.engine, "before_cursor_execute", count)
     try:

@@ -33,13 +33,6 @@ INTERNAL = {"waitress.channel", "waitress.parser", "waitress.server.TcpWSGIServe
 
 # To go (issue 30), each with the code that uses it; nothing is added here.
 ALLOWED = {
-    # SQLAlchemy's compiled-statement and execution internals, and its events fired by hand:
-    # to go for session.execute(insert(Model), rows)
-    "pbem/store/bulk.py: _bind_processors",
-    "pbem/store/bulk.py: _cached_result_processor",
-    "pbem/store/bulk.py: _handle_dbapi_exception",
-    "pbem/store/bulk.py: _result_columns",
-    "pbem/store/bulk.py: dispatch",
 }
 
 

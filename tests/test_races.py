@@ -182,12 +182,11 @@ def test_processes_hammering_the_same_games_lose_and_double_nothing(db_url, stor
 # PostgreSQL only (SQLite's writers queue at BEGIN IMMEDIATE: they never race in a write)
 @pytest.mark.skipif(not PG, reason="needs PostgreSQL: set PBEM_TEST_DATABASE_URL")
 @pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
-def test_a_race_found_after_the_moves_insert_is_retried_as_one(db_url, store, monkeypatch):
-    """On PostgreSQL a move's INSERTs are blind (pbem.store.db.BLIND): in a write with no
-    statement but INSERTs after them (a timeout's, whose `also` took the game's deadline
-    rows) the move log's unique (game, seq) taken by a racing writer is found later, at the
-    COMMIT or a later INSERT. The door still
-    sees the race: the loser reads again and is refused as stale, and nothing is doubled."""
+def test_a_race_at_the_moves_insert_is_retried_as_one(db_url, store, monkeypatch):
+    """On PostgreSQL two writers that both read the game before either writes (a timeout's,
+    whose `also` took the game's deadline rows) race at the move log's unique (game, seq):
+    the loser's INSERT waits for the winner's COMMIT and fails there. The door sees the
+    race: the loser reads again and is refused as stale, and nothing is doubled."""
     gid = new_game(store)
     st = replay_log(export(store, gid))
     seat = st.to_act()[0]
@@ -217,9 +216,7 @@ def test_a_race_found_after_the_moves_insert_is_retried_as_one(db_url, store, mo
     for t in threads:
         t.join()
     assert sorted(type(x).__name__ for x in out) == ["Result", "Stale"], out
-    # one race, found after the move's own INSERT: at the COMMIT, or at a later blind INSERT
-    # when the server's answer is back before it is sent (psycopg reads a pipeline's answers
-    # as they come); the old code found it at the move's INSERT
-    assert len(found) == 1 and not (found[0] or "").startswith("INSERT INTO move "), found
+    # one race, found at the move's own INSERT
+    assert len(found) == 1 and (found[0] or "").startswith("INSERT INTO move "), found
     log = check_log(store, gid)
     assert [m.seq for m in log if m.ref and m.ref.startswith("commit-")] == [st.seq + 1]

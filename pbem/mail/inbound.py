@@ -24,7 +24,7 @@ import traceback
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
-from sqlalchemy import bindparam, exists, func
+from sqlalchemy import bindparam, exists, func, insert
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import aliased
 from sqlmodel import select
@@ -46,7 +46,6 @@ from ..prepared import GAME_ON_FIRST_SEAT
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.accounts import account_address, keyed, organiser_address
-from ..store.bulk import insert_all
 from ..store.masking import MaskKeys
 from ..store.models import Game, Inbound, League, Move, Outbox, Player, Seat
 from ..store.models import now as utcnow
@@ -481,7 +480,7 @@ class SeatAnswer:
         self.rows, self.key = rows, key  # rows(ctx): the answer's Outbox rows (pure)
 
     def record(self, s) -> None:
-        insert_all(s, Inbound, [{"message_id": self.key, "result": "done"}])
+        s.connection().execute(insert(Inbound), {"message_id": self.key, "result": "done"})
 
 
 def _fitted(row: dict) -> dict:
@@ -491,8 +490,9 @@ def _fitted(row: dict) -> dict:
 
 def _write_answers(s, key: str, outcome: str, rows: list[dict]) -> None:
     """The answers and the mail's Inbound row, in `s` (the caller commits)."""
-    insert_all(s, Outbox, [_fitted(row) for row in rows])
-    insert_all(s, Inbound, [{"message_id": key, "result": outcome[:40]}])
+    if rows:  # the ORM's bulk INSERT: rows that name different columns
+        s.exec(insert(Outbox), params=[_fitted(row) for row in rows])
+    s.connection().execute(insert(Inbound), {"message_id": key, "result": outcome[:40]})
 
 
 def _subject_command(subject: str) -> list[str]:

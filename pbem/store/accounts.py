@@ -4,17 +4,19 @@ address `pbem+KEY@DOMAIN` (Player.account_key) and a league's organiser address
 footer, added where the outbox builds the wire message (pbem.store.outbox), so no mail to a
 player goes without it and no mail to anyone else carries it."""
 
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from markupsafe import escape
-from sqlmodel import select
+from sqlmodel import Session, col, select
 
 from .models import League, Outbox, Player, new_key
+from .states import Store
 
 ACCOUNT, ORGANISER = "pbem+", "organiser+"
 WARNING = "keep it private: it is how we know it is you"
+Keyed = TypeVar("Keyed", Player, League)  # a row with a secret address
 HEADER = "X-Pbem-Account"  # the footed copy's account address, for the unsubscribe mailto
-_COLUMNS = [c.key for c in Outbox.__table__.columns]
+_COLUMNS = list(Outbox.model_fields)  # its columns, by name
 
 
 class Footer(NamedTuple):
@@ -23,28 +25,28 @@ class Footer(NamedTuple):
     html: str
 
 
-def account_address(player, domain: str) -> str:
+def account_address(player: Player, domain: str) -> str:
     return f"{ACCOUNT}{player.account_key}@{domain}"
 
 
-def organiser_address(league, domain: str) -> str:
+def organiser_address(league: League, domain: str) -> str:
     return f"{ORGANISER}{league.organiser_key}@{domain}"
 
 
-def new_account_key(store, player_id: int) -> Player:
+def new_account_key(store: Store, player_id: int) -> Player:
     """A new account address for the player: the old one is refused from now on (at RCPT,
     as any unknown key), for an owner whose address leaked (a forwarded mail's footer)."""
     return _rekeyed(store, Player, player_id, "account_key")
 
 
-def new_organiser_key(store, league_id: int) -> League:
+def new_organiser_key(store: Store, league_id: int) -> League:
     """A new organiser address for the league; the old one is refused from now on."""
     return _rekeyed(store, League, league_id, "organiser_key")
 
 
-def _rekeyed(store, model, row_id: int, column: str):
+def _rekeyed(store: Store, model: type[Keyed], row_id: int, column: str) -> Keyed:
     with store.session() as s:
-        row = s.get(model, row_id)
+        row = s.get_one(model, row_id)
         setattr(row, column, new_key())
         s.add(row)
         s.commit()
@@ -63,20 +65,20 @@ def keyed(address: str, domain: str) -> tuple[str, str] | None:
     return None
 
 
-def footers(s, players: dict[str, Player], domain: str) -> dict[str, Footer]:
+def footers(s: Session, players: dict[str, Player], domain: str) -> dict[str, Footer]:
     """Each player's footer by address: the account address, and the organiser address of
     each league they organise (made once a batch, not once a mail)."""
     if not players:
         return {}
     by_id = {p.id: p for p in players.values()}
-    leagues: dict[int, list] = {}
-    for lg in s.exec(select(League).where(League.organiser_id.in_(list(by_id)))
-                     .order_by(League.id)).all():
+    leagues: dict[int, list[League]] = {}
+    for lg in s.exec(select(League).where(col(League.organiser_id).in_(list(by_id)))
+                     .order_by(col(League.id))).all():
         leagues.setdefault(lg.organiser_id, []).append(lg)
     out = {}
     for email, p in players.items():
         lines = [f"Your account address ({WARNING}):", account_address(p, domain)]
-        for lg in leagues.get(p.id, []):
+        for lg in leagues.get(p.id or 0, []):
             lines += [f"Your organiser address for league {lg.id} ({WARNING}):",
                       organiser_address(lg, domain)]
         html = "<br>".join(str(escape(x)) for x in lines)

@@ -16,11 +16,13 @@ import base64
 import hashlib
 import hmac
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlmodel import select
 
 from .models import Outbox, Player
 from .models import now as utcnow
+from .states import Store
 
 PREFIX = "bounce+"
 HARD_TO_STOP = 3
@@ -38,10 +40,11 @@ def _mac(key: str, row_id: int, to_addr: str) -> str:
 def return_path(keys: list[str], row: Outbox, domain: str) -> str:
     """The envelope sender for `row` (36 characters at most before the @, under RFC 5321's
     64); the newest key signs."""
+    assert row.id is not None  # a stored row
     return f"{PREFIX}{row.id}-{_mac(keys[-1], row.id, row.to_addr)}@{domain}"
 
 
-def row_for(store, keys: list[str], address: str, domain: str) -> Outbox | None:
+def row_for(store: Store, keys: list[str], address: str, domain: str) -> Outbox | None:
     """The mail a bounce address names, if any of our keys signed it for that mail's
     recipient; None for a forged, garbled or foreign address."""
     local, _, dom = address.lower().rpartition("@")
@@ -55,7 +58,7 @@ def row_for(store, keys: list[str], address: str, domain: str) -> Outbox | None:
         row = s.get(Outbox, int(rid))
     if row is None:
         return None
-    if not any(hmac.compare_digest(mac, _mac(k, row.id, row.to_addr)) for k in keys):
+    if not any(hmac.compare_digest(mac, _mac(k, int(rid), row.to_addr)) for k in keys):
         return None
     return row
 
@@ -65,11 +68,11 @@ def bouncing(player: Player | None) -> bool:
     return bool(player is not None and _state(player).get("stopped"))
 
 
-def _state(player: Player) -> dict:
+def _state(player: Player) -> dict[str, Any]:
     return dict((player.prefs or {}).get("bounces") or {})
 
 
-def record(store, row: Outbox, hard: bool, status: str,
+def record(store: Store, row: Outbox, hard: bool, status: str,
            now: datetime | None = None) -> tuple[str, Player | None]:
     """Count a bounce of `row` against its recipient's address."""
     now = now or utcnow()
@@ -100,7 +103,7 @@ def record(store, row: Outbox, hard: bool, status: str,
     return said, player if stops else None
 
 
-def clear(store, player_id: int) -> None:
+def clear(store: Store, player_id: int) -> None:
     """Mail came from the address, so mail reaches it again: forget its bounces."""
     with store.session() as s:
         player = s.exec(select(Player).where(Player.id == player_id).with_for_update()).first()

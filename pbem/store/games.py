@@ -2,14 +2,17 @@
 
 import base64
 import secrets
+from collections.abc import Iterable
+from typing import Any
 
-from sqlmodel import select
+from sqlmodel import Session, col, select
 
 from ..engine import Rules
 from ..gamelog import finished_hands, write_log
 from .addresses import check_address
 from .bounces import bouncing
 from .models import Game, Move, Player, Seat
+from .states import Store
 
 ROBOT = "robot"
 DEMO_DOMAIN = "demo.test"  # the web demo's players: a page to play on, never a mail
@@ -28,7 +31,7 @@ def new_token() -> str:
     return base64.b32encode(secrets.token_bytes(10)).decode().lower()
 
 
-def player_for(s, email: str, name: str = "") -> Player:
+def player_for(s: Session, email: str, name: str = "") -> Player:
     """The player with this address, made if new; AddressError (a ValueError) for anything
     that is not a mail address, so nothing we store or mail escapes the one check."""
     email = check_address(email)
@@ -41,18 +44,19 @@ def player_for(s, email: str, name: str = "") -> Player:
     return player
 
 
-def create_game(store, rules: Rules, seats: list[str], first_dealer: int | None = None,
-                public: bool = True, time_control: dict | None = None) -> int:
+def create_game(store: Store, rules: Rules, seats: list[str], first_dealer: int | None = None,
+                public: bool = True, time_control: dict[str, Any] | None = None) -> int:
     """A new game with one entry per seat: an email address or "robot". Not dealt yet:
     pbem.play.start deals it."""
     with store.session() as s:
         game = add_game(s, rules, seats, first_dealer, public, time_control)
         s.commit()
+        assert game.id is not None  # stored
         return game.id
 
 
-def add_game(s, rules: Rules, seats: list[str], first_dealer: int | None = None,
-             public: bool = True, time_control: dict | None = None) -> Game:
+def add_game(s: Session, rules: Rules, seats: list[str], first_dealer: int | None = None,
+             public: bool = True, time_control: dict[str, Any] | None = None) -> Game:
     """create_game inside the caller's transaction (a league writes a round's games and
     fixtures at once)."""
     if len(seats) != rules.players:
@@ -63,6 +67,7 @@ def add_game(s, rules: Rules, seats: list[str], first_dealer: int | None = None,
                 time_control=time_control or {})
     s.add(game)
     s.flush()
+    assert game.id is not None  # stored by the flush
     for i, who in enumerate(seats):
         robot = who.strip().lower() == ROBOT
         player = None if robot else player_for(s, who)
@@ -71,31 +76,32 @@ def add_game(s, rules: Rules, seats: list[str], first_dealer: int | None = None,
     return game
 
 
-def players_of(s, seats) -> dict[int, Player]:
+def players_of(s: Session, seats: Iterable[Seat]) -> dict[int, Player]:
     """The players at these seats, by id (robots' seats have none)."""
     ids = [x.player_id for x in seats if x.player_id]
-    return {p.id: p for p in s.exec(select(Player).where(Player.id.in_(ids))).all()}
+    return {p.id: p for p in s.exec(select(Player).where(col(Player.id).in_(ids))).all()
+            if p.id is not None}
 
 
-def table_of(s, game_id: int) -> tuple[list[Seat], dict[int, Player]]:
+def table_of(s: Session, game_id: int) -> tuple[list[Seat], dict[int, Player]]:
     """The game's seats, in seat order, and their players by id (one query)."""
     rows = s.exec(select(Seat, Player).join(Player, isouter=True)
-                  .where(Seat.game_id == game_id).order_by(Seat.seat)).all()
-    return [x for x, _ in rows], {p.id: p for _, p in rows if p is not None}
+                  .where(Seat.game_id == game_id).order_by(col(Seat.seat))).all()
+    return [x for x, _ in rows], {p.id: p for _, p in rows if p is not None and p.id}
 
 
-def seat_names(s, game_id: int) -> list[str]:
+def seat_names(s: Session, game_id: int) -> list[str]:
     rows = s.exec(select(Seat, Player).join(Player, isouter=True)
-                  .where(Seat.game_id == game_id).order_by(Seat.seat)).all()
+                  .where(Seat.game_id == game_id).order_by(col(Seat.seat))).all()
     return [ROBOT if seat.robot else player.email for seat, player in rows]
 
 
-def events(s, game_id: int) -> list[dict]:
-    rows = s.exec(select(Move.payload).where(Move.game_id == game_id).order_by(Move.seq))
-    return list(rows.all())
+def events(s: Session, game_id: int) -> list[Any]:
+    rows = s.exec(select(Move.payload).where(Move.game_id == game_id).order_by(col(Move.seq)))
+    return list(rows.all())  # dicts, but for a corrupt log's odd lines
 
 
-def export(store, game_id: int, whole: bool = True) -> str:
+def export(store: Store, game_id: int, whole: bool = True) -> str:
     """The game's log in the contract format (docs/log-format.md). Whole for the
     server's operator; with `whole=False` (every download a player or an organiser can
     reach) a running game stops at its last finished hand: the hand in play holds every
@@ -113,7 +119,7 @@ def export(store, game_id: int, whole: bool = True) -> str:
         return write_log(header, log)
 
 
-def first_holders(seats: list[str], log: list[dict]) -> list[str]:
+def first_holders(seats: list[str], log: list[Any]) -> list[str]:
     """Who sat in each seat when the game began: the header names them, and each
     `substitute` event in the log says who took a seat over, and from whom."""
     seats = list(seats)
@@ -122,7 +128,7 @@ def first_holders(seats: list[str], log: list[dict]) -> list[str]:
     return seats
 
 
-def last_holders(seats: list[str], log: list[dict]) -> list[str]:
+def last_holders(seats: list[str], log: list[Any]) -> list[str]:
     """Who holds each seat after the log's hand-overs (the header names the first)."""
     seats = list(seats)
     for ev in _handovers(seats, log):
@@ -130,7 +136,7 @@ def last_holders(seats: list[str], log: list[dict]) -> list[str]:
     return seats
 
 
-def _handovers(seats, log) -> list[dict]:
+def _handovers(seats: list[str], log: list[Any]) -> list[dict[str, Any]]:
     """The log's `substitute` events (a corrupt log still exports: its odd lines are skipped
     here and named by replay)."""
     return [ev for ev in log if isinstance(ev, dict) and ev.get("type") == "substitute"

@@ -24,13 +24,15 @@ heartbeat.
 import logging
 import secrets
 import threading
-from datetime import timedelta
+from collections.abc import Iterable
+from datetime import datetime, timedelta
 from time import monotonic
 
-from sqlalchemy import update
-from sqlmodel import select
+from sqlalchemy import Connection, update
+from sqlmodel import col, select
 
 from .models import Outbox
+from .states import Store
 
 log = logging.getLogger(__name__)
 LEASE = timedelta(seconds=15)  # the lease beyond the longest delivery: time to renew it
@@ -39,14 +41,14 @@ SPARE = timedelta(seconds=6)  # left of the lease when the last delivery it cove
 CHUNK = 500  # ids in one IN (...): far below any database's limit
 
 
-def chunks(ids):
+def chunks(ids: Iterable[int]) -> list[list[int]]:
     ids = sorted(ids)
     return [ids[i:i + CHUNK] for i in range(0, len(ids), CHUNK)]
 
 
 class Lease:
-    def __init__(self, store, now, length: timedelta = LEASE, beat: float = BEAT,
-                 longest: float = 0.0):
+    def __init__(self, store: Store, now: datetime, length: timedelta = LEASE,
+                 beat: float = BEAT, longest: float = 0.0):
         self.store, self.beat = store, beat
         self.longest = timedelta(seconds=longest)
         self.margin = self.longest + min(SPARE, length * 0.4)  # below `length`: renewals fit
@@ -56,25 +58,26 @@ class Lease:
         self.held: set[int] = set()
         self.lock = threading.Lock()  # the heartbeat and the drain both touch held/until
         self._stop = threading.Event()
-        self._thread = None
+        self._thread: threading.Thread | None = None
 
-    def clock(self):
+    def clock(self) -> datetime:
         """The drain's `now`, moved on by the real time since (tests pass their own now)."""
         return self._start + timedelta(seconds=monotonic() - self._t0)
 
-    def _next(self):
+    def _next(self) -> datetime:
         return self.clock() + self.length + timedelta(microseconds=1 + secrets.randbelow(10**6))
 
-    def claim_in(self, c, ids, due) -> set[int]:
+    def claim_in(self, c: Connection, ids: Iterable[int], due: datetime) -> set[int]:
         """Claim the unsent rows of `ids` due by `due`, inside the caller's transaction
         (which holds self.lock, so no renewal moves `until` meanwhile)."""
-        got = set()
+        got: set[int] = set()
         for part in chunks(ids):
             c.execute(update(Outbox).where(
-                Outbox.id.in_(part), Outbox.sent_at.is_(None), Outbox.next_attempt <= due)
-                .values(attempts=Outbox.attempts + 1, next_attempt=self.until))
+                col(Outbox.id).in_(part), col(Outbox.sent_at).is_(None),
+                col(Outbox.next_attempt) <= due)
+                .values(attempts=col(Outbox.attempts) + 1, next_attempt=self.until))
             got |= set(c.execute(select(Outbox.id).where(
-                Outbox.id.in_(part), Outbox.next_attempt == self.until)).scalars())
+                col(Outbox.id).in_(part), Outbox.next_attempt == self.until)).scalars())
         self.held |= got
         return got
 
@@ -91,14 +94,14 @@ class Lease:
             if not self.held:
                 return
             new = self._next()
-            kept = set()
+            kept: set[int] = set()
             with self.store.engine.begin() as c:
                 for part in chunks(self.held):
                     c.execute(update(Outbox).where(
-                        Outbox.id.in_(part), Outbox.sent_at.is_(None),
-                        Outbox.next_attempt == self.until).values(next_attempt=new))
+                        col(Outbox.id).in_(part), col(Outbox.sent_at).is_(None),
+                        col(Outbox.next_attempt) == self.until).values(next_attempt=new))
                     kept |= set(c.execute(select(Outbox.id).where(
-                        Outbox.id.in_(part), Outbox.next_attempt == new)).scalars())
+                        col(Outbox.id).in_(part), Outbox.next_attempt == new)).scalars())
             if self.held - kept:
                 log.warning("outbox rows %s were taken over or settled elsewhere",
                             sorted(self.held - kept)[:10])
@@ -112,11 +115,12 @@ class Lease:
                 # one line a beat, no statement or values: an outage is not a traceback
                 log.warning("the outbox lease could not be renewed (%s)", type(e).__name__)
 
-    def __enter__(self):
+    def __enter__(self) -> "Lease":
         self._thread = threading.Thread(target=self._beat, daemon=True, name="outbox-lease")
         self._thread.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._thread.join()
+        if self._thread is not None:
+            self._thread.join()

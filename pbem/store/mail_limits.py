@@ -7,8 +7,8 @@ which anyone can forge, so the mailbox's own limit is what protects it."""
 import hashlib
 from datetime import timedelta
 
-from sqlalchemy import delete, func
-from sqlmodel import select
+from sqlalchemy import ColumnElement, delete, func
+from sqlmodel import Session, col, select
 
 from .models import WebMail
 from .models import now as utcnow
@@ -23,20 +23,20 @@ def sender(address: str) -> str:
     return "mail:" + hashlib.sha256(address.lower().encode()).hexdigest()[:32]
 
 
-def over(s, client: str, to: list[str]) -> bool:
+def over(s: Session, client: str, to: list[str]) -> bool:
     """Would mailing `to` (checked addresses) now for `client` pass a limit?"""
     since = utcnow() - WINDOW
 
-    def sent(*where) -> int:
-        return s.exec(select(func.count(WebMail.id)).where(WebMail.created >= since,
-                                                            *where)).one()
-    return sent(WebMail.client == client) + len(to) > PER_CLIENT or any(
-        sent(WebMail.to_addr == addr) + to.count(addr) > PER_ADDRESS for addr in set(to))
+    def sent(*where: ColumnElement[bool]) -> int:
+        return s.exec(select(func.count(col(WebMail.id))).where(
+            col(WebMail.created) >= since, *where)).one()
+    return sent(col(WebMail.client) == client) + len(to) > PER_CLIENT or any(
+        sent(col(WebMail.to_addr) == addr) + to.count(addr) > PER_ADDRESS for addr in set(to))
 
 
-def count(s, client: str, to: list[str]) -> None:
+def count(s: Session, client: str, to: list[str]) -> None:
     """Count the mails `client` caused, in `s` (the caller commits), and forget those older
     than the window."""
     now = utcnow()
-    s.exec(delete(WebMail).where(WebMail.created < now - WINDOW))
+    s.exec(delete(WebMail).where(col(WebMail.created) < now - WINDOW))
     s.add_all(WebMail(client=client, to_addr=addr, created=now) for addr in to)

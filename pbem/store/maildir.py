@@ -24,10 +24,12 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Protocol
 
 from .bounces import return_path
+from .models import Outbox
 
 WORKERS = 2  # one writes a file while the other builds the next mail
 STALE = 36 * 3600  # seconds: a tmp/ file older than this is a dead delivery's
@@ -42,7 +44,7 @@ def key_name(dedupe_key: str) -> str:
     return "pbem-" + hashlib.sha256(dedupe_key.encode()).hexdigest()[:40]
 
 
-def _libc_syncfs():
+def _libc_syncfs() -> Callable[[int], int] | None:
     try:
         return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True).syncfs
     except (OSError, AttributeError):  # not Linux: an fsync a file instead
@@ -53,7 +55,8 @@ _SYNCFS = _libc_syncfs()
 
 
 class MaildirDelivery:
-    def __init__(self, root: Path, domain: str, keys: Callable[[], list[str]], wire):
+    def __init__(self, root: Path, domain: str, keys: Callable[[], list[str]],
+                 wire: Callable[..., bytes]):
         self.root, self.domain, self.keys, self.wire = Path(root), domain, keys, wire
         for sub in ("tmp", "new", "cur"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
@@ -69,13 +72,13 @@ class MaildirDelivery:
         """Is the mail in new/ or, read by now, in cur/ (as NAME:2,FLAGS)?"""
         return (self.root / "new" / name).exists() or name in self._read.names()
 
-    def __call__(self, row) -> None:
+    def __call__(self, row: Outbox) -> None:
         self.stage(row)
         error = self.sync().get(key_name(row.dedupe_key))
         if error:
             raise OSError(error)
 
-    def stage(self, row) -> None:
+    def stage(self, row: Outbox) -> None:
         name = key_name(row.dedupe_key)
         if self.delivered(name):
             return  # delivered before (a redo after a crash, or a second drainer)
@@ -94,7 +97,7 @@ class MaildirDelivery:
         with self._sync_lock:
             with self._lock:
                 pending, self._pending = self._pending, []
-            failed = {}
+            failed: dict[str, str] = {}
             if not pending:
                 return failed
             try:
@@ -131,14 +134,22 @@ class MaildirDelivery:
                 os.close(fd)
 
 
+class Listing(Iterator[os.DirEntry[str]], Protocol):
+    """What os.scandir gives: its entries, and close."""
+
+    def close(self) -> None: ...
+
+
 class Sweeper:
     """Removes the files of tmp/ older than STALE: `due()` makes a pass when one is due (a
     clock read otherwise), looking at `per_pass` entries at most; a pass that stopped there
     goes on where it stopped SWEEP_AGAIN seconds later. `clock`: seconds, as time.time."""
 
-    def __init__(self, path: Path, per_pass: int = SWEEP_FILES, clock=time.time):
+    def __init__(self, path: Path, per_pass: int = SWEEP_FILES,
+                 clock: Callable[[], float] = time.time):
         self.path, self.per_pass, self.clock = path, per_pass, clock
-        self.next, self._entries = float("-inf"), None  # the listing a pass goes on with
+        self.next = float("-inf")
+        self._entries: Listing | None = None  # the listing a pass goes on with
 
     def due(self) -> int:
         """A pass if one is due; the files removed."""
@@ -167,7 +178,7 @@ class Sweeper:
             self._entries = None
 
 
-def _remove_if_stale(entry: os.DirEntry, before: float) -> int:
+def _remove_if_stale(entry: os.DirEntry[str], before: float) -> int:
     try:
         if entry.is_file(follow_symlinks=False) and entry.stat(
                 follow_symlinks=False).st_mtime < before:
@@ -186,9 +197,10 @@ class _ReadNames:
 
     def __init__(self, path: Path):
         self.path, self._lock = path, threading.Lock()
-        self._seen, self._names = None, frozenset()
+        self._seen: tuple[int, int] | None = None
+        self._names: frozenset[str] = frozenset()
 
-    def names(self) -> frozenset:
+    def names(self) -> frozenset[str]:
         with self._lock:
             st = os.stat(self.path)
             seen = (st.st_ino, st.st_mtime_ns)

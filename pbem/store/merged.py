@@ -9,6 +9,7 @@ tells which move its player saw.
 """
 
 import re
+from collections.abc import Iterable
 
 from markupsafe import escape
 
@@ -62,9 +63,9 @@ def mail(carrier: Outbox, shown: list[Outbox]) -> Outbox:
                   dedupe_key=f"{kind(first)}:merged:{ids}"[:200])
 
 
-def _list(ids) -> str:
-    ids = [str(i) for i in ids]
-    return ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
+def _list(ids: Iterable[int | None]) -> str:
+    names = [str(i) for i in ids]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _address(r: Outbox) -> str:
@@ -108,8 +109,9 @@ def _html(intro: str, shown: list[Outbox], first: Outbox) -> str | None:
         return None  # a text part for all, rather than some games missing from the HTML
     parts = [f"<p>{escape(intro)}</p>"]
     for r in shown:
-        m = _BODY.search(r.body_html)
-        inner = m.group(1) if m else r.body_html
+        html = r.body_html or ""  # (every one has it: checked above)
+        m = _BODY.search(html)
+        inner = m.group(1) if m else html
         inner = inner if r is first else _elsewhere(inner, r, True)
         parts.append(f'<hr><p style="margin: 0.5em 0">{_title_html(r)}</p>\n{inner}')
     return ('<!doctype html>\n<html><head><meta name="viewport" content="width=device-width, '

@@ -17,6 +17,12 @@ SQLModel.metadata = MetaData(naming_convention={
 })
 
 
+def _json_or_empty() -> Column:
+    """A JSON column that a Core or bulk INSERT leaving it out fills with {}, as the model's
+    default_factory does for an object (SQLModel passes no default of an sa_column on)."""
+    return Column(JSON, nullable=False, default=dict)
+
+
 def now() -> datetime:
     return datetime.now(UTC)
 
@@ -31,7 +37,7 @@ class Player(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     email: str = Field(unique=True, index=True, max_length=254)
     name: str = Field(default="", max_length=100)
-    prefs: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    prefs: dict = Field(default_factory=dict, sa_column=_json_or_empty())
     created: datetime = Field(default_factory=now)
     # the secret of the player's account address pbem+KEY@DOMAIN (pbem.mail.inbound): made
     # with every player, however made (the column's default serves Core inserts too)
@@ -41,7 +47,7 @@ class Player(SQLModel, table=True):
 class Game(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     rules: dict = Field(sa_column=Column(JSON, nullable=False))
-    time_control: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    time_control: dict = Field(default_factory=dict, sa_column=_json_or_empty())
     status: str = Field(default="open", max_length=20, index=True)  # open, playing, over
     public: bool = True
     first_dealer: int = 0
@@ -93,7 +99,7 @@ class Outbox(SQLModel, table=True):
     subject: str = Field(max_length=300)
     body_text: str
     body_html: str | None = None
-    headers: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    headers: dict = Field(default_factory=dict, sa_column=_json_or_empty())
     dedupe_key: str = Field(unique=True, max_length=200)
     attempts: int = 0
     last_error: str | None = None
@@ -179,7 +185,7 @@ class League(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(max_length=100)
     rules: dict = Field(sa_column=Column(JSON, nullable=False))
-    time_control: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    time_control: dict = Field(default_factory=dict, sa_column=_json_or_empty())
     entry: str = Field(default="single", max_length=10)  # single (partners drawn), pair (fixed)
     pairing: str = Field(default="round-robin", max_length=20)  # round-robin, swiss
     rounds: int | None = None  # Swiss rounds; None: the default for the field's size
@@ -239,7 +245,7 @@ class Fixture(SQLModel, table=True):
     seats: list = Field(sa_column=Column(JSON, nullable=False))  # entry id per seat; [id]: bye
     game_id: int | None = Field(default=None, foreign_key="game.id", unique=True)
     status: str = Field(default="playing", max_length=10)  # playing, over, bye
-    result: dict = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    result: dict = Field(default_factory=dict, sa_column=_json_or_empty())
     finished: datetime | None = None
     version: int = 0  # the season's version when its result was last written or ruled on:
     # a reader fetches only the fixtures changed since the version it holds (league.ledger)

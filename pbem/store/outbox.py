@@ -17,26 +17,29 @@ idempotent: the file's name comes from the row's dedupe key.
 
 import logging
 from collections import Counter
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import timedelta
+from datetime import datetime, timedelta
 from email.headerregistry import Address
 from email.utils import format_datetime
 from functools import partial
 from pathlib import Path
 from queue import Empty, SimpleQueue
 from time import monotonic, sleep
+from typing import Any
 
-from sqlalchemy import func, update
+from sqlalchemy import Update, func, update
 from sqlalchemy.exc import DBAPIError
-from sqlmodel import select
+from sqlmodel import col, select
 
-from ..config import load
+from ..config import Settings, load
 from ..signing import secret_keys
 from . import accounts, dkim_sign, merged, mime, pacing, unsubscribe
 from .lease import BEAT, LEASE, Lease, chunks
 from .maildir import MaildirDelivery, key_name
 from .models import Outbox
 from .models import now as utcnow
+from .states import Store
 from .wrap import wrap
 
 log = logging.getLogger(__name__)
@@ -53,8 +56,15 @@ CLAIM_TRIES = 3
 MAX_BACKOFF = timedelta(hours=1)
 DAILY_CAP = 500  # mails to one address in a day (UTC): far above any real player's
 
+Deliver = Callable[[Outbox], None]  # a function, or an object with workers, longest...
+Settle = tuple[int, dict[str, Any]]  # a row's id and the values it is given
+# (the row, the mail to deliver, rows merged into it, rows it settles, rows the mail shows)
+Job = tuple[Outbox, Outbox, list[Outbox], list[Settle], list[Outbox]]
+Result = tuple[Job, object]  # and None (delivered), an error's text, or LOST
 
-def headers(row: Outbox, domain: str, cfg=None, keys=None) -> list[tuple[str, str]]:
+
+def headers(row: Outbox, domain: str, cfg: Settings | None = None,
+            keys: Sequence[str] | None = None) -> list[tuple[str, str]]:
     """The row's headers in order: ours, then the row's own (each replacing ours)."""
     cfg = cfg or load()
     out = {"from": ("From", str(Address(cfg.from_name, "play", domain))),
@@ -71,7 +81,8 @@ def headers(row: Outbox, domain: str, cfg=None, keys=None) -> list[tuple[str, st
     return list(out.values())
 
 
-def wire(row: Outbox, domain: str, linesep: str = "\r\n", cfg=None, keys=None) -> bytes:
+def wire(row: Outbox, domain: str, linesep: str = "\r\n", cfg: Settings | None = None,
+         keys: Sequence[str] | None = None) -> bytes:
     """The message as it leaves us, DKIM-signed when a key is set (pbem.store.dkim_sign);
     the text's lines are 78 columns at most, whoever wrote it. A delivery passes the
     settings it read once, and the keys it read for this mail (a mail that read the
@@ -82,7 +93,8 @@ def wire(row: Outbox, domain: str, linesep: str = "\r\n", cfg=None, keys=None) -
     return dkim_sign.sign(data, domain, cfg.dkim_key, cfg.dkim_selector, linesep)
 
 
-def maildir_delivery(path=None, domain: str | None = None, cfg=None) -> MaildirDelivery:
+def maildir_delivery(path: str | Path | None = None, domain: str | None = None,
+                     cfg: Settings | None = None) -> MaildirDelivery:
     """A deliver(row) that writes the message into the Maildir at `path`, at most once
     (pbem.store.maildir); each mail signs with the keys as they are then (a stat a mail:
     a rotated key file signs the next one)."""
@@ -95,8 +107,8 @@ def backoff(attempts: int) -> timedelta:
     return min(timedelta(minutes=1) * 2 ** max(attempts - 1, 0), MAX_BACKOFF)
 
 
-def drain(store, deliver=None, now=None, limit: int = BATCH, lease: timedelta = LEASE,
-          daily_cap: int = DAILY_CAP) -> int:
+def drain(store: Store, deliver: Deliver | None = None, now: datetime | None = None,
+          limit: int = BATCH, lease: timedelta = LEASE, daily_cap: int = DAILY_CAP) -> int:
     """Deliver up to `limit` due, unsent rows; the number of mails delivered. An address
     that had `daily_cap` mails since midnight (UTC) gets the rest the next day. A player's
     own settings (merge, quiet hours, cap: pbem.store.pacing) may hold a row until later,
@@ -112,62 +124,70 @@ def drain(store, deliver=None, now=None, limit: int = BATCH, lease: timedelta = 
     with Lease(store, now, lease, beat=min(BEAT, lease.total_seconds() / 5),
                longest=longest) as claim:
         for _ in range(CLAIM_TRIES):  # another drainer claimed these first: the next ones
-            rows, today, pacer = _due(store, now, min(max(limit, 1), MAX_BATCH), daily_cap,
-                                      getattr(deliver, "domain", None) or load().mail_domain)
+            rows, today, pacer, footers = _due(
+                store, now, min(max(limit, 1), MAX_BATCH), daily_cap,
+                getattr(deliver, "domain", None) or load().mail_domain)
             sends, settle = _plan(rows, today, pacer, now, daily_cap)
             with claim.lock, store.engine.begin() as c:
                 for row_id, values in settle:
                     c.execute(_update(row_id, now).values(**values))
-                got = claim.claim_in(c, [row.id for row, _ in sends], now) if sends else set()
+                got = claim.claim_in(c, [_id(row) for row, _ in sends], now) if sends else set()
             if got or not sends:
                 break
         try:
             return _deliver_all(store, deliver, claim, [x for x in sends if x[0].id in got],
-                                now, pacer.footers)
+                                now, footers)
         finally:
             if hasattr(deliver, "close"):
                 deliver.close()  # a relay's connections: one set a drain
 
 
-def any_due(store, now=None) -> bool:
+def any_due(store: Store, now: datetime | None = None) -> bool:
     """Is a mail due? One indexed read, never the write lock: the sender's idle look."""
     with store.reader() as s:
         return s.exec(select(Outbox.id).where(
-            Outbox.sent_at.is_(None), Outbox.next_attempt <= (now or utcnow())).limit(1)
-        ).first() is not None
+            col(Outbox.sent_at).is_(None), col(Outbox.next_attempt) <= (now or utcnow()))
+            .limit(1)).first() is not None
 
 
-def _due(store, now, limit: int, daily_cap: int, domain: str):
+def _due(store: Store, now: datetime, limit: int, daily_cap: int, domain: str
+         ) -> tuple[list[Outbox], Counter[str], pacing.Pacer, dict[str, accounts.Footer]]:
+    """The due rows, the mails each address had today, the pacer, and each player's
+    footer (their addresses)."""
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     with store.reader() as s:
-        rows = s.exec(select(Outbox).where(Outbox.sent_at.is_(None), Outbox.next_attempt <= now)
-                      .order_by(Outbox.next_attempt, Outbox.id).limit(limit)).all()
-        today = Counter(dict(s.exec(
+        rows = list(s.exec(select(Outbox).where(
+            col(Outbox.sent_at).is_(None), col(Outbox.next_attempt) <= now)
+            .order_by(col(Outbox.next_attempt), col(Outbox.id)).limit(limit)).all())
+        today: Counter[str] = Counter(dict(s.exec(
             select(Outbox.to_addr, func.count()).where(
-                Outbox.to_addr.in_({r.to_addr for r in rows}), Outbox.sent_at >= midnight,
-                Outbox.last_error.is_(None))
-            .group_by(Outbox.to_addr)).all()))
+                col(Outbox.to_addr).in_({r.to_addr for r in rows}),
+                col(Outbox.sent_at) >= midnight, col(Outbox.last_error).is_(None))
+            .group_by(col(Outbox.to_addr))).all()))
         pacer = pacing.Pacer(s, rows, now)
-        pacer.footers = accounts.footers(s, pacer.players, domain)  # each player's addresses
-    return rows, today, pacer
+        footers = accounts.footers(s, pacer.players, domain)
+    return rows, today, pacer, footers
 
 
-def _plan(rows, today, pacer, now, daily_cap: int):
+def _plan(rows: list[Outbox], today: Counter[str], pacer: pacing.Pacer, now: datetime,
+          daily_cap: int) -> tuple[list[tuple[Outbox, bool]], list[Settle]]:
     """([(row, merge)] to send, [(row id, values)] to settle now), decided in order: a
     row's send counts towards the caps of the rows after it."""
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    sends, settle, merging = [], [], set()
+    sends: list[tuple[Outbox, bool]] = []
+    settle: list[Settle] = []
+    merging: set[str] = set()
     for row in rows:
         if row.to_addr in merging and pacing.is_paced_row(row):
             continue  # the mail before it takes it in, else the next drain sends it
         if today[row.to_addr] >= daily_cap:  # a flood or a loop: tomorrow, never dropped
-            settle.append((row.id, dict(next_attempt=midnight + timedelta(days=1))))
+            settle.append((_id(row), dict(next_attempt=midnight + timedelta(days=1))))
             continue
         plan = pacer.decide(row)
         if isinstance(plan, pacing.Hold):  # out of the way until then: no one waits on it
-            settle.append((row.id, dict(next_attempt=plan.until)))
+            settle.append((_id(row), dict(next_attempt=plan.until)))
         elif isinstance(plan, pacing.Skip):
-            settle.append((row.id, dict(sent_at=now, last_error=pacing.SETTLED + plan.why)))
+            settle.append((_id(row), dict(sent_at=now, last_error=pacing.SETTLED + plan.why)))
         else:
             today[row.to_addr] += 1
             pacer.sent(row)
@@ -177,14 +197,16 @@ def _plan(rows, today, pacer, now, daily_cap: int):
     return sends, settle
 
 
-def _deliver_all(store, deliver, claim, sends, now, footers) -> int:
+def _deliver_all(store: Store, deliver: Deliver, claim: Lease,
+                 sends: list[tuple[Outbox, bool]], now: datetime,
+                 footers: dict[str, accounts.Footer]) -> int:
     """Deliver the claimed rows, `workers` at a time; the marks go in small commits. A
     player's mail leaves with their footer (`footers`, by address: pbem.store.accounts)."""
     workers = min(max(int(getattr(deliver, "workers", 1)), 1), MAX_WORKERS)
     threads = hasattr(deliver, "workers")  # a plain function's mails go in this thread
-    sync = getattr(deliver, "sync", None)
-    if sync is not None:  # a batch's mails staged, made durable at once before the marks
-        deliver = deliver.stage
+    sync = None
+    if isinstance(deliver, MaildirDelivery):  # a batch's mails staged, made durable at once
+        sync, deliver = deliver.sync, deliver.stage  # before the marks
     marks = Marks(store, claim, now, sync)
     jobs = (_footed(_job(store, claim, row, merge, now), footers) for row, merge in sends)
     if not threads:
@@ -195,7 +217,7 @@ def _deliver_all(store, deliver, claim, sends, now, footers) -> int:
         return marks.finish()
     # the marks commit in this thread while the workers send: one connection never waits
     # on a commit; results come back through a queue, a mail's cost whatever the window
-    results = SimpleQueue()
+    results: SimpleQueue[Result] = SimpleQueue()
     with ThreadPoolExecutor(workers, thread_name_prefix="outbox") as pool:
         out = 0
         for job in jobs:
@@ -208,17 +230,17 @@ def _deliver_all(store, deliver, claim, sends, now, footers) -> int:
     return marks.finish()
 
 
-def _send(results, deliver, claim, job) -> None:
-    result = (job, "the delivery did not finish")  # whatever happens, a result comes back
+def _send(results: SimpleQueue[Result], deliver: Deliver, claim: Lease, job: Job) -> None:
+    result: Result = (job, "the delivery did not finish")  # whatever happens, a result comes back
     try:
         result = _run(deliver, claim, job)
     finally:
         results.put(result)
 
 
-def _collect(results, marks) -> int:
+def _collect(results: SimpleQueue[Result], marks: "Marks") -> int:
     """Take the results in within FLUSH_EVERY, write the marks when due; how many came."""
-    got = []
+    got: list[Result] = []
     try:
         got.append(results.get(timeout=FLUSH_EVERY))
         while True:
@@ -231,7 +253,7 @@ def _collect(results, marks) -> int:
     return len(got)
 
 
-def _job(store, claim, row, merge: bool, now):
+def _job(store: Store, claim: Lease, row: Outbox, merge: bool, now: datetime) -> Job:
     """(row, the mail to deliver, rows merged into it, rows it settles, rows the mail
     shows): with the player's
     other waiting turn and news mails if `merge`, each claimed under this lease."""
@@ -239,24 +261,24 @@ def _job(store, claim, row, merge: bool, now):
         return row, row, [], [], [row]
     with claim.lock:
         taken, gone = pacing.take_waiting(store, row, now, claim.until)
-        claim.held |= {r.id for r in taken}
-    settled = [(r.id, dict(sent_at=now, last_error=pacing.SETTLED
+        claim.held |= {_id(r) for r in taken}
+    settled: list[Settle] = [(_id(r), dict(sent_at=now, last_error=pacing.SETTLED
                            + "the game moved on before it went out")) for r in gone]
     shown = merged.pick([row, *taken]) if taken else [row]
     mail = merged.mail(row, shown) if len(shown) > 1 else shown[0]
     return row, mail, taken, settled, shown
 
 
-def _footed(job, footers):
-    row, mail, *rest = job
-    return row, accounts.footed(mail, footers.get(row.to_addr)), *rest
+def _footed(job: Job, footers: dict[str, accounts.Footer]) -> Job:
+    row, mail, taken, settled, shown = job
+    return row, accounts.footed(mail, footers.get(row.to_addr)), taken, settled, shown
 
 
-def _run(deliver, claim, job):
+def _run(deliver: Deliver, claim: Lease, job: Job) -> Result:
     """Deliver one job: (job, None) when delivered, (job, error), or None when the lease
     no longer covers it (another drainer may have it by now: leave it alone)."""
     row = job[0]
-    if not claim.holds(row.id):
+    if not claim.holds(_id(row)):
         return job, LOST
     try:
         deliver(job[1])
@@ -266,6 +288,11 @@ def _run(deliver, claim, job):
 
 
 LOST = object()
+
+
+def _id(row: Outbox) -> int:
+    assert row.id is not None  # a row read from the table
+    return row.id
 
 
 class Marks:
@@ -278,18 +305,23 @@ class Marks:
     kept in the lease), and the drain's end waits for them as long as the lease lasts: an
     outage shorter than that sends no mail twice."""
 
-    def __init__(self, store, claim, now, sync=None):
+    def __init__(self, store: Store, claim: Lease, now: datetime,
+                 sync: Callable[[], dict[str, str]] | None = None):
         self.store, self.claim, self.now, self.sync = store, claim, now, sync
         self.every, self.rows = (FLUSH_EVERY, FLUSH_ROWS) if sync is None else (
             SYNC_EVERY, SYNC_ROWS)
-        self.results, self.todo, self.ids, self.first, self.sent = [], [], [], None, 0
-        self.failed = {}  # the sync's failures by file name, until their result comes
+        self.results: list[Result] = []
+        self.todo: list[Settle] = []
+        self.ids: list[int] = []
+        self.first: float | None = None
+        self.sent = 0
+        self.failed: dict[str, str] = {}  # the sync's failures by name, until their result
         self.retry = float("-inf")  # no try before this (monotonic): the database is away
 
-    def add(self, result) -> None:
+    def add(self, result: Result) -> None:
         job = result[0]
         self.results.append(result)
-        ids = [job[0].id, *(r.id for r in job[2])]
+        ids = [_id(job[0]), *(_id(r) for r in job[2])]
         if result[1] is LOST:  # never started: let the lease on it run out now
             with self.claim.lock:
                 self.claim.held -= set(ids)
@@ -297,7 +329,7 @@ class Marks:
         if self.first is None:
             self.first = monotonic()
 
-    def _outcome(self, job, error) -> None:
+    def _outcome(self, job: Job, error: object) -> None:
         row, mail, taken, settled, shown = job
         self.todo += settled
         if error is LOST:
@@ -306,18 +338,18 @@ class Marks:
             error = self.failed.pop(key_name(mail.dedupe_key), None)
         if error is not None:
             retry = self.now + backoff(row.attempts + 1)
-            self.todo.append((row.id, dict(last_error=error, next_attempt=retry)))
+            self.todo.append((_id(row), dict(last_error=error, next_attempt=retry)))
             # the merged rows go back to waiting, to be merged again
-            self.todo += [(r.id, dict(attempts=0, next_attempt=retry)) for r in taken]
+            self.todo += [(_id(r), dict(attempts=0, next_attempt=retry)) for r in taken]
             return
         self.sent += 1
         own = mail if any(mail is r for r in shown) else row  # its mail (the cap counts one)
         for r in [x for x in [row, *taken] if x is not own]:
             note = (f"in one mail with {own.dedupe_key}" if any(r is x for x in shown)
                     else "a newer mail of its game went instead")
-            self.todo.append((r.id, dict(sent_at=self.now, last_error=pacing.SETTLED
+            self.todo.append((_id(r), dict(sent_at=self.now, last_error=pacing.SETTLED
                                          + note[:900])))
-        self.todo.append((own.id, dict(sent_at=self.now, last_error=None)))
+        self.todo.append((_id(own), dict(sent_at=self.now, last_error=None)))
 
     def flush_due(self, slow: bool = False) -> None:
         if self.first is not None and monotonic() >= self.retry and (
@@ -358,27 +390,27 @@ class Marks:
         return self.sent
 
 
-def _grouped(todo):
+def _grouped(todo: list[Settle]) -> list[tuple[list[int], dict[str, Any]]]:
     """[(ids, values)]: the rows given the same values (most often: sent, no error) in one
     statement. A row's updates in order come to the same as one statement each did: each
     applies while the row is unsent (an update setting sent_at ends them)."""
-    rows = {}
+    rows: dict[int, dict[str, Any]] = {}
     for row_id, values in todo:
         got = rows.setdefault(row_id, {})
         if "sent_at" not in got:
             got.update(values)
-    groups = {}
+    groups: dict[tuple[tuple[str, Any], ...], tuple[dict[str, Any], list[int]]] = {}
     for row_id, values in rows.items():
         key = tuple(sorted(values.items()))
         groups.setdefault(key, (values, []))[1].append(row_id)
     return [(ids, values) for values, ids in groups.values()]
 
 
-def _update(row_id, due=None):
+def _update(row_id: int | list[int], due: datetime | None = None) -> Update:
     """An update of the row (or rows, given a list of ids) if still unsent (and, given
     `due`, due by then)."""
-    match = Outbox.id.in_(row_id) if isinstance(row_id, list) else Outbox.id == row_id
-    where = [match, Outbox.sent_at.is_(None)]
+    match = col(Outbox.id).in_(row_id) if isinstance(row_id, list) else col(Outbox.id) == row_id
+    where = [match, col(Outbox.sent_at).is_(None)]
     if due is not None:
-        where.append(Outbox.next_attempt <= due)
+        where.append(col(Outbox.next_attempt) <= due)
     return update(Outbox).where(*where)

@@ -24,16 +24,18 @@ every mail at once, one by one, as before.
 """
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import func, or_, update
-from sqlmodel import select
+from sqlalchemy import ColumnElement, SQLColumnExpression, func, or_, update
+from sqlmodel import Session, col, select
 
 from ..engine.acts import QUIET
 from . import prefs
 from .games import mailable
 from .models import Fixture, Move, Outbox, Player
+from .states import Store
 
 # answers to the player's mail, and links the player asked for (confirmations, sign-in)
 ANSWERS = ("reply:", "pbem.", "signin:")
@@ -74,15 +76,15 @@ def aware(when: datetime) -> datetime:
     return when if when.tzinfo else when.replace(tzinfo=UTC)  # SQLite gives naive UTC
 
 
-def game_seqs(s, game_ids) -> dict[int, int]:
+def game_seqs(s: Session, game_ids: Iterable[int | None]) -> dict[int, int]:
     """Each game's last move that was not talk or an offer (they change no one's turn, and
     write no new turn mail: the waiting one still stands)."""
     ids = {g for g in game_ids if g is not None}
     if not ids:
         return {}
     return dict(s.exec(select(Move.game_id, func.max(Move.seq))
-                       .where(Move.game_id.in_(ids), Move.type.not_in(QUIET))
-                       .group_by(Move.game_id)).all())
+                       .where(col(Move.game_id).in_(ids), col(Move.type).not_in(QUIET))
+                       .group_by(col(Move.game_id))).all())
 
 
 def stale(row: Outbox, seqs: dict[int, int]) -> bool:
@@ -96,28 +98,28 @@ def is_paced_row(row: Outbox) -> bool:
     return row.attempts == 0 and kind(row) in PACED
 
 
-def is_paced_key(key_column):
+def is_paced_key(key_column: SQLColumnExpression[str]) -> ColumnElement[bool]:
     return or_(key_column.like("turn:%"), key_column.like("news:%"))
 
 
 class Pacer:
     """The facts the drain's decisions need, read once for a batch of due rows."""
 
-    def __init__(self, s, rows, now: datetime):
+    def __init__(self, s: Session, rows: list[Outbox], now: datetime):
         self.now = now
         addrs = {r.to_addr for r in rows}
         self.players = {p.email: p for p in s.exec(
-            select(Player).where(Player.email.in_(addrs))).all()} if addrs else {}
+            select(Player).where(col(Player.email).in_(addrs))).all()} if addrs else {}
         games = {r.game_id for r in rows if r.game_id is not None}
         self.league = set(s.exec(select(Fixture.game_id).where(
-            Fixture.game_id.in_(games))).all()) if games else set()
+            col(Fixture.game_id).in_(games))).all()) if games else set()
         self.seqs = game_seqs(s, games)
-        self.today = Counter()
+        self.today: Counter[str] = Counter()
         for email, p in self.players.items():
             if prefs.get(p, "cap"):
                 self.today[email] = s.exec(select(func.count()).where(
-                    Outbox.to_addr == email, Outbox.sent_at >= day_start(p, now),
-                    Outbox.last_error.is_(None), is_paced_key(Outbox.dedupe_key))).one()
+                    col(Outbox.to_addr) == email, col(Outbox.sent_at) >= day_start(p, now),
+                    col(Outbox.last_error).is_(None), is_paced_key(col(Outbox.dedupe_key)))).one()
 
     def merge_minutes(self, player: Player, row: Outbox) -> int:
         own = (player.prefs or {}).get("merge")
@@ -125,12 +127,12 @@ class Pacer:
             return own
         return LEAGUE_MERGE if row.game_id in self.league else 0
 
-    def paced(self, player: Player | None, row: Outbox) -> bool:
-        return player is not None and bool(
+    def paced(self, player: Player, row: Outbox) -> bool:
+        return bool(
             self.merge_minutes(player, row) or prefs.quiet_hours(player)
             or prefs.get(player, "cap"))
 
-    def decide(self, row: Outbox):
+    def decide(self, row: Outbox) -> Send | Hold | Skip:
         player = self.players.get(row.to_addr)
         if row.dedupe_key.startswith(ANSWERS):
             return Send()
@@ -138,7 +140,7 @@ class Pacer:
         why = unwanted(player, k)
         if why:
             return Skip(why)
-        if not self.paced(player, row):
+        if player is None or not self.paced(player, row):
             return Send()
         if k == "turn" and stale(row, self.seqs):
             return Skip("the game moved on before it went out")
@@ -198,26 +200,28 @@ def quiet_end(player: Player, now: datetime) -> datetime | None:
     return out.astimezone(UTC)
 
 
-def take_waiting(store, row: Outbox, now: datetime, until: datetime) -> tuple[list, list]:
+def take_waiting(store: Store, row: Outbox, now: datetime, until: datetime
+                 ) -> tuple[list[Outbox], list[Outbox]]:
     """Claim the player's other waiting turn and news mails for `row`'s mail: (rows to
     merge, stale turn rows). Only rows never tried are taken (a row another drainer holds,
     or one backing off after a failure, goes its own way), each by a compare-and-set, under
     the drainer's lease (its next_attempt is `until`, pbem.store.lease)."""
     with store.reader() as s:
         waiting = s.exec(select(Outbox).where(
-            Outbox.to_addr == row.to_addr, Outbox.id != row.id, Outbox.sent_at.is_(None),
-            Outbox.attempts == 0, is_paced_key(Outbox.dedupe_key))
-            .order_by(Outbox.id).limit(MAX_MERGED)).all()
+            col(Outbox.to_addr) == row.to_addr, col(Outbox.id) != row.id,
+            col(Outbox.sent_at).is_(None), col(Outbox.attempts) == 0,
+            is_paced_key(col(Outbox.dedupe_key))).order_by(col(Outbox.id)).limit(MAX_MERGED)).all()
         seqs = game_seqs(s, {r.game_id for r in waiting})
         player = s.exec(select(Player).where(Player.email == row.to_addr)).first()
     # a kind the player no longer wants stays out: its own turn settles it (decide)
     waiting = [w for w in waiting if unwanted(player, kind(w)) is None]
-    taken, gone = [], []
+    taken: list[Outbox] = []
+    gone: list[Outbox] = []
     for w in waiting:
         with store.engine.begin() as c:
             ok = c.execute(update(Outbox).where(
-                Outbox.id == w.id, Outbox.sent_at.is_(None), Outbox.attempts == 0,
-                Outbox.next_attempt == w.next_attempt).values(
+                col(Outbox.id) == w.id, col(Outbox.sent_at).is_(None), col(Outbox.attempts) == 0,
+                col(Outbox.next_attempt) == w.next_attempt).values(
                 attempts=1, next_attempt=until)).rowcount == 1
         if ok:
             (gone if stale(w, seqs) else taken).append(w)

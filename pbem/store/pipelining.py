@@ -57,7 +57,7 @@ def _reset(conn: smtplib.SMTP) -> None:
         pass
 
 
-def _closing(conn: smtplib.SMTP, *replies) -> None:
+def _closing(conn: smtplib.SMTP, *replies: tuple[int, bytes]) -> None:
     """A 421 (service closing) in any answer: the connection is done."""
     for code, text in replies:
         if code == 421:

@@ -16,13 +16,15 @@ pbem.store.pacing applies quiet, cap and merge as the outbox sends.
 
 from datetime import datetime
 from functools import lru_cache
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from sqlmodel import select
 
 from .models import Player
+from .states import Store
 
-DEFAULTS = {"zone": "UTC", "rest": [], "quiet": None, "cap": None, "merge": 0,
+DEFAULTS: dict[str, Any] = {"zone": "UTC", "rest": [], "quiet": None, "cap": None, "merge": 0,
             "notify": "every hand"}
 NOTIFY = ("every hand", "every trick", "digest")
 _OLD_NOTIFY = {"every turn": "every trick"}  # the name `notify every trick` had first
@@ -36,7 +38,7 @@ CAP_RANGE, MERGE_RANGE = (1, 100), (0, 240)
 LEAGUE_MERGE = 15  # minutes a league game's turn mail waits while `merge` is unset
 
 
-def get(player: Player | None, key: str):
+def get(player: Player | None, key: str) -> Any:
     value = (player.prefs or {}).get(key) if player is not None else None
     return DEFAULTS[key] if value is None else value
 
@@ -120,7 +122,7 @@ def _hour(text: str) -> int:
     return int(h) % 24
 
 
-def parse_quiet(text: str):
+def parse_quiet(text: str) -> list[int] | None:
     t = text.strip().lower()
     if t in ("off", "none", "no"):
         return None
@@ -133,7 +135,7 @@ def parse_quiet(text: str):
     return [a, b]
 
 
-def _number(text: str, lo: int, hi: int, what: str, off=None):
+def _number(text: str, lo: int, hi: int, what: str, off: int | None = None) -> int | None:
     t = text.strip().lower().split()
     if t and t[0] in ("off", "none", "no"):
         return off
@@ -142,7 +144,7 @@ def _number(text: str, lo: int, hi: int, what: str, off=None):
     return int(t[0])
 
 
-def parse_cap(text: str):
+def parse_cap(text: str) -> int | None:
     return _number(text, *CAP_RANGE, "the daily cap")
 
 
@@ -157,7 +159,7 @@ PARSERS = {"zone": parse_zone, "rest": parse_rest, "quiet": parse_quiet, "cap": 
            "merge": parse_merge}
 
 
-def describe(key: str, value) -> str:
+def describe(key: str, value: Any) -> str:
     """A setting as the player reads it back."""
     if key == "rest":
         return " ".join(DAYS[d] for d in value) or "none"
@@ -172,7 +174,7 @@ def describe(key: str, value) -> str:
     return str(value)
 
 
-def update(store, player_id: int, **values) -> Player:
+def update(store: Store, player_id: int, **values: Any) -> Player:
     """Set keys of a player's prefs in one transaction, the row locked (PostgreSQL), so a
     concurrent writer of other keys is not undone. A value None removes the key."""
     with store.session() as s:

@@ -22,13 +22,15 @@ import smtplib
 import socket
 import ssl
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from time import monotonic
 from urllib.parse import unquote, urlparse
 
-from ..config import load
+from ..config import Settings, load
 from ..signing import secret_keys
 from .bounces import return_path
+from .models import Outbox
 from .outbox import wire
 from .pipelining import send
 
@@ -39,7 +41,8 @@ TIMEOUT = 30  # seconds a relay may take for one mail (each command, and all of 
 
 class Relay:
     def __init__(self, url: str, domain: str, keys: list[str] | None = None,
-                 connections: int = CONNECTIONS, cfg=None, timeout: float = TIMEOUT):
+                 connections: int = CONNECTIONS, cfg: Settings | None = None,
+                 timeout: float = TIMEOUT):
         """`keys`: fixed signing keys; None reads them at each mail (pbem.signing's
         cached reader), so a rotated key file signs the next mail."""
         u = urlparse(url)
@@ -53,13 +56,14 @@ class Relay:
         self._watch = Watchdog(self.timeout)
         self.longest = self.timeout + self._watch.step  # a mail's most, cut included
         self._local = threading.local()
-        self._open: set = set()
+        self._open: set[smtplib.SMTP] = set()
         self._lock = threading.Lock()
 
     def _connect(self, due: float) -> smtplib.SMTP:
         """A new connection, its greeting read within the socket timeout; the rest of it
         (EHLO, STARTTLS, login) under the mail's deadline `due`."""
         u = self.url
+        conn: smtplib.SMTP
         if u.scheme == "smtps":
             conn = smtplib.SMTP_SSL(self.host, self.port, context=ssl.create_default_context(),
                                     timeout=self.timeout)
@@ -80,7 +84,7 @@ class Relay:
             raise
         return conn
 
-    def _drop(self, conn) -> None:
+    def _drop(self, conn: smtplib.SMTP) -> None:
         with self._lock:
             self._open.discard(conn)
         try:
@@ -88,7 +92,7 @@ class Relay:
         except OSError:
             pass
 
-    def __call__(self, row) -> None:
+    def __call__(self, row: Outbox) -> None:
         """Hand `row` to the relay; the envelope sender is the row's own bounce address
         (store.bounces), so bounces say which mail failed."""
         sender = f"play@{self.domain}"  # a row never stored (a test's) has no bounce address
@@ -138,7 +142,7 @@ class Watchdog:
         self._thread: threading.Thread | None = None
 
     @contextmanager
-    def until(self, conn: smtplib.SMTP, due: float):
+    def until(self, conn: smtplib.SMTP, due: float) -> Iterator[None]:
         """`with watch.until(conn, due):` a mail's steps; past `due`, nothing is sent."""
         if monotonic() >= due:  # a slow connect used it all
             raise TimeoutError("the relay took too long to answer")

@@ -4,9 +4,12 @@ events it has not seen (at most CACHE_GAMES games)."""
 
 import json
 import threading
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from sqlalchemy import case, exc, func
-from sqlmodel import Session, select
+from sqlalchemy import Row, case, func
+from sqlalchemy.sql import Select
+from sqlmodel import Session, col, select
 
 from ..engine import IllegalAction, Rules, State, advance
 from .db import READ_ONLY, engine_for
@@ -28,8 +31,6 @@ class Store:
         self._read_engine = self.engine.execution_options(**{READ_ONLY: True})
         self._states: dict[int, State] = {}
         self._lock = threading.Lock()
-        self._sql: dict = {}  # quick_rows' statements, compiled
-        self._quick = threading.local()  # quick_rows' connection, one a thread
 
     def session(self) -> Session:
         """A transaction that may write (on SQLite it takes the write lock at once)."""
@@ -39,75 +40,29 @@ class Store:
         """A transaction that only reads: it never takes or waits for the write lock."""
         return Session(self._read_engine, expire_on_commit=False)
 
-    def quick_rows(self, statement, **params) -> list[tuple]:
-        """The rows of one SELECT, run on a driver connection this thread keeps for them, in
-        autocommit: no pool checkout, ping or rollback (three round trips to PostgreSQL where
-        the SELECT is one), no SQLAlchemy transaction, events or result processing (a cached
-        page's one read cost more in those than in the database). One statement reads one
-        snapshot; it never takes the write lock or holds a transaction open. A connection
-        that fails is dropped and the SELECT tried once more on a new one (the database
-        restarted, say); a second failure is raised as SQLAlchemy raises it (an
-        OperationalError for a lost server), so callers handle one kind of error whatever
-        path the SQL took. Values come as the driver gives them (SQLite: 0/1 for bools)."""
-        sql, names = self._compiled(statement)
-        args = [params[n] for n in names] if names is not None else params
-        for attempt in (0, 1):
-            try:
-                cur = self._quick_connection().cursor()
-                cur.execute(sql, args)
-                return cur.fetchall()
-            except self.engine.dialect.dbapi.Error as e:  # a closed connection, a lost server
-                self._drop_quick()
-                if attempt:
-                    raise self._wrapped(sql, e) from e
-        raise AssertionError("unreachable")
-
-    def _drop_quick(self) -> None:
-        raw, self._quick.conn = getattr(self._quick, "conn", None), None
-        if raw is not None:
-            raw.close()
-
-    def _wrapped(self, sql: str, e: Exception) -> Exception:
-        dialect = self.engine.dialect
-        return exc.DBAPIError.instance(sql, None, e, dialect.dbapi.Error, hide_parameters=True,
-                                       dialect=dialect, ismulti=False)
-
-    def _quick_connection(self):
-        raw = getattr(self._quick, "conn", None)
-        if raw is None:
-            fairy = self.engine.raw_connection()
-            raw = fairy.driver_connection
-            fairy.detach()  # ours, outside the pool, until it fails or the Store goes
-            self._quick.conn = raw  # from now on: closed by `_drop_quick` if it fails
-            raw.rollback()  # the pool's ping may have begun one
-            if hasattr(raw, "autocommit"):
-                raw.autocommit = True  # psycopg: no transaction left open between SELECTs
-        return raw
-
-    def _compiled(self, statement) -> tuple[str, list[str] | None]:
-        """The statement's SQL for this database, and its parameters' order (None: by
-        name), compiled once."""
-        got = self._sql.get(statement)
-        if got is None:
-            c = statement.compile(dialect=self.engine.dialect)
-            got = self._sql[statement] = (str(c), list(c.positiontup) if c.positional
-                                          else None)
-        return got
+    def quick_rows(self, statement: Select[*tuple[Any, ...]], **params: Any
+                   ) -> Sequence[Row[*tuple[Any, ...]]]:
+        """The rows of one SELECT, read on a pooled connection as a reader reads (it never
+        takes the write lock), its values as SQLAlchemy gives them."""
+        with self._read_engine.connect() as c:
+            return c.execute(statement, params).all()
 
     def state(self, s: Session, game: Game, last: int | None = None) -> State:
         """The game's state as of the database now (a private copy when it had to catch up
         inside this transaction; the cache keeps it only once the transaction commits).
         `last`: the game's last seq, when the caller read it in this transaction."""
+        gid = game.id
+        assert gid is not None  # a stored game
         with self._lock:
-            st = self._states.pop(game.id, None)
+            st = self._states.pop(gid, None)
         if last is None:  # Core: a move's write asks this, and the ORM's query costs more
             last = s.connection().execute(select(func.max(Move.seq))
-                                          .where(Move.game_id == game.id)).scalar() or 0
+                                          .where(Move.game_id == gid)).scalar() or 0
         if st is None or st.seq > last:
             st = fresh(game)
         if st.seq < last:
-            catch_up(st, game.id, s.connection().execute(select(Move.seq, Move.payload).where(
-                Move.game_id == game.id, Move.seq > st.seq).order_by(Move.seq)).all())
+            catch_up(st, gid, s.connection().execute(select(Move.seq, Move.payload).where(
+                Move.game_id == gid, col(Move.seq) > st.seq).order_by(col(Move.seq))).all())
         return st
 
     def cached(self, game_id: int, last: int) -> State | None:
@@ -124,21 +79,23 @@ class Store:
         ids = sorted(set(ids))
         if not ids:
             return {}
-        last = dict(s.exec(select(Move.game_id, func.max(Move.seq))
-                           .where(Move.game_id.in_(ids)).group_by(Move.game_id)).all())
+        last: dict[int, int] = dict(s.exec(select(Move.game_id, func.max(Move.seq)).where(
+            col(Move.game_id).in_(ids)).group_by(col(Move.game_id))).all())
         with self._lock:
-            out = {g: self._states.pop(g, None) for g in ids}
-        stale = [g for g, st in out.items() if st is None or st.seq > last.get(g, 0)]
+            kept = {g: self._states.pop(g, None) for g in ids}
+        out = {g: st for g, st in kept.items() if st is not None and st.seq <= last.get(g, 0)}
+        stale = [g for g in ids if g not in out]
         if stale:
-            for game in s.exec(select(Game).where(Game.id.in_(stale))):
+            for game in s.exec(select(Game).where(col(Game.id).in_(stale))):
+                assert game.id is not None  # a stored game
                 out[game.id] = fresh(game)
         behind = {g: st.seq for g, st in out.items() if st.seq < last.get(g, 0)}
         if behind:
-            rows: dict[int, list] = {g: [] for g in behind}
+            rows: dict[int, list[tuple[int, Any]]] = {g: [] for g in behind}
             for g, seq, payload in s.exec(select(Move.game_id, Move.seq, Move.payload).where(
-                    Move.game_id.in_(list(behind)),
-                    Move.seq > case(behind, value=Move.game_id)).order_by(Move.game_id,
-                                                                          Move.seq)):
+                    col(Move.game_id).in_(list(behind)),
+                    col(Move.seq) > case(behind, value=Move.game_id)).order_by(
+                        col(Move.game_id), col(Move.seq))):
                 rows[g].append((seq, payload))
             for g, moves in rows.items():
                 catch_up(out[g], g, moves)
@@ -176,7 +133,7 @@ def fresh(game: Game) -> State:
     return State(rules_of(game), game.first_dealer)
 
 
-def catch_up(st: State, game_id: int, rows) -> State:
+def catch_up(st: State, game_id: int, rows: Iterable[tuple[int, Any]]) -> State:
     """`st` advanced by the (seq, payload) rows after it, in order (pure work)."""
     for seq, payload in rows:
         if seq <= st.seq:

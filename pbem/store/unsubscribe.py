@@ -7,11 +7,15 @@ digest, a mail a turn becomes one list a day, and any other mail stops all our m
 the player writes `mail on` to their account address (its mailto goes there too, where the
 outbox knows it: a mail to plain pbem@ acts on nothing)."""
 
+from collections.abc import Sequence
+from typing import Any
 
 from sqlmodel import select
 
+from ..config import Settings
 from ..signing import UNSUBSCRIBE, Signer, secret_keys, signer
 from .models import Player
+from .states import Store
 
 # the kind of mail (its dedupe key's first word): the pref that stops it, and its words
 KINDS = {"news": ("notify", "digest", "news of every trick and hand"),
@@ -30,8 +34,8 @@ def stops(kind: str) -> tuple[str, str, str]:
     return KINDS.get(kind, ALL)
 
 
-def headers(cfg, domain: str, to_addr: str, dedupe_key: str, keys=None,
-            mailto: str | None = None) -> dict:
+def headers(cfg: Settings, domain: str, to_addr: str, dedupe_key: str,
+            keys: Sequence[str] | None = None, mailto: str | None = None) -> dict[str, str]:
     """The List-* headers; `keys`: the signing keys, when the caller has them at hand;
     `mailto`: the player's account address (else plain pbem@)."""
     kind = kind_of(dedupe_key)
@@ -45,12 +49,12 @@ def headers(cfg, domain: str, to_addr: str, dedupe_key: str, keys=None,
     return out
 
 
-def read(cfg, token: str) -> dict:
+def read(cfg: Settings, token: str) -> dict[str, Any]:
     """The link's {e: address, k: kind}, or ValueError saying why not."""
     return Signer(secret_keys(cfg), UNSUBSCRIBE).loads(token, max_age=LINK_DAYS * 86400)
 
 
-def apply(store, email: str, kind: str) -> str:
+def apply(store: Store, email: str, kind: str) -> str:
     """Stop that kind of mail for the player at `email`; returns what stopped."""
     pref, value, what = stops(kind)
     with store.session() as s:
