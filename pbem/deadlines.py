@@ -5,15 +5,15 @@ them is pbem.clock; vacations that move them are pbem.vacation."""
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, bindparam, case, func, literal_column, update
-from sqlmodel import select
+from sqlalchemy import ColumnElement, bindparam, case, func, insert, literal_column, update
+from sqlmodel import Session, select
 
 from . import owntime, seatclock
 from .engine.acts import QUIET
-from .store.bulk import insert_all, run
 from .store.models import Deadline, Game, Move, Player, Seat, SeatClock
 from .store.models import now as utcnow
 from .store.states import catch_up, fresh
+from .table import Table
 
 DEFAULTS = {
     "clock": "move",  # move: a fixed time for each move; bank: a bank of time with increments
@@ -97,23 +97,26 @@ def _plan(tc, player, now, clock) -> tuple[datetime, datetime, float]:
     return cal.add(start, hours), start, hours
 
 
-def settle_clocks(s, game, st, seats, players, now, moved=None, played_for=frozenset(),
-                  undo: tuple[dict, dict] | None = None):
-    """A bank clock's seats brought to `now` (pbem.seatclock.sync), before the move's mails
-    tell them what their banks hold; None for a fixed time a move. `undo`: (the undo event,
-    the due times seats keep: play's Asked.kept): the taken-back move's time goes with it."""
-    tc = time_control(game)
-    if tc["clock"] != "bank" or st.phase == "over":
+def settle_clocks(s: Session, t: Table, moved: int | None = None,
+                  played_for: frozenset[int] = frozenset(), undo: dict | None = None
+                  ) -> dict[int, SeatClock] | None:
+    """A bank clock's seats brought to `t.now` (pbem.seatclock.sync), before the move's
+    mails tell them what their banks hold; None for a fixed time a move. `undo`: the undo
+    event: the taken-back move's time goes with it, and the seat gets back the due time it
+    had (`t.kept`)."""
+    tc = time_control(t.game)
+    if tc["clock"] != "bank" or t.st.phase == "over":
         return None
+    sync = (s, t.game, t.st, t.seats, t.players, t.now, tc, moved, played_for)
     if undo is None:
-        return seatclock.sync(s, game, st, seats, players, now, tc, moved, played_for)
-    (ev, kept), rows = undo, seatclock.for_game(s, game.id)
-    seatclock.forget_waits(rows, ev["undo"])
-    rows = seatclock.sync(s, game, st, seats, players, now, tc, moved, played_for, rows)
-    row, due = rows.get(ev["seat"]), kept.get(ev["seat"])
+        return seatclock.sync(*sync)
+    rows = seatclock.for_game(s, t.game.id)
+    seatclock.forget_waits(rows, undo["undo"])
+    rows = seatclock.sync(*sync, rows)
+    row, due = rows.get(undo["seat"]), t.kept.get(undo["seat"])
     if row is not None and row.since is not None and due is not None:
-        seat = next(x for x in seats if x.seat == ev["seat"])
-        seatclock.resume(row, tc, players.get(seat.player_id), due)
+        seat = next(x for x in t.seats if x.seat == undo["seat"])
+        seatclock.resume(row, tc, t.players.get(seat.player_id or 0), due)
     return rows
 
 
@@ -121,59 +124,80 @@ _CANCEL = update(Deadline).where(  # a game's rows for moves before seq q; the s
     # constants in its SQL: an IN of bound values is rendered again at every execution
     Deadline.game_id == bindparam("g"),
     Deadline.state.in_([literal_column("'pending'"), literal_column(f"'{PAUSED}'")]),
-    Deadline.seq < bindparam("q")).values(state="cancelled")
+    Deadline.seq < bindparam("q")).values(state="cancelled") \
+    .execution_options(synchronize_session=False)  # no Deadline object is in the session
+_INSERT = insert(Deadline)
 
 
-def arm(s, game: Game, st, seats, players, now: datetime, clocks=None, kept=None,
-        cancelled=False, clock_rows=None, out=None) -> None:
+def arm(s: Session, t: Table, cancelled: bool = False,
+        clock_rows: dict[int, SeatClock] | None = None, out: list[dict] | None = None) -> None:
     """Write the deadlines the game's state calls for now (inside play's transaction), at
-    the game's last move (talk does not move it). A bank clock's seats are brought up to date
-    first, unless the caller did (`clocks`). `kept`: seat -> the due time a seat keeps (after
-    an undo, the one it had for that move). `rebuild` cancels the stale rows of many games
-    in one statement (`cancelled`), reads their bank rows at once (`clock_rows`) and writes
-    all their new rows in one statement (`out`: a list they are added to)."""
+    the game's last move (talk does not move it), counted from `t.now`; a seat that keeps
+    a due time (`t.kept`: after an undo, the one it had for that move) keeps it. A bank
+    clock's seats are brought up to date first, unless the caller did (`t.clocks`).
+    `rebuild` cancels the stale rows of many games in one statement (`cancelled`), reads
+    their bank rows at once (`clock_rows`) and writes all their new rows in one statement
+    (`out`: a list they are added to)."""
+    game, st = t.game, t.st
     if not cancelled and s.info.get(CLOSED) != game.id:  # Core, built once: the ORM cost more
-        run(s, _CANCEL, {"g": game.id, "q": st.move_seq})
+        s.execute(_CANCEL, {"g": game.id, "q": st.move_seq})
     if st.phase == "over":
         return
     tc = time_control(game)
-    if clocks is None and tc["clock"] == "bank":
-        clocks = seatclock.sync(s, game, st, seats, players, now, tc, rows=clock_rows)
-    rows = [] if out is None else out
-    first = len(rows)
-    for seat in seats:
-        if seat.robot or seat.player_id is None or seat.seat not in st.to_act():
-            continue
-        player = players.get(seat.player_id)
-        due, start, hours = _plan(tc, player, now, (clocks or {}).get(seat.seat))
-        cal = owntime.calendar(player, tc["weekend_pause"])
-        if (kept or {}).get(seat.seat):  # an undo's: the reminders count to that deadline
-            due = kept[seat.seat]
-            hours = cal.spent(start, due).total_seconds() / 3600 if due > start else 0
-        rows.append(_row(game.id, seat.seat, st.move_seq, "timeout", 0, due))
-        for h in sorted(set(tc["remind_hours"]), reverse=True):
-            when = _reminder(cal, start, hours, due, h)
-            if when > now and h < hours:
-                rows.append(_row(game.id, seat.seat, st.move_seq, "reminder", h, when))
-    robot = next((x.seat for x in seats if x.robot and x.seat in st.to_act()), None)
-    if robot is not None:  # decided outside the write, so a crash could leave it unmade
-        rows.append(_row(game.id, robot, st.move_seq, ROBOT, 0, now + ROBOT_GRACE))
+    if t.clocks is None and tc["clock"] == "bank":
+        t.clocks = seatclock.sync(s, game, st, t.seats, t.players, t.now, tc, rows=clock_rows)
+    rows = [*_seat_rows(t, tc), *_robot_row(t)]
     if game.paused_at is not None:  # its league is paused: they wait (pbem.league.pause)
-        for row in rows[first:]:
-            row.update(state=PAUSED, paused_at=now)
+        for row in rows:
+            row.update(state=PAUSED, paused_at=t.now)
     if out is None:
         insert_rows(s, rows)
+    else:
+        out += rows
 
 
-def _row(game_id, seat, seq, kind, hours_before, due) -> dict:
+def _seat_rows(t: Table, tc: dict) -> list[dict]:
+    """The timeout and reminders of each human seat asked to act."""
+    rows = []
+    for seat in t.seats:
+        if seat.robot or seat.player_id is None or seat.seat not in t.st.to_act():
+            continue
+        player = t.players.get(seat.player_id)
+        due, start, hours = _plan(tc, player, t.now, (t.clocks or {}).get(seat.seat))
+        cal = owntime.calendar(player, tc["weekend_pause"])
+        if t.kept.get(seat.seat):  # an undo's: the reminders count to that deadline
+            due = t.kept[seat.seat]
+            hours = cal.spent(start, due).total_seconds() / 3600 if due > start else 0
+        at = (t.game.id, seat.seat, t.st.move_seq)
+        rows.append(_row(at, "timeout", 0, due))
+        for h in sorted(set(tc["remind_hours"]), reverse=True):
+            when = _reminder(cal, start, hours, due, h)
+            if when > t.now and h < hours:
+                rows.append(_row(at, "reminder", h, when))
+    return rows
+
+
+def _robot_row(t: Table) -> list[dict]:
+    """A robot to act: its move is decided outside the write, so a crash could leave it
+    unmade; this row makes the clock make it."""
+    robot = next((x.seat for x in t.seats if x.robot and x.seat in t.st.to_act()), None)
+    if robot is None:
+        return []
+    return [_row((t.game.id, robot, t.st.move_seq), ROBOT, 0, t.now + ROBOT_GRACE)]
+
+
+def _row(at: tuple[int, int, int], kind: str, hours_before: int, due: datetime) -> dict:
+    """A Deadline row for (game, seat, seq) `at`."""
+    game_id, seat, seq = at
     return {"game_id": game_id, "seat": seat, "seq": seq, "kind": kind,
             "hours_before": hours_before, "due": due, "state": "pending", "claimed_at": None,
             "result": "", "paused_at": None}
 
 
-def insert_rows(s, rows: list[dict]) -> None:
+def insert_rows(s: Session, rows: list[dict]) -> None:
     """New Deadline rows in one statement (building ORM objects cost more than the SQL)."""
-    insert_all(s, Deadline, rows)
+    if rows:
+        s.execute(_INSERT, rows)
 
 
 def _reminder(cal, start, hours, due, h) -> datetime:
@@ -324,8 +348,8 @@ def _rebuild_batch(store, ids: list[int], now: datetime) -> int:
         clocks = _clock_rows(s, [g.id for g in games if time_control(g)["clock"] == "bank"])
         rows: list[dict] = []
         for game in games:
-            arm(s, game, states[game.id], seats[game.id], players, now,
-                cancelled=True, clock_rows=clocks.get(game.id, {}), out=rows)
+            t = Table(game, seats[game.id], players, states[game.id], now=now)
+            arm(s, t, cancelled=True, clock_rows=clocks.get(game.id, {}), out=rows)
         insert_rows(s, rows)
         s.commit()
     for game in games:

@@ -117,7 +117,7 @@ class Pending:
         player = self.players.get(seat.player_id)
         if mailable(player):
             self.s.add(Outbox(**notify.mail_row(
-                load(), self.game.id, seat, player, f"order:{row.id}",
+                load(), seat, player, f"order:{row.id}",
                 f"Game {self.game.id}: an order was dropped",
                 f"Your order \"{row.text}\" was dropped: {why}.\n")))
 

@@ -34,14 +34,14 @@ class Context:
     sender: str = ""  # the mail's From address
     moves: list[tuple[dict, bool]] = field(default_factory=list)  # (action, was a repeat)
     ahead: list[str] = field(default_factory=list)  # bids kept for the seat's turn
-    seen: tuple | None = None  # (state, robot seats) just read, for the first move's door
+    seen: object = None  # the table just read, for the first move's door (play.Seen)
     # answer.rows(ctx): the mail's answer (Outbox rows); answer.record(s): its Inbound row.
     # A move on the mail's last line commits both with itself (then `answered`), so the
     # move stands only if its answer does
     answer: object = None
     last: bool = False  # the line being done is the mail's last
     answered: bool = False
-    asked: object = None  # the answer written with the move: what its write arms (play.Asked)
+    asked: object = None  # the answer written with the move: the table its write left (Table)
     league: int | None = None  # the organiser address's league: its commands' only league
 
 
@@ -225,31 +225,18 @@ def _said(line, events) -> str:
 
 class _Answering:
     """The hook (play.submit's `after`) that writes the mail's answer in the move's own
-    transaction, from the table the move leaves, as if the line were done (it is, if the
-    transaction commits). The answer is rendered before the write from the table foreseen
-    (`prepare`), and again inside it only if the write finds another."""
+    transaction, from the table the move leaves (play's Table), as if the line were done
+    (it is, if the transaction commits)."""
 
     def __init__(self, ctx, line, action):
-        self.ctx, self.line, self.action, self.ready = ctx, line, action, None
+        self.ctx, self.line, self.action = ctx, line, action
 
-    def _rows(self, st, events, asked) -> list[dict]:
+    def __call__(self, s, t) -> list[dict]:
         ctx = self.ctx
-        return ctx.answer.rows(replace(ctx, state=st, expect_seq=st.seq,
-                                       done=[*ctx.done, _said(self.line, events)],
-                                       moves=[*ctx.moves, (self.action, False)], asked=asked))
-
-    def _key(self, st, events, asked) -> tuple:
-        """What the answer is made of: the table, and what its seat is asked (play.Asked)."""
-        seat = self.ctx.seat.seat
-        return st.seq, events, asked.now, asked.orders.get(seat), asked.kept.get(seat)
-
-    def prepare(self, st, events, asked) -> None:
-        self.ready = (self._key(st, events, asked), self._rows(st, events, asked))
-
-    def __call__(self, s, st, events, asked) -> list[dict]:
-        fits = self.ready is not None and self.ready[0] == self._key(st, events, asked)
-        self.ctx.answer.record(s)
-        return self.ready[1] if fits else self._rows(st, events, asked)
+        ctx.answer.record(s)
+        return ctx.answer.rows(replace(ctx, state=t.st, expect_seq=t.st.seq,
+                                       done=[*ctx.done, _said(self.line, t.events)],
+                                       moves=[*ctx.moves, (self.action, False)], asked=t))
 
 
 class Say(Command):

@@ -3,6 +3,8 @@
 import base64
 import secrets
 
+from sqlalchemy import and_, func
+from sqlalchemy.orm import aliased
 from sqlmodel import select
 
 from ..engine import Rules
@@ -13,6 +15,13 @@ from .models import Game, Move, Player, Seat
 
 ROBOT = "robot"
 DEMO_DOMAIN = "demo.test"  # the web demo's players: a page to play on, never a mail
+
+_FIRST = aliased(Seat)
+# A join of a game's seats to the game, its columns on the first seat's row only (NULL on
+# the others): a read of a table in one statement decodes the game's JSON once, not once a
+# seat (pbem.mail.inbound reads so)
+GAME_ON_FIRST_SEAT = and_(Game.id == Seat.game_id, Seat.seat == select(
+    func.min(_FIRST.seat)).where(_FIRST.game_id == Seat.game_id).scalar_subquery())
 
 
 def mailable(player: Player | None) -> bool:
