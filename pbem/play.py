@@ -55,7 +55,16 @@ from .engine.game import SERVER_EVENTS
 from .gamelog import LogError, read_log, replay_log
 from .league import results as league_results
 from .league import rounds as league_rounds
-from .store.games import ROBOT, last_holders, new_token, player_for, players_of, table_of
+from .store.games import (
+    ROBOT,
+    Found,
+    last_holders,
+    new_token,
+    player_for,
+    players_of,
+    read_table,
+    table_of,
+)
 from .store.models import Deadline, DealSecret, Game, Move, Outbox, Player, Seat
 from .store.models import now as utcnow
 from .store.states import CorruptGame, Store
@@ -460,16 +469,16 @@ def _append_and_react(store: Store, w: _Write) -> Result:
     """One write: the table read once, `w.first`'s events and what follows without a human
     appended to the log, and the reactions, in one transaction."""
     with store.session() as s:
-        game = s.get(Game, w.game_id)
-        if game is None:
+        found = read_table(s, w.game_id, w.ref)
+        if found is None:
             raise Refused(f"there is no game {w.game_id}")
-        if w.ref is not None and _applied(s, w.ref):
-            return _duplicate(store, s, game)
-        t = _read_and_begin(store, s, game, w)
+        if found.applied:
+            return _duplicate(store, s, found)
+        t = _read_and_begin(store, s, found, w)
         n = len(t.events)
-        orders = seat_orders.Pending(s, game, t.seats, t.players)
+        orders = seat_orders.Pending(s, t.game, t.seats, t.players, found.orders)
         t.events += _follow_up(s, t, orders, w.plan)
-        t.orders, t.kept = orders.texts(), _kept_dues(s, game, t.events)
+        t.orders, t.kept = orders.texts(), _kept_dues(s, t.game, t.events)
         queued = [*w.queued, *(w.after(s, t) if w.after is not None else [])]
         _append(s, w, t.events, n)
         season = _run_reactions(s, t, queued, _clock_movers(t.events, n, w))
@@ -481,24 +490,19 @@ def _append_and_react(store: Store, w: _Write) -> Result:
     return Result(w.game_id, _callers_copy(t, w.plan), t.events, robots_wait=wait)
 
 
-def _applied(s: Session, ref: str) -> bool:
-    """Is a move with this ref in the log already?"""
-    return s.execute(select(Move.id).where(Move.ref == ref)).first() is not None
-
-
-def _duplicate(store: Store, s: Session, game: Game) -> Result:
+def _duplicate(store: Store, s: Session, found: Found) -> Result:
     """This ref applied before: nothing is written, the caller gets the table as it is."""
-    st = store.state(s, game)
-    store.keep(game.id, st)
-    return Result(game.id, st.snapshot(), duplicate=True)
+    st = store.state(s, found.game, found.last)
+    store.keep(found.game.id, st)
+    return Result(found.game.id, st.snapshot(), duplicate=True)
 
 
-def _read_and_begin(store: Store, s: Session, game: Game, w: _Write) -> Table:
-    """The table as the write reads it, with `w.first`'s events advanced into its state. A
+def _read_and_begin(store: Store, s: Session, found: Found, w: _Write) -> Table:
+    """The table the write read, with `w.first`'s events advanced into its state. A
     refused first step changed nothing: the state goes back to the cache as it was."""
-    st = store.state(s, game)
+    game, seats = found.game, found.seats
+    st = store.state(s, game, found.last)
     before = (st.hand_no, len(st.tricks))  # so mails can tell that a trick or hand ended
-    seats = list(s.exec(select(Seat).where(Seat.game_id == game.id).order_by(Seat.seat)))
     try:
         events = w.first(s, st, game, seats)
     except Refused as e:
@@ -507,8 +511,10 @@ def _read_and_begin(store: Store, s: Session, game: Game, w: _Write) -> Table:
     except IllegalAction as e:  # apply() refused without changing the state
         store.keep(game.id, st)
         raise Refused(str(e), st.snapshot()) from None
-    # the players after the first step: a hand-over's new player is among them
-    return Table(game, seats, players_of(s, seats), st, events, before,
+    players = found.players  # but a hand-over's new player too:
+    if any(x.player_id is not None and x.player_id not in players for x in seats):
+        players = players_of(s, seats)
+    return Table(game, seats, players, st, events, before,
                  answered=w.actor if w.source == "mail" else None,
                  answering=w.after is not None)
 
@@ -668,6 +674,7 @@ def _substitute(s: Session, st: State, game: Game, seats: list[Seat], seat: int,
     if not isinstance(seat, int) or not 0 <= seat < st.n:
         raise IllegalAction(f"there is no seat {seat} in game {game.id}")
     row = seats[seat]
+    s.add(row)  # its changes below are written
     robot = who.strip().lower() == ROBOT
     player = None if robot else player_for(s, who)
     if robot and row.robot:
@@ -680,7 +687,6 @@ def _substitute(s: Session, st: State, game: Game, seats: list[Seat], seat: int,
     advance(st, ev)
     row.robot, row.player_id, row.accepted = robot, player.id if player else None, True
     row.token = new_token()  # the old player's links and table stop working
-    s.add(row)
     seat_orders.drop_pending(s, game.id, seat)  # the leaver's orders leave with them
     players = players_of(s, seats)
     _queue(s, notify.handover_mails(game, seats, players, ev, leaver))
