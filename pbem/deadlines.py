@@ -124,9 +124,9 @@ _CANCEL = update(Deadline).where(  # a game's rows for moves before seq q; the s
     # constants in its SQL: an IN of bound values is rendered again at every execution
     Deadline.game_id == bindparam("g"),
     Deadline.state.in_([literal_column("'pending'"), literal_column(f"'{PAUSED}'")]),
-    Deadline.seq < bindparam("q")).values(state="cancelled") \
-    .execution_options(synchronize_session=False)  # no Deadline object is in the session
-_INSERT = insert(Deadline)
+    Deadline.seq < bindparam("q")).values(state="cancelled")
+_INSERT = insert(Deadline.__table__)  # Core, on the session's connection: the ORM's bulk
+# insert cost more than the SQL
 
 
 def arm(s: Session, t: Table, cancelled: bool = False,
@@ -140,7 +140,7 @@ def arm(s: Session, t: Table, cancelled: bool = False,
     (`out`: a list they are added to)."""
     game, st = t.game, t.st
     if not cancelled and s.info.get(CLOSED) != game.id:  # Core, built once: the ORM cost more
-        s.execute(_CANCEL, {"g": game.id, "q": st.move_seq})
+        s.connection().execute(_CANCEL, {"g": game.id, "q": st.move_seq})
     if st.phase == "over":
         return
     tc = time_control(game)
@@ -197,7 +197,7 @@ def _row(at: tuple[int, int, int], kind: str, hours_before: int, due: datetime) 
 def insert_rows(s: Session, rows: list[dict]) -> None:
     """New Deadline rows in one statement (building ORM objects cost more than the SQL)."""
     if rows:
-        s.execute(_INSERT, rows)
+        s.connection().execute(_INSERT, rows)
 
 
 def _reminder(cal, start, hours, due, h) -> datetime:

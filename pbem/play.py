@@ -524,10 +524,13 @@ def _append(s: Session, w: _Write, events: list[dict], n: int) -> None:
     source, and its ref on the first), the rest followed without a human."""
     if events:
         now = utcnow()
-        s.execute(insert(Move), [_row(w, ev, i, n) | {"created": now}
-                                 for i, ev in enumerate(events)])
+        s.connection().execute(_INSERT_MOVES, [_row(w, ev, i, n) | {"created": now}
+                                               for i, ev in enumerate(events)])
 
 
+# Core statements, run on the session's connection (the ORM's bulk insert cost more than the
+# SQL; nothing of the write reads these rows back as objects)
+_INSERT_MOVES, _INSERT_MAILS = insert(Move.__table__), insert(Outbox.__table__)
 # an Outbox row's fields a mail leaves to their defaults (`_queue` adds the times)
 _OUTBOX = {"game_id": None, "body_html": None, "headers": {}, "attempts": 0,
            "last_error": None, "sent_at": None}
@@ -537,8 +540,8 @@ def _queue(s: Session, mails: list[dict]) -> None:
     """Mails (Outbox rows, as dicts) queued in one statement."""
     if mails:
         now = utcnow()
-        s.execute(insert(Outbox), [{**_OUTBOX, "next_attempt": now, "created": now, **mail}
-                                   for mail in mails])
+        s.connection().execute(_INSERT_MAILS, [{**_OUTBOX, "next_attempt": now, "created": now,
+                                                **mail} for mail in mails])
 
 
 def _callers_copy(t: Table, plan: Plan | None) -> State:
@@ -581,14 +584,14 @@ def _record_end(s: Session, t: Table) -> int | None:
     return None
 
 
-_STATUS = update(Game).where(Game.id == bindparam("g")).values(status=bindparam("new")) \
-    .execution_options(synchronize_session=False)  # `_set_status` tells the game itself
+_STATUS = update(Game.__table__).where(Game.__table__.c.id == bindparam("g")) \
+    .values(status=bindparam("new"))
 
 
 def _set_status(s: Session, game: Game, status: str) -> None:
     """The game's row given `status` in `s`'s transaction, by one UPDATE (not an ORM flush);
     `game` says so too, as its row does now (nothing left to flush)."""
-    s.execute(_STATUS, {"g": game.id, "new": status})
+    s.connection().execute(_STATUS, {"g": game.id, "new": status})
     set_committed_value(game, "status", status)
 
 
@@ -674,7 +677,6 @@ def _substitute(s: Session, st: State, game: Game, seats: list[Seat], seat: int,
     if not isinstance(seat, int) or not 0 <= seat < st.n:
         raise IllegalAction(f"there is no seat {seat} in game {game.id}")
     row = seats[seat]
-    s.add(row)  # its changes below are written
     robot = who.strip().lower() == ROBOT
     player = None if robot else player_for(s, who)
     if robot and row.robot:
@@ -687,6 +689,7 @@ def _substitute(s: Session, st: State, game: Game, seats: list[Seat], seat: int,
     advance(st, ev)
     row.robot, row.player_id, row.accepted = robot, player.id if player else None, True
     row.token = new_token()  # the old player's links and table stop working
+    s.add(row)
     seat_orders.drop_pending(s, game.id, seat)  # the leaver's orders leave with them
     players = players_of(s, seats)
     _queue(s, notify.handover_mails(game, seats, players, ev, leaver))

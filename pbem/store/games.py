@@ -5,7 +5,7 @@ import secrets
 from typing import NamedTuple
 
 from sqlalchemy import and_, bindparam, exists, func
-from sqlalchemy.orm import aliased, make_transient_to_detached
+from sqlalchemy.orm import aliased
 from sqlmodel import select
 
 from ..engine import Rules
@@ -157,40 +157,26 @@ class Found(NamedTuple):
     orders: bool  # the game has pending orders
 
 
-_MODELS = (Game, Seat, Player)
-_COLUMNS = [list(m.__table__.columns) for m in _MODELS]
-# the game, its seats with their players, its last seq, whether the ref was applied and
-# whether it has pending orders: one round trip, not six
-_TABLE = (select(*[c for cols in _COLUMNS for c in cols],
+# the seats with their players and (on the first seat's row only: its JSON is decoded
+# once) the game, its last seq, whether the ref was applied and whether it has pending
+# orders: one round trip, not six
+_TABLE = (select(Seat, Game, Player,
                  select(func.max(Move.seq)).where(Move.game_id == Game.id).scalar_subquery(),
                  exists().where(Move.ref == bindparam("ref")),
                  exists().where(SeatOrder.game_id == Game.id, SeatOrder.state == "pending"))
           .select_from(Seat).join(Game, GAME_ON_FIRST_SEAT, isouter=True)
           .join(Player, Player.id == Seat.player_id, isouter=True)
           .where(Seat.game_id == bindparam("g")).order_by(Seat.seat))
-_ENDS = [sum(len(cols) for cols in _COLUMNS[:i + 1]) for i in range(3)]
-_PARTS = (slice(0, _ENDS[0]), slice(_ENDS[0], _ENDS[1]), slice(_ENDS[1], _ENDS[2]),
-          slice(_ENDS[2], None))  # a row's game, seat, player and the rest
 
 
 def read_table(s, game_id: int, ref: str | None) -> Found | None:
     """The game's table in one statement in `s`'s transaction, or None for no such game.
-    Its rows are detached from the session: one the caller changes it adds back (an
-    UPDATE, as for a row loaded in it)."""
-    rows = [tuple(r) for r in s.execute(_TABLE, {"g": game_id, "ref": ref})]
-    if not rows or rows[0][0] is None:
+    The game is not kept in the session (the door changes its row only by an UPDATE of
+    its own, so no flush writes it); the seats and players are."""
+    rows = s.execute(_TABLE, {"g": game_id, "ref": ref}).all()
+    if not rows or rows[0][1] is None:
         return None
-    of_game, of_seat, of_player, rest = _PARTS
-    seats = [_detached(Seat, r[of_seat]) for r in rows]
-    players = {x.player_id: _detached(Player, r[of_player])
-               for x, r in zip(seats, rows, strict=True) if x.player_id is not None}
-    last, applied, orders = rows[0][rest]
-    return Found(_detached(Game, rows[0][of_game]), seats, players, last or 0, bool(applied),
-                 bool(orders))
-
-
-def _detached(model, values: tuple):
-    """A model's object from its columns' values, as if loaded in a session and detached."""
-    obj = model(**dict(zip(model.__table__.columns.keys(), values, strict=True)))
-    make_transient_to_detached(obj)
-    return obj
+    game, last, applied, orders = rows[0][1], *rows[0][3:]
+    s.expunge(game)
+    return Found(game, [r[0] for r in rows], {p.id: p for _, _, p, *_ in rows if p},
+                 last or 0, bool(applied), bool(orders))
