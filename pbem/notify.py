@@ -4,6 +4,7 @@ mail to each human who must act now, and the result to everyone when the game en
 import os
 from collections.abc import Callable
 from datetime import datetime
+from typing import cast
 
 from . import compose, owntime, seatclock, talk
 from .config import Settings, load
@@ -14,7 +15,7 @@ from .signing import secret_keys, signer
 from .store import prefs
 from .store.games import mailable
 from .store.models import Game, Player, Seat, SeatClock
-from .table import Table
+from .table import Table, id_of
 
 
 def mails(t: Table) -> list[dict]:
@@ -59,7 +60,7 @@ def _news_mails(cfg: Settings, t: Table, waiting: list[Seat]) -> list[dict]:
 
 
 def _over_mail(cfg: Settings, t: Table, seat: Seat) -> dict:
-    gid = t.game.id
+    gid = t.game_id
     v = compose.context(view(t.st, seat.seat), gid, t.names)
     return mail_row(cfg, seat, t.player(seat), f"over:{gid}:{seat.seat}", f"Game {gid} is over",
                     *_bodies(v, t.names, _result(gid, t.st, t.names)))
@@ -125,32 +126,32 @@ def handover_mails(game: Game, seats: list[Seat], players: dict[int, Player], ev
     player who left are told who plays the seat now."""
     cfg = settings()
     names = seat_names(seats, players)
-    seat, gone = ev["seat"], leaver.name if leaver else f"robot {ev['seat']}"
-    news = f"In game {game.id}, {names[seat]} now plays seat {seat} in place of {gone}.\n"
-    out = []
+    gid, seat, gone = id_of(game), ev["seat"], leaver.name if leaver else f"robot {ev['seat']}"
+    news = f"In game {gid}, {names[seat]} now plays seat {seat} in place of {gone}.\n"
+    out: list[dict] = []
     for x in seats:
-        if x.robot or not mailable(players.get(x.player_id)):
+        if x.robot or not mailable(players.get(x.player_id or 0)):
             continue
-        text, subject = news, f"Game {game.id}: {names[seat]} takes over seat {seat}"
+        text, subject = news, f"Game {gid}: {names[seat]} takes over seat {seat}"
         if x.seat == seat:
-            subject = f"Game {game.id}: you take over seat {seat}"
-            text = (f"You now play seat {seat} of game {game.id} in place of {gone}: the cards, "
+            subject = f"Game {gid}: you take over seat {seat}"
+            text = (f"You now play seat {seat} of game {gid} in place of {gone}: the cards, "
                     f"bids and tricks so far are the seat's.\nYour table: "
                     f"{cfg.base_url}/t/{x.token}\nWhen it is your move a turn mail comes, as "
                     "for any game.\n")
-        out.append(mail_row(cfg, x, players[x.player_id],
-                            f"handover:{game.id}:{ev['seq']}:{x.seat}", subject, text))
+        out.append(mail_row(cfg, x, players[x.player_id or 0],
+                            f"handover:{gid}:{ev['seq']}:{x.seat}", subject, text))
     if leaver and mailable(leaver):
-        mail = compose.game_mail(game.id, cfg.mail_domain,
-                                 f"Game {game.id}: your seat is taken over", news)
+        mail = compose.game_mail(gid, cfg.mail_domain,
+                                 f"Game {gid}: your seat is taken over", news)
         mail["headers"]["Auto-Submitted"] = "auto-generated"
         out.append(dict(mail, to_addr=leaver.email,
-                        dedupe_key=f"handover:{game.id}:{ev['seq']}:left"))
+                        dedupe_key=f"handover:{gid}:{ev['seq']}:left"))
     return out
 
 
 def update_mail(cfg: Settings, t: Table, seat: Seat) -> dict:
-    gid, st = t.game.id, t.st
+    gid, st = t.game_id, t.st
     v = compose.context(view(st, seat.seat), gid, t.names)
     v.pop("last_hand", None)  # the mail's first line says it
     scored = not st.tricks and st.history
@@ -181,7 +182,7 @@ def _bodies(v: dict, names: list[str], text: str) -> tuple[str, str]:
 
 def _result(game_id: int, st: State, names: list[str]) -> str:
     scores = st.display_scores()
-    label = " & ".join(names[s] for s in st.sides[st.winner])
+    label = " & ".join(names[s] for s in st.sides[cast(int, st.winner)])  # it is over
     return (f"Game {game_id} is over: {label} won, "
             + " to ".join(str(x) for x in sorted(scores, reverse=True))
             + f".\nThe last hand: {_last_hand(st, names)}.")
@@ -217,7 +218,7 @@ def turn_values(cfg: Settings, t: Table, seat: Seat) -> dict:
     inbound): the table, the legal moves' links, the deadline its write arms (counted from
     `t.now`, or the due time the seat keeps after an undo), the bank, the seat's pending
     orders, the talk since its last move."""
-    gid, st = t.game.id, t.st
+    gid, st = t.game_id, t.st
     v = compose.context(view(st, seat.seat), gid, t.names)
     moves = compose.moves(v, reply_address(cfg, seat), link_maker(cfg, gid, seat.seat, st.seq))
     due, bank = due_words(t.game, t.player(seat), t.now, (t.clocks or {}).get(seat.seat),
@@ -233,7 +234,7 @@ def turn_subject(game_id: int, seq: int) -> str:
 
 
 def turn_mail(cfg: Settings, t: Table, seat: Seat) -> dict:
-    gid, seq = t.game.id, t.st.seq
+    gid, seq = t.game_id, t.st.seq
     values = turn_values(cfg, t, seat)
     text = compose.render("turn.txt", **values)
     html = compose.render("turn.html", **values)

@@ -43,7 +43,7 @@ from typing import TypedDict, Unpack
 from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from . import deadlines, notify
 from . import orders as seat_orders
@@ -68,7 +68,7 @@ from .store.games import (
 from .store.models import Deadline, DealSecret, Game, Move, Outbox, Player, Seat
 from .store.models import now as utcnow
 from .store.states import CorruptGame, Store
-from .table import Table
+from .table import Table, id_of
 
 log = logging.getLogger(__name__)
 _HARMLESS = ("look", "pass")  # another seat's look or pass leaves my move meaning the same
@@ -365,7 +365,7 @@ def _robots_plan(game_id: int, seen: Seen, move: tuple[int, dict] | None) -> Pla
         return Plan(seq, [])
     else:
         st = st.snapshot()
-    foreseen = []
+    foreseen: list[tuple[dict, dict]] = []
     while len(foreseen) < _MAX_FOLLOW and st.phase not in ("deal", "over") \
             and _robot_concedes(st, seen.robots) is None:
         step = _unattended(game_id, st, seen.robots, seen.autos)
@@ -493,8 +493,8 @@ def _append_and_react(store: Store, w: _Write) -> Result:
 def _duplicate(store: Store, s: Session, found: Found) -> Result:
     """This ref applied before: nothing is written, the caller gets the table as it is."""
     st = store.state(s, found.game, found.last)
-    store.keep(found.game.id, st)
-    return Result(found.game.id, st.snapshot(), duplicate=True)
+    store.keep(id_of(found.game), st)
+    return Result(id_of(found.game), st.snapshot(), duplicate=True)
 
 
 def _read_and_begin(store: Store, s: Session, found: Found, w: _Write) -> Table:
@@ -506,10 +506,10 @@ def _read_and_begin(store: Store, s: Session, found: Found, w: _Write) -> Table:
     try:
         events = w.first(s, st, game, seats)
     except Refused as e:
-        store.keep(game.id, st)
+        store.keep(w.game_id, st)
         raise type(e)(e.reason, st.snapshot()) from None
     except IllegalAction as e:  # apply() refused without changing the state
-        store.keep(game.id, st)
+        store.keep(w.game_id, st)
         raise Refused(str(e), st.snapshot()) from None
     players = found.players  # but a hand-over's new player too:
     if any(x.player_id is not None and x.player_id not in players for x in seats):
@@ -530,9 +530,9 @@ def _append(s: Session, w: _Write, events: list[dict], n: int) -> None:
 
 # Core statements, run on the session's connection (the ORM's bulk insert cost more than the
 # SQL; nothing of the write reads these rows back as objects)
-_INSERT_MOVES, _INSERT_MAILS = insert(Move.__table__), insert(Outbox.__table__)
+_INSERT_MOVES, _INSERT_MAILS = insert(Move), insert(Outbox)
 # an Outbox row's fields a mail leaves to their defaults (`_queue` adds the times)
-_OUTBOX = {"game_id": None, "body_html": None, "headers": {}, "attempts": 0,
+_OUTBOX: dict[str, object] = {"game_id": None, "body_html": None, "headers": {}, "attempts": 0,
            "last_error": None, "sent_at": None}
 
 
@@ -549,7 +549,8 @@ def _callers_copy(t: Table, plan: Plan | None) -> State:
     state the read foresaw, when the write made just the events foreseen (with their seqs:
     so from the same state), which nobody else holds; else a snapshot."""
     ahead = plan.ahead if plan is not None else None
-    if ahead is not None and t.events and ahead[1] == t.events and ahead[0].seq == t.st.seq:
+    if plan is not None and ahead is not None and ahead[1] == t.events and t.events \
+            and ahead[0].seq == t.st.seq:
         plan.ahead = None  # handed over: the plan keeps no hold on it
         return ahead[0]
     return t.st.snapshot()
@@ -584,8 +585,7 @@ def _record_end(s: Session, t: Table) -> int | None:
     return None
 
 
-_STATUS = update(Game.__table__).where(Game.__table__.c.id == bindparam("g")) \
-    .values(status=bindparam("new"))
+_STATUS = update(Game).where(col(Game.id) == bindparam("g")).values(status=bindparam("new"))
 
 
 def _set_status(s: Session, game: Game, status: str) -> None:
@@ -690,7 +690,7 @@ def _substitute(s: Session, st: State, game: Game, seats: list[Seat], seat: int,
     row.robot, row.player_id, row.accepted = robot, player.id if player else None, True
     row.token = new_token()  # the old player's links and table stop working
     s.add(row)
-    seat_orders.drop_pending(s, game.id, seat)  # the leaver's orders leave with them
+    seat_orders.drop_pending(s, id_of(game), seat)  # the leaver's orders leave with them
     players = players_of(s, seats)
     _queue(s, notify.handover_mails(game, seats, players, ev, leaver))
     return [ev]
@@ -732,7 +732,8 @@ def _kept_dues(s: Session, game: Game, events: list[dict]) -> dict[int, datetime
         return {}
     due = s.exec(select(Deadline.due).where(
         Deadline.game_id == game.id, Deadline.seat == undo["seat"], Deadline.kind == "timeout",
-        Deadline.seq < undo["undo"]).order_by(Deadline.seq.desc(), Deadline.id.desc())).first()
+        Deadline.seq < undo["undo"]).order_by(col(Deadline.seq).desc(), col(Deadline.id).desc())
+    ).first()
     return {undo["seat"]: due} if due is not None else {}
 
 
@@ -803,7 +804,7 @@ class _Unattended:
 
 def _autos(seats: Sequence[Seat], players: dict[int, Player]) -> dict[int, str]:
     """The players' seats whose cards may play themselves, and how (forced or equal)."""
-    autos = {x.seat: _auto_pref(players.get(x.player_id)) for x in seats if not x.robot}
+    autos = {x.seat: _auto_pref(players.get(x.player_id or 0)) for x in seats if not x.robot}
     return {seat: how for seat, how in autos.items() if how != "off"}
 
 
@@ -849,7 +850,7 @@ def _deal(s: Session, st: State, game: Game) -> dict | None:
     ev = make_deal(st, secrets.SystemRandom())
     salt = secrets.token_hex(16)
     ev["commitment"] = deal_digest(ev, salt)
-    s.add(DealSecret(game_id=game.id, deal_seq=ev["seq"], salt=salt))
+    s.add(DealSecret(game_id=id_of(game), deal_seq=ev["seq"], salt=salt))
     return ev
 
 
@@ -900,15 +901,16 @@ def import_log(store: Store, text: str) -> int:
                     status=status)
         s.add(game)
         s.flush()
+        gid = id_of(game)
         for i, name in enumerate(last_holders(header["seats"], events)):
             email = name if isinstance(name, str) and "@" in name else None
             try:
                 player = player_for(s, email) if email else None
             except ValueError as e:  # not a mail address (pbem.store.addresses)
                 raise LogError(f"seat {i}: {e}") from None
-            s.add(Seat(game_id=game.id, seat=i, robot=player is None, token=new_token(),
+            s.add(Seat(game_id=gid, seat=i, robot=player is None, token=new_token(),
                        player_id=player.id if player else None))
-        s.add_all(Move(game_id=game.id, seq=ev["seq"], type=ev["type"], payload=ev,
+        s.add_all(Move(game_id=gid, seq=ev["seq"], type=ev["type"], payload=ev,
                        actor=_actor(ev), source="import") for ev in events)
         s.commit()
-        return game.id
+        return gid

@@ -27,6 +27,10 @@ class Table:
     answered: int | None = None  # the seat whose mail made the move: its answer tells it
     answering: bool = False  # that answer is written with the move, from this table
 
+    @property
+    def game_id(self) -> int:
+        return id_of(self.game)
+
     @cached_property
     def names(self) -> list[str]:
         """Each seat's name: its player's, or "robot N"."""
@@ -41,3 +45,10 @@ class Table:
         """Did the move change the table (not only talk and offers)?"""
         return any(ev["type"] not in QUIET for ev in self.events)
 
+
+def id_of(row: Game | Player) -> int:
+    """The id of a row read from the database (its model types it optional: a new row has
+    none until it is written)."""
+    if row.id is None:
+        raise ValueError(f"this {type(row).__name__} was never written: it has no id")
+    return row.id

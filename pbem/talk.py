@@ -18,7 +18,7 @@ def mails(cfg: Settings, t: Table, humans: list[Seat], mail_row: MailRow) -> lis
     """Outbox rows for the talk, offers and undos among the move's events to `humans`: the
     seats we may mail (mail_row, `cfg`, `humans`: notify's, made once for all of a move's
     mails)."""
-    gid, out = t.game.id, []
+    gid, out = t.game_id, []
     for ev in t.events:
         what = _news(gid, t.st, ev, t.names)
         if what is None:
