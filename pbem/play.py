@@ -476,7 +476,7 @@ def _append_and_react(store: Store, w: _Write) -> Result:
             return _duplicate(store, s, found)
         t = _read_and_begin(store, s, found, w)
         n = len(t.events)
-        orders = seat_orders.Pending(s, t.game, t.seats, t.players, found.orders)
+        orders = seat_orders.Pending(s, t, found.orders)
         t.events += _follow_up(s, t, orders, w.plan)
         t.orders, t.kept = orders.texts(), _kept_dues(s, t.game, t.events)
         queued = [*w.queued, *(w.after(s, t) if w.after is not None else [])]
