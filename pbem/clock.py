@@ -20,7 +20,6 @@ from .config import load
 from .deadlines import CLOSED, PAUSED, ROBOT, time_control
 from .engine import choose, view
 from .notify import seat_names
-from .orders import any_pending
 from .organise import seasons
 from .signing import CARE, Signer, secret_keys
 from .store.games import mailable, players_of
@@ -34,7 +33,6 @@ from .store.models import (
     Player,
     Season,
     Seat,
-    SeatOrder,
 )
 from .store.models import now as utcnow
 
@@ -67,24 +65,13 @@ def tick(store, now: datetime | None = None, limit: int = 500) -> int:
 
 class _Seen:
     """What a timeout's move needs from a read: the game, its state (a private copy, till
-    play.submit keeps it), seats and players, and whether it has pending orders (its mails
-    are then rendered in the write, which plays them)."""
+    play.submit keeps it), seats and players."""
 
-    def __init__(self, game, st, seats, players, orders):
+    def __init__(self, game, st, seats, players):
         self.game, self.st, self.seats, self.players = game, st, seats, players
-        self.orders = orders
 
     def for_door(self) -> play.Seen:
-        players = {x.player_id: self.players[x.player_id] for x in self.seats
-                   if x.player_id in self.players}  # this table's: the write may attach them
-        table = None if self.orders else (self.game, self.seats, players)
-        return play.Seen(self.st, {x.seat for x in self.seats if x.robot}, table)
-
-
-def _with_orders(s, ids) -> set[int]:
-    """Which of these games have pending orders."""
-    return set(s.exec(select(SeatOrder.game_id).where(
-        col(SeatOrder.game_id).in_(ids), col(SeatOrder.state) == "pending").distinct()).all())
+        return play.Seen.at_table(self.st, self.seats, self.players)
 
 
 def _timeouts_read(store, rows) -> dict[int | None, _Seen | None]:
@@ -107,11 +94,10 @@ def _timeouts_read(store, rows) -> dict[int | None, _Seen | None]:
         seats = s.exec(select(Seat).where(col(Seat.game_id).in_(list(games)))
                        .order_by(col(Seat.game_id), col(Seat.seat))).all()
         players = players_of(s, seats)
-        orders = _with_orders(s, list(games))
     by_game: dict[int, list] = {g: [] for g in games}
     for x in seats:
         by_game[x.game_id].append(x)
-    return {row.id: _Seen(games[g], states[g], by_game[g], players, g in orders)
+    return {row.id: _Seen(games[g], states[g], by_game[g], players)
             if g in games else None for g, row in first.items()}
 
 
@@ -124,7 +110,7 @@ def _timeout_read(store, row) -> _Seen | None:
             return None
         st = store.state(s, game)
         seats = s.exec(select(Seat).where(Seat.game_id == game.id).order_by(col(Seat.seat))).all()
-        return _Seen(game, st, seats, players_of(s, seats), any_pending(s, game.id))
+        return _Seen(game, st, seats, players_of(s, seats))
 
 
 def _applies(game, applied: bool) -> bool:

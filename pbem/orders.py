@@ -9,13 +9,15 @@ by the door at the seat's turn to bid, as a bid with `"auto": "order"`, or dropp
 mail if it is not allowed then or the bidding ends without it (a misdeal, a partner's bid
 for the side)."""
 
+from collections.abc import Callable
+
 from sqlalchemy import bindparam
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
+from sqlmodel import Session, col, select
 
 from . import notify
 from .config import load
-from .engine import IllegalAction, apply
+from .engine import IllegalAction, State, apply
 from .engine.orders import (
     MAX_ORDERS,
     STANDING,
@@ -27,13 +29,15 @@ from .engine.orders import (
 )
 from .store.games import mailable
 from .store.models import Outbox, SeatOrder
+from .store.states import Store
+from .table import Table
 
 # whether a game has pending orders, as Core (most have none: the ORM's load cost more)
 _ANY = select(SeatOrder.id).where(SeatOrder.game_id == bindparam("g"),
                                   SeatOrder.state == "pending").limit(1)
 
 
-def any_pending(s, game_id: int) -> bool:
+def any_pending(s: Session, game_id: int) -> bool:
     return s.connection().execute(_ANY, {"g": game_id}).first() is not None
 
 
@@ -42,18 +46,19 @@ class Pending:
     whose moment has come plays or bids (`"auto": "order"`); one that can no longer be
     kept, or that outlived its hand or its bidding, is dropped and its player told."""
 
-    def __init__(self, s, game, seats, players, maybe=True):
-        """`maybe`: False when the caller knows the game has no pending orders."""
-        self.s, self.game, self.seats, self.players = s, game, seats, players
-        if not maybe or not any_pending(s, game.id):
-            self.rows = {x.seat: [] for x in seats}
+    def __init__(self, s: Session, t: Table, maybe: bool = True):
+        """`t`: the move's table; `maybe`: False when the caller knows the game has no
+        pending orders."""
+        self.s, self.t = s, t
+        self.rows: dict[int, list[SeatOrder]] = {x.seat: [] for x in t.seats}
+        if not maybe or not any_pending(s, t.game_id):
             return
-        rows = s.exec(select(SeatOrder).where(SeatOrder.game_id == game.id,
+        rows = s.exec(select(SeatOrder).where(SeatOrder.game_id == t.game_id,
                                               SeatOrder.state == "pending")
-                      .order_by(SeatOrder.id)).all()
-        self.rows = {x.seat: [r for r in rows if r.seat == x.seat] for x in seats}
+                      .order_by(col(SeatOrder.id))).all()
+        self.rows = {x.seat: [r for r in rows if r.seat == x.seat] for x in t.seats}
 
-    def next_play(self, st) -> dict | None:
+    def next_play(self, st: State) -> dict | None:
         """The event of the first order whose moment has come (a bid or a card), if any."""
         for seat in st.to_act():
             ev = self._bid(st, seat) if st.phase == "bid" else self._card(st, seat)
@@ -61,7 +66,7 @@ class Pending:
                 return ev
         return None
 
-    def _bid(self, st, seat) -> dict | None:
+    def _bid(self, st: State, seat: int) -> dict | None:
         mine = self.rows.get(seat) or []
         i, action = next_bid(st, seat, [r.spec for r in mine])
         if i < 0:
@@ -73,7 +78,7 @@ class Pending:
         self._close(mine[i], mine, "done")
         return apply(st, seat, dict(action, auto="order"))[0]
 
-    def _card(self, st, seat) -> dict | None:
+    def _card(self, st: State, seat: int) -> dict | None:
         mine = self.rows.get(seat) or []
         while mine:
             i, card = next_card(st, seat, [r.spec for r in mine])
@@ -93,7 +98,7 @@ class Pending:
         return {seat: list(dict.fromkeys(r.text for r in rows))
                 for seat, rows in self.rows.items() if rows}
 
-    def expire(self, st) -> None:
+    def expire(self, st: State) -> None:
         """Orders past their time: a standing order's hand is over (it simply ends); any
         other's hand is over, or a bid's bidding (both dropped with a mail)."""
         for mine in self.rows.values():
@@ -106,23 +111,23 @@ class Pending:
                 self._drop(row, mine, "the bidding ended before your turn came (a misdeal, "
                                       "or your partner bid for your side)")
 
-    def _close(self, row, mine, state) -> None:
+    def _close(self, row: SeatOrder, mine: list[SeatOrder], state: str) -> None:
         row.state = state
         self.s.add(row)
         mine.remove(row)
 
-    def _drop(self, row, mine, why) -> None:
+    def _drop(self, row: SeatOrder, mine: list[SeatOrder], why: str) -> None:
         self._close(row, mine, "dropped")
-        seat = self.seats[row.seat]
-        player = self.players.get(seat.player_id)
-        if mailable(player):
+        seat = self.t.seats[row.seat]
+        player = self.t.players.get(seat.player_id or 0)
+        if player is not None and mailable(player):
             self.s.add(Outbox(**notify.mail_row(
-                load(), self.game.id, seat, player, f"order:{row.id}",
-                f"Game {self.game.id}: an order was dropped",
+                load(), seat, player, f"order:{row.id}",
+                f"Game {self.t.game_id}: an order was dropped",
                 f"Your order \"{row.text}\" was dropped: {why}.\n")))
 
 
-def give(store, game_id: int, seat: int, line: str, st, ref: str | None = None
+def give(store: Store, game_id: int, seat: int, line: str, st: State, ref: str | None = None
          ) -> list[SeatOrder]:
     """Keep the orders a line gives for the seat, checked against what it holds now; a
     ValueError says why not (nothing is kept then). `ref`: the mail line's, or the web
@@ -142,7 +147,7 @@ def give(store, game_id: int, seat: int, line: str, st, ref: str | None = None
         if order.get("card") and order["card"] not in st.hands[seat]:
             raise ValueError(f"{order['card']} is not in your hand")
 
-    def keep(s):
+    def keep(s: Session) -> list[SeatOrder]:
         have = len(pending(s, game_id, seat))
         if have + len(orders) > MAX_ORDERS:
             raise ValueError(f"you have {have} orders: at most {MAX_ORDERS} a hand")
@@ -154,7 +159,7 @@ def give(store, game_id: int, seat: int, line: str, st, ref: str | None = None
     return _keep_once(store, refs, keep)
 
 
-def give_bid(store, game_id: int, seat: int, action: dict, text: str, st,
+def give_bid(store: Store, game_id: int, seat: int, action: dict, text: str, st: State,
              ref: str | None = None) -> SeatOrder:
     """Keep a bid the seat gives before its turn to bid (`action` as pbem.engine.parse_action
     reads it), in place of an earlier one; ValueError says why not (nothing kept then).
@@ -166,7 +171,7 @@ def give_bid(store, game_id: int, seat: int, action: dict, text: str, st,
     order = bid_order(action)
     _check_ahead(st, seat, order["bid"])
 
-    def keep(s):
+    def keep(s: Session) -> list[SeatOrder]:
         for row in pending(s, game_id, seat):
             if row.spec["kind"] == "bid":  # the newer bid stands: no mail for this one
                 row.state = "dropped"
@@ -179,15 +184,16 @@ def give_bid(store, game_id: int, seat: int, action: dict, text: str, st,
     return _keep_once(store, refs, keep)[0]
 
 
-def _kept(s, refs: list[str | None]) -> list[SeatOrder]:
+def _kept(s: Session, refs: list[str | None]) -> list[SeatOrder]:
     """The orders kept before under these refs (none without a ref)."""
     if refs[0] is None:
         return []
-    return list(s.exec(select(SeatOrder).where(SeatOrder.ref.in_(refs))
-                       .order_by(SeatOrder.id)).all())
+    return list(s.exec(select(SeatOrder).where(col(SeatOrder.ref).in_(refs))
+                       .order_by(col(SeatOrder.id))).all())
 
 
-def _keep_once(store, refs, keep) -> list[SeatOrder]:
+def _keep_once(store: Store, refs: list[str | None],
+               keep: Callable[[Session], list[SeatOrder]]) -> list[SeatOrder]:
     """`keep(s)`'s rows, committed; if the same mail's twin, delivered at the same time,
     kept them first (the unique ref refuses ours), theirs."""
     try:
@@ -202,12 +208,12 @@ def _keep_once(store, refs, keep) -> list[SeatOrder]:
         raise
 
 
-def may_bid_ahead(st, seat: int) -> bool:
+def may_bid_ahead(st: State, seat: int) -> bool:
     """Has the seat looked at its cards, with its turn to bid still to come?"""
     return st.looked[seat] and bids_later(st, seat)
 
 
-def _check_ahead(st, seat, bid) -> None:
+def _check_ahead(st: State, seat: int, bid: int | str) -> None:
     if st.phase != "bid" or st.comeout_side is not None:
         raise ValueError("a bid is given ahead only during the bidding")
     if st.bids[seat] is not None:
@@ -223,7 +229,7 @@ def _check_ahead(st, seat, bid) -> None:
         raise ValueError(f"bid {bid} is not a bid of this game")
 
 
-def _bid_refusal(st, seat, bid) -> str:
+def _bid_refusal(st: State, seat: int, bid: int | str) -> str:
     try:
         apply(st, seat, {"type": "bid", "bid": bid})
     except IllegalAction as e:
@@ -231,13 +237,13 @@ def _bid_refusal(st, seat, bid) -> str:
     return "not allowed"
 
 
-def pending(s, game_id: int, seat: int) -> list[SeatOrder]:
+def pending(s: Session, game_id: int, seat: int) -> list[SeatOrder]:
     return list(s.exec(select(SeatOrder).where(
         SeatOrder.game_id == game_id, SeatOrder.seat == seat, SeatOrder.state == "pending")
-        .order_by(SeatOrder.id)).all())
+        .order_by(col(SeatOrder.id))).all())
 
 
-def clear(store, game_id: int, seat: int) -> int:
+def clear(store: Store, game_id: int, seat: int) -> int:
     """Drop every pending order of the seat; how many there were."""
     with store.session() as s:
         dropped = drop_pending(s, game_id, seat)
@@ -245,7 +251,7 @@ def clear(store, game_id: int, seat: int) -> int:
     return dropped
 
 
-def drop_pending(s, game_id: int, seat: int) -> int:
+def drop_pending(s: Session, game_id: int, seat: int) -> int:
     """In the caller's transaction: the seat's pending orders dropped (when its player asks,
     or leaves the seat: a new player never inherits orders they did not give)."""
     rows = pending(s, game_id, seat)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from .store import prefs
+from .store.models import Player
 
 MAX_REST = prefs.MAX_REST_DAYS
 _ZERO = timedelta(0)
@@ -78,14 +79,14 @@ class Calendar:
         return used
 
 
-def vacation_end(player) -> datetime | None:
+def vacation_end(player: Player | None) -> datetime | None:
     until = (player.prefs or {}).get("vacation_until") if player else None
     if not until:
         return None
     return datetime.fromisoformat(until).replace(tzinfo=UTC) + timedelta(days=1)
 
 
-def wait_starts(player, now: datetime) -> datetime:
+def wait_starts(player: Player | None, now: datetime) -> datetime:
     """A move asked of a player on vacation counts from the end of the vacation."""
     return max(now, vacation_end(player) or now)
 
@@ -97,7 +98,7 @@ def _steps(span: timedelta) -> int:
     return weeks * 7 * 2 + 4
 
 
-def calendar(player, weekend_pause: bool = False) -> Calendar:
+def calendar(player: Player | None, weekend_pause: bool = False) -> Calendar:
     """The player's calendar (None: no player, UTC and no rest days). Stored rest days are
     read defensively: days 0..6 only, at most MAX_REST of them."""
     rest = sorted(d for d in prefs.rest_days(player) if isinstance(d, int) and 0 <= d <= 6)

@@ -11,10 +11,11 @@ seat's moves at once)."""
 
 from datetime import datetime, timedelta
 
-from sqlmodel import select
+from sqlmodel import Session, select
 
 from . import owntime
-from .store.models import SeatClock
+from .store.models import Player, SeatClock
+from .table import Table
 
 DEFAULTS = {"bank_hours": 72, "increment_hours": 24, "cap_hours": 168}
 HOUR = 3600
@@ -38,32 +39,32 @@ def start_hours(tc: dict, clock: SeatClock | None) -> float:
     return (clock.bank_seconds if clock else tc["bank_hours"] * HOUR) / HOUR
 
 
-def sync(s, game, st, seats, players, now: datetime, tc: dict, moved: int | None = None,
-         played_for=frozenset(), rows: dict[int, SeatClock] | None = None
+def sync(s: Session, t: Table, tc: dict, moved: int | None = None,
+         played_for: frozenset[int] = frozenset(), rows: dict[int, SeatClock] | None = None
          ) -> dict[int, SeatClock]:
-    """Bring each human seat's bank to `now`: a wait that ended is paid for (`moved`: the
+    """Bring each human seat's bank to `t.now`: a wait that ended is paid for (`moved`: the
     seat whose own move, or timeout, this is, which also earns the increment;
     `played_for`: seats whose card the server played, free), and a seat now asked to act
     starts waiting. Returns the rows by seat (pending in `s`); `rows`: the game's rows,
     read already (`deadlines.rebuild` reads a batch's at once)."""
-    if rows is None:
-        rows = for_game(s, game.id)
-    rows = dict(rows)
+    st = t.st
+    rows = dict(for_game(s, t.game_id) if rows is None else rows)
     acting = set(st.to_act()) if st.phase != "over" else set()
-    for seat in seats:
+    for seat in t.seats:
         if seat.robot or seat.player_id is None:
             continue
         row = rows.get(seat.seat)
         if row is None:
-            row = rows[seat.seat] = SeatClock(game_id=game.id, seat=seat.seat,
+            row = rows[seat.seat] = SeatClock(game_id=t.game_id, seat=seat.seat,
                                               bank_seconds=tc["bank_hours"] * HOUR)
-        _settle(row, tc, players.get(seat.player_id), now, seat.seat in acting,
+        _settle(row, tc, t.players.get(seat.player_id), t.now, seat.seat in acting,
                 seat.seat == moved, seat.seat in played_for, st.move_seq)
         s.add(row)
     return rows
 
 
-def _settle(row, tc, player, now, acting, moved, free, seq) -> None:
+def _settle(row: SeatClock, tc: dict, player: Player | None, now: datetime, acting: bool,
+            moved: bool, free: bool, seq: int) -> None:
     if row.since is not None and (not acting or moved or free):
         if moved or not free:
             used = owntime.calendar(player, tc["weekend_pause"]).spent(row.since, now)
@@ -85,16 +86,17 @@ def forget_waits(rows: dict[int, SeatClock], undone: int) -> None:
             row.since = None
 
 
-def resume(row: SeatClock, tc: dict, player, due: datetime) -> None:
+def resume(row: SeatClock, tc: dict, player: Player | None, due: datetime) -> None:
     """After `sync`: the seat that took its move back waits again to the deadline it had
     for it (`due`), so its bank holds its own time from now to then: the move's increment
     goes with the move, and bid then undo, again and again, mints no time."""
-    spent = owntime.calendar(player, tc["weekend_pause"]).spent(row.since, due) \
-        if due > row.since else timedelta(0)
+    since = row.since or due  # (it waits: `sync` started it)
+    spent = owntime.calendar(player, tc["weekend_pause"]).spent(since, due) \
+        if due > since else timedelta(0)
     row.bank_seconds = int(spent.total_seconds())
 
 
-def left(tc: dict, clock: SeatClock | None, player, now: datetime) -> timedelta:
+def left(tc: dict, clock: SeatClock | None, player: Player | None, now: datetime) -> timedelta:
     """What the seat's bank holds at `now` (its wait so far paid for)."""
     if clock is None:
         return timedelta(hours=tc["bank_hours"])
@@ -105,5 +107,5 @@ def left(tc: dict, clock: SeatClock | None, player, now: datetime) -> timedelta:
     return max(timedelta(0), bank - used)
 
 
-def for_game(s, game_id: int) -> dict[int, SeatClock]:
+def for_game(s: Session, game_id: int) -> dict[int, SeatClock]:
     return {r.seat: r for r in s.exec(select(SeatClock).where(SeatClock.game_id == game_id))}

@@ -3,32 +3,41 @@ taken-back moves. Talk is public, so every other human at the table hears it: at
 unless the player chose `notify digest`, which tells it in the daily digest. An offer
 to resign asks the partner for a decision, so every other human hears of it at once."""
 
+from collections.abc import Callable
+
+from .config import Settings
+from .engine import State
 from .store import prefs
+from .store.models import Seat
+from .table import Table
+
+MailRow = Callable[..., dict]  # pbem.notify.mail_row (a layer above would be a circle)
 
 
-def mails(cfg, game, humans, players, st, events, names, mail_row) -> list[dict]:
-    """Outbox rows for the talk, offers and undos among `events` to `humans`: the seats we
-    may mail (mail_row, `cfg`, `humans`: notify's, made once for all of a move's mails)."""
-    out = []
-    for ev in events:
-        what = _news(game.id, st, ev, names)
+def mails(cfg: Settings, t: Table, humans: list[Seat], mail_row: MailRow) -> list[dict]:
+    """Outbox rows for the talk, offers and undos among the move's events to `humans`: the
+    seats we may mail (mail_row, `cfg`, `humans`: notify's, made once for all of a move's
+    mails)."""
+    gid, out = t.game_id, []
+    for ev in t.events:
+        what = _news(gid, t.st, ev, t.names)
         if what is None:
             continue
         subject, text, always = what
         for x in humans:
-            player = players[x.player_id]
+            player = t.player(x)
             if x.seat == ev["seat"]:
                 continue
             if not always and prefs.notify(player) == "digest":
                 continue  # the daily digest tells them
             body = f"{text}\n\nTo answer, reply with: say and your words.\n" \
                    f"Your table: {cfg.base_url}/t/{x.token}\n"
-            out.append(mail_row(cfg, game.id, x, player,
-                                f"{ev['type']}:{game.id}:{ev['seq']}:{x.seat}", subject, body))
+            out.append(mail_row(cfg, x, player, f"{ev['type']}:{gid}:{ev['seq']}:{x.seat}",
+                                subject, body))
     return out
 
 
-def _news(game_id, st, ev, names) -> tuple[str, str, bool] | None:
+def _news(game_id: int, st: State, ev: dict, names: list[str]) -> tuple[str, str, bool] | None:
     """(subject, text, sent whatever the notify setting) for one event, or None."""
     kind, who = ev["type"], names[ev["seat"]] if isinstance(ev.get("seat"), int) else ""
     if kind == "say":
@@ -49,6 +58,6 @@ def _news(game_id, st, ev, names) -> tuple[str, str, bool] | None:
     return None
 
 
-def since_last_move(st, seat: int) -> list[dict]:
+def since_last_move(st: State, seat: int) -> list[dict]:
     """The talk a seat has not answered by a move yet: for its turn mail."""
     return [t for t in st.talk if t["seq"] > st.last_moved[seat]]

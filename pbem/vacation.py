@@ -10,7 +10,7 @@ from sqlmodel import Session, col, select
 
 from . import compose
 from .config import load
-from .deadlines import EXTRA, shift_bank
+from .deadlines import EXTRA, add_to_bank, shift_bank
 from .engine import State
 from .engine.acts import QUIET
 from .notify import seat_names
@@ -180,7 +180,7 @@ def _into_banks(s: Session, game: Game, more: timedelta) -> set[int]:
         seat = s.exec(select(Seat).where(Seat.game_id == game.id,
                                          Seat.seat == clock.seat)).one()
         player = s.get(Player, seat.player_id) if seat.player_id else None
-        shift_bank(s, game, clock, player, timedelta(0), utcnow(), more=more)
+        add_to_bank(s, game, clock, player, more)
     return {c.seat for c in clocks}
 
 

@@ -1,7 +1,6 @@
 """A game's status (open, playing, over) is written by one UPDATE in the move's write
-(pbem.play._set_status), not by an ORM flush: a write from a prepared table (a move by mail
-or from the web) holds no Game in its session at all, and the status is right whichever way
-the write found its game (the table read before it, or its own session's load)."""
+(pbem.play._set_status), not by an ORM flush: the write reads its table in one statement
+(pbem.store.games.read_table) and holds no Game in its session at all."""
 
 from sqlalchemy import event
 from sqlalchemy.orm import Session
@@ -34,10 +33,10 @@ def test_the_status_is_written_without_a_flush_of_the_game(store):
     event.listen(Session, "before_commit", before_commit)
     try:
         assert status(store, gid) == "open"
-        start(store, gid)  # no prepared table: the write loads the game itself
+        start(store, gid)
         assert status(store, gid) == "playing"
         held.clear()
-        play_out(store, gid)  # moves from the web: each write's table prepared
+        play_out(store, gid)  # moves from the web
     finally:
         event.remove(Session, "before_flush", before_flush)
         event.remove(Session, "before_commit", before_commit)

@@ -13,6 +13,7 @@ import pytest
 from pbem import compose, notify
 from pbem.engine import PRESETS, new_game, preset, pretty, view
 from pbem.store.models import Game, Player, Seat
+from pbem.table import Table
 from tests.helpers import random_step
 
 NOW = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
@@ -69,8 +70,8 @@ def corpus(name: str, seed: int, steps: int = 400):
         before, seq = (st.hand_no, len(st.tricks)), st.seq
         seat = random_step(st, rng)
         events = [{"type": "x", "seq": s} for s in range(seq + 1, st.seq + 1)] or [{"type": "x"}]
-        for row in notify.mails(game, seats, players, st, events, before, now=NOW,
-                                answered=seat, answering=True):
+        for row in notify.mails(Table(game, seats, players, st, events, before, now=NOW,
+                                      answered=seat, answering=True)):
             yield row["dedupe_key"], row["subject"], row["body_text"], row["body_html"]
         if seat is not None:
             yield ("answer", seat, *answer(game, seats, players, st, seat))

@@ -6,7 +6,7 @@ transaction."""
 from sqlalchemy import event
 
 from tests.mail_helpers import ANN, running
-from tests.test_prepared_mails import waiting_on_ann
+from tests.test_move_mails import waiting_on_ann
 
 
 def test_a_move_by_mail_takes_few_statements(store, monkeypatch, tmp_path):

@@ -41,14 +41,13 @@ from ..notify import (
     turn_values,
 )
 from ..organise.seasons import tell_organisers
-from ..play import Asked, Seen
-from ..prepared import GAME_ON_FIRST_SEAT
+from ..play import Seen
 from ..signing import secret_keys
 from ..store import bounces
 from ..store.accounts import account_address, keyed, organiser_address
+from ..store.games import GAME_ON_FIRST_SEAT
 from ..store.masking import MaskKeys
 from ..store.models import Game, Inbound, League, Move, Outbox, Player, Seat
-from ..store.models import now as utcnow
 from . import shunt
 from .authres import verdict
 from .bounce import classify
@@ -277,10 +276,9 @@ class Processor:
 
     def _seat(self, inc, seat, player, key, answers, table) -> str:
         game, seats, players, live = table.game, table.seats, table.players, table.take()
-        names, robots = seat_names(seats, players), {x.seat for x in seats if x.robot}
+        names = seat_names(seats, players)
         # the first move hands this read to the door (play.submit's `seen`), which keeps the
-        # state in the cache and renders the move's mails before its write, from this table
-        # (the write takes them only if it finds the same rows: pbem.prepared)
+        # state in the cache and reads no more before its write
         lines = inc.lines or _subject_command(inc.subject)
         answer = SeatAnswer(lambda ctx: [_fitted(self._reply(inc, seat, player, key, ctx,
                                                              lines, None, names, game))], key)
@@ -288,7 +286,7 @@ class Processor:
         # thread sees it before the door (or the `finally`) keeps it in the cache
         ctx = Context(self.store, player, seat, inc.message_id or key,
                       compose.seen_seq(inc.in_reply_to, seat.game_id, seat.seat),
-                      live, seen=Seen(live, robots, (game, seats, players)), answer=answer)
+                      live, seen=Seen.at_table(live, seats, players), answer=answer)
         try:
             error = run(ctx, lines, once(AT_SEAT, key, ONCE)) if lines else None
             if ctx.answered and not error:
@@ -367,11 +365,8 @@ class Processor:
         said = {"done": ctx.done, "error": failure(error, lines),
                 "text": summary_text(ctx, lines, SEAT_COMMANDS)}
         subject = f"Game {seat.game_id}: " + outcome(ctx, lines, error)
-        if turn:  # what the turn mail would tell, as the move's write arms it (play.Asked)
-            asked = ctx.asked or Asked(utcnow())
-            values = turn_values(self.cfg, game, seat, player, st, names,
-                                 asked.orders.get(seat.seat), None, asked.now,
-                                 asked.kept.get(seat.seat))
+        if turn:  # what the turn mail would tell, as the move's write arms it
+            values = turn_values(self.cfg, ctx.asked, seat)  # the write's Table
             subject = f"{turn_subject(seat.game_id, st.seq)}, {outcome(ctx, lines, error)}"
         else:
             v = compose.context(view(st, seat.seat), seat.game_id, names)
@@ -380,7 +375,7 @@ class Processor:
                       "moves": compose.moves(v, reply_address(self.cfg, seat), link),
                       "table_url": f"{self.cfg.base_url}/t/{seat.token}"}
         values.update(said)
-        row = mail_row(self.cfg, seat.game_id, seat, player, f"reply:{key}"[:200], subject,
+        row = mail_row(self.cfg, seat, player, f"reply:{key}"[:200], subject,
                        compose.render("reply.txt", **values),
                        compose.render("reply.html", **values))
         row["headers"].update(self._thread(inc, seat.game_id), **{"Auto-Submitted": "auto-replied"})

@@ -90,6 +90,6 @@ def _mails(s, game, seats, ev, league_name) -> list[dict]:
     cfg, players = load(), players_of(s, seats)
     text = (f"The organiser of {league_name} ruled on game {game.id}: {describe(ev)}.\n"
             f"The league's table counts it so. The game: {cfg.base_url}/g/{game.id}\n")
-    return [mail_row(cfg, game.id, x, players[x.player_id], f"ruling:{game.id}:{ev['seq']}:"
+    return [mail_row(cfg, x, players[x.player_id], f"ruling:{game.id}:{ev['seq']}:"
                      f"{x.seat}", f"Game {game.id}: the organiser's ruling", text)
             for x in seats if not x.robot and mailable(players.get(x.player_id))]

@@ -93,7 +93,7 @@ def remind(store, league_id: int, by, game_id: int) -> int:
         league = get_league(s, league_id)
         seats = _humans_to_act(s, game_id, st)
         players = players_of(s, seats)
-        rows = [mail_row(cfg, game_id, x, players[x.player_id],
+        rows = [mail_row(cfg, x, players[x.player_id],
                          f"remind:{game_id}:{st.move_seq}:{x.seat}",
                          f"Game {game_id}: your move, please",
                          f"The organiser of {league.name} asks you to make your move in game "

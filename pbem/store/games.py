@@ -3,19 +3,28 @@
 import base64
 import secrets
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
+from sqlalchemy import and_, bindparam, exists, func
+from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from ..engine import Rules
 from ..gamelog import finished_hands, write_log
 from .addresses import check_address
 from .bounces import bouncing
-from .models import Game, Move, Player, Seat
+from .models import Game, Move, Player, Seat, SeatOrder
 from .states import Store
 
 ROBOT = "robot"
 DEMO_DOMAIN = "demo.test"  # the web demo's players: a page to play on, never a mail
+
+_FIRST = aliased(Seat)
+# A join of a game's seats to the game, its columns on the first seat's row only (NULL on
+# the others): a read of a table in one statement decodes the game's JSON once, not once a
+# seat (pbem.mail.inbound reads so)
+GAME_ON_FIRST_SEAT = and_(Game.id == Seat.game_id, Seat.seat == select(
+    func.min(_FIRST.seat)).where(_FIRST.game_id == Seat.game_id).scalar_subquery())
 
 
 def mailable(player: Player | None) -> bool:
@@ -141,3 +150,38 @@ def _handovers(seats: list[str], log: list[Any]) -> list[dict[str, Any]]:
     here and named by replay)."""
     return [ev for ev in log if isinstance(ev, dict) and ev.get("type") == "substitute"
             and ev.get("seat") in range(len(seats))]
+
+
+class Found(NamedTuple):
+    """A game's table as a move's write reads it (`read_table`), and what it asks besides."""
+    game: Game
+    seats: list[Seat]
+    players: dict[int, Player]  # by id
+    last: int  # the game's last seq
+    applied: bool  # a move with the ref asked about is in the log already
+    orders: bool  # the game has pending orders
+
+
+# the seats with their players and (on the first seat's row only: its JSON is decoded
+# once) the game, its last seq, whether the ref was applied and whether it has pending
+# orders: one round trip, not six
+_TABLE = (select(Seat, Game, Player,
+                 select(func.max(Move.seq)).where(Move.game_id == Game.id).scalar_subquery(),
+                 exists().where(Move.ref == bindparam("ref")),
+                 exists().where(SeatOrder.game_id == Game.id, SeatOrder.state == "pending"))
+          .select_from(Seat).join(Game, GAME_ON_FIRST_SEAT, isouter=True)
+          .join(Player, Player.id == Seat.player_id, isouter=True)
+          .where(Seat.game_id == bindparam("g")).order_by(Seat.seat))
+
+
+def read_table(s, game_id: int, ref: str | None) -> Found | None:
+    """The game's table in one statement in `s`'s transaction, or None for no such game.
+    The game is not kept in the session (the door changes its row only by an UPDATE of
+    its own, so no flush writes it); the seats and players are."""
+    rows = s.execute(_TABLE, {"g": game_id, "ref": ref}).all()
+    if not rows or rows[0][1] is None:
+        return None
+    game, last, applied, orders = rows[0][1], *rows[0][3:]
+    s.expunge(game)
+    return Found(game, [r[0] for r in rows], {p.id: p for _, _, p, *_ in rows if p},
+                 last or 0, bool(applied), bool(orders))

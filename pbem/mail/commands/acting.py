@@ -5,9 +5,10 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from ...engine import State, pretty
+from ...engine import pretty
 from ...engine.view import bid_words
-from ...play import Asked, Refused, submit
+from ...play import Refused, submit
+from ...table import Table
 from .base import Context
 from .errors import Declined
 
@@ -48,35 +49,19 @@ def said(line: str, events: list[dict]) -> str:
 
 class Answering:
     """The hook (play.submit's `after`) that writes the mail's answer in the move's own
-    transaction, from the table the move leaves, as if the line were done (it is, if the
-    transaction commits). The answer is rendered before the write from the table foreseen
-    (`prepare`), and again inside it only if the write finds another."""
+    transaction, from the table the move leaves (pbem.table.Table), as if the line were
+    done (it is, if the transaction commits)."""
 
     def __init__(self, ctx: Context, line: str, action: dict):
         self.ctx, self.line, self.action = ctx, line, action
-        self.ready: tuple[tuple, list[dict]] | None = None
 
-    def _rows(self, st: State, events: list[dict], asked: Asked) -> list[dict]:
+    def __call__(self, s: Any, t: Table) -> list[dict]:
         ctx = self.ctx
         assert ctx.answer is not None  # made only for a mail with an answer
-        return ctx.answer.rows(replace(ctx, state=st, expect_seq=st.seq,
-                                       done=[*ctx.done, said(self.line, events)],
-                                       moves=[*ctx.moves, (self.action, False)], asked=asked))
-
-    def _key(self, st: State, events: list[dict], asked: Asked) -> tuple:
-        """What the answer is made of: the table, and what its seat is asked (play.Asked)."""
-        seat = self.ctx.my_seat.seat
-        return st.seq, events, asked.now, asked.orders.get(seat), asked.kept.get(seat)
-
-    def prepare(self, st: State, events: list[dict], asked: Asked) -> None:
-        self.ready = (self._key(st, events, asked), self._rows(st, events, asked))
-
-    def __call__(self, s: Any, st: State, events: list[dict], asked: Asked) -> list[dict]:
-        assert self.ctx.answer is not None
-        self.ctx.answer.record(s)
-        if self.ready is not None and self.ready[0] == self._key(st, events, asked):
-            return self.ready[1]
-        return self._rows(st, events, asked)
+        ctx.answer.record(s)
+        return ctx.answer.rows(replace(ctx, state=t.st, expect_seq=t.st.seq,
+                                       done=[*ctx.done, said(self.line, t.events)],
+                                       moves=[*ctx.moves, (self.action, False)], asked=t))
 
 
 _CODE = re.compile(r"'([2-9TJQKA][SHDC]|BJ|LJ)'|(?<![\w'])([2-9TJQKA][SHDC]|BJ|LJ)(?![\w'])")

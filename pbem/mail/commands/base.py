@@ -4,10 +4,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ...engine import State
-from ...play import Asked, Seen
+from ...play import Seen
 from ...store import prefs
 from ...store.models import Player, Seat
 from ...store.states import Store
+from ...table import Table
 
 
 class Answer(Protocol):
@@ -38,7 +39,7 @@ class Context:
     answer: Answer | None = None
     last: bool = False  # the line being done is the mail's last
     answered: bool = False
-    asked: Asked | None = None  # the answer written with the move: what its write arms
+    asked: Table | None = None  # the answer written with the move: the table its write left
     league: int | None = None  # the organiser address's league: its commands' only league
 
     @property

@@ -1,6 +1,6 @@
-"""A move's mails rendered before its write (pbem.prepared, issue 15): a due timeout's turn
-mail is rendered from the table the read foresaw, outside the write; a write that finds
-anything the mails are made of changed renders them itself, from what it finds."""
+"""A move's mails are rendered by one code path, inside its write, from the table the write
+reads (issue 30): whoever makes the move (the clock, a mail, the web), whatever the caller
+read before, and never for a move the write refuses."""
 
 import re
 from datetime import timedelta
@@ -13,6 +13,7 @@ from pbem.engine import choose, preset, view
 from pbem.play import Seen, start, submit
 from pbem.store.games import create_game
 from pbem.store.models import Deadline, Game, Move, Outbox, Player, Seat
+from pbem.table import Table
 
 
 def waiting_on_ann(store) -> int:
@@ -24,9 +25,9 @@ def waiting_on_ann(store) -> int:
 
 
 def watch_renders(monkeypatch) -> list[bool]:
-    """For each mail template rendered: was it inside the door's write (`_once`)?"""
+    """For each mail template rendered: was it inside the door's write?"""
     inside, seen = [False], []
-    once, render = pbem.play._once, compose.render
+    once, render = pbem.play._append_and_react, compose.render
 
     def in_write(*args, **kw):
         inside[0] = True
@@ -39,7 +40,7 @@ def watch_renders(monkeypatch) -> list[bool]:
         seen.append(inside[0])
         return render(*args, **kw)
 
-    monkeypatch.setattr(pbem.play, "_once", in_write)
+    monkeypatch.setattr(pbem.play, "_append_and_react", in_write)
     monkeypatch.setattr(compose, "render", rendering)
     return seen
 
@@ -50,14 +51,14 @@ def turn_mail(store, gid, seq=5) -> Outbox:
         return s.exec(select(Outbox).where(Outbox.dedupe_key == f"turn:{gid}:0:{seq}")).one()
 
 
-def test_a_due_timeouts_turn_mail_is_rendered_outside_the_write(store, monkeypatch):
+def test_a_due_timeouts_turn_mail_is_rendered_in_the_write(store, monkeypatch):
     gid = waiting_on_ann(store)
     with store.reader() as s:
         row = s.exec(select(Deadline).where(Deadline.game_id == gid,
                                             Deadline.state == "pending")).one()
     renders = watch_renders(monkeypatch)
     assert clock.tick(store, row.due + timedelta(minutes=1)) == 1
-    assert renders and not any(renders), "a turn mail was rendered inside the write"
+    assert renders and all(renders), "a turn mail was rendered outside the write"
     mail = turn_mail(store, gid)
     assert "your turn (move 5)" in mail.body_text  # ann leads, after the robots' bids
     with store.reader() as s:  # her deadline counts from the time her mail says
@@ -66,7 +67,7 @@ def test_a_due_timeouts_turn_mail_is_rendered_outside_the_write(store, monkeypat
     assert due.strftime("%H:%M UTC") in mail.body_text
 
 
-def test_a_write_that_finds_the_table_changed_renders_the_mails_itself(store, monkeypatch):
+def test_the_mails_tell_the_table_the_write_reads_not_the_callers(store, monkeypatch):
     gid = waiting_on_ann(store)
     with store.session() as s:
         ann = s.exec(select(Player).where(Player.email == "ann@example.org")).one()
@@ -81,13 +82,13 @@ def test_a_write_that_finds_the_table_changed_renders_the_mails_itself(store, mo
     ann.name = "Ann Old"
     renders = watch_renders(monkeypatch)
     submit(store, gid, 0, choose(view(st, 0), seed=1, rules=st.rules), expect_seq=st.seq,
-           seen=Seen(st, {1, 2, 3}, (game, seats, {ann.id: ann})))
-    assert any(renders), "the mails were not rendered again in the write"
+           seen=Seen.at_table(st, seats, {ann.id: ann}))
+    assert renders and all(renders), "a mail was rendered outside the write"
     mail = turn_mail(store, gid)
     assert "Ann Smith" in mail.body_text and "Ann Old" not in mail.body_text
 
 
-def test_the_same_mails_whether_rendered_before_or_in_the_write(store):
+def test_the_turn_mail_is_what_notify_makes_of_the_table_the_write_left(store):
     gid = waiting_on_ann(store)
     with store.reader() as s:
         game = s.get(Game, gid)
@@ -95,14 +96,14 @@ def test_the_same_mails_whether_rendered_before_or_in_the_write(store):
         players = {p.id: p for p in s.exec(select(Player))}
         st = store.state(s, game)
     result = submit(store, gid, 0, choose(view(st, 0), seed=1, rules=st.rules),
-                    expect_seq=st.seq, seen=Seen(st, {1, 2, 3}, (game, seats, players)))
+                    expect_seq=st.seq, seen=Seen.at_table(st, seats, players))
     mail = turn_mail(store, gid)
     before = (st.hand_no, len(st.tricks))
     with store.reader() as s:
         now = s.exec(select(Deadline.due).where(Deadline.game_id == gid,
                                                 Deadline.state == "pending")).one()
-    [again] = notify.mails(game, seats, players, result.state, result.events, before,
-                           now=now - timedelta(hours=6))
+    [again] = notify.mails(Table(game, seats, players, result.state, result.events, before,
+                                 now=now - timedelta(hours=6)))
     assert (mail.subject, unsigned(mail.body_text)) == \
         (again["subject"], unsigned(again["body_text"]))
 
@@ -112,15 +113,15 @@ def unsigned(text: str) -> str:
     return re.sub(r"/m/\S+", "/m/LINK", text)
 
 
-def test_a_move_by_mail_has_its_turn_mails_rendered_outside_the_write(store, monkeypatch,
-                                                                      tmp_path):
+def test_a_move_by_mail_has_its_mails_and_answer_rendered_in_the_write(store, monkeypatch,
+                                                                       tmp_path):
     from tests.mail_helpers import ANN, running
 
     with running(store, monkeypatch, tmp_path) as env:
         gid = waiting_on_ann(store)
         renders = watch_renders(monkeypatch)
         assert env.send(env.mail(env.address(gid), "bid 3", frm=ANN))[0] == 250
-    assert renders and not any(renders), "a mail was rendered inside the write"
+    assert renders and all(renders), "a mail was rendered outside the write"
     with store.reader() as s:  # her lead, after the robots: the answer is her turn mail
         answer = s.exec(select(Outbox).where(Outbox.dedupe_key.startswith("reply:"))).one()
         assert s.exec(select(Outbox).where(Outbox.dedupe_key == f"turn:{gid}:0:5")).first() \
@@ -129,7 +130,7 @@ def test_a_move_by_mail_has_its_turn_mails_rendered_outside_the_write(store, mon
     assert answer.headers["Message-ID"].startswith(f"<turn.{gid}.0.5.")
 
 
-def test_a_move_from_the_table_page_of_a_table_of_players_renders_its_mails_outside(
+def test_a_move_from_the_table_page_of_a_table_of_players_renders_its_mails_in_the_write(
         store, monkeypatch):
     from pbem.config import load
     from pbem.web.app import create_app
@@ -143,7 +144,7 @@ def test_a_move_from_the_table_page_of_a_table_of_players_renders_its_mails_outs
     r = client.post(f"/t/{tokens(store, gid)[seat]}/move", data={
         "csrf": csrf(client), "type": "bid", "bid": "3", "seq": str(st.seq)})
     assert r.status_code == 303 and game_state(store, gid).bids[seat] == 3
-    assert renders and not any(renders), "a mail was rendered inside the write"
+    assert renders and all(renders), "a mail was rendered outside the write"
     with store.reader() as s:  # the next seat's turn mail, as the write would have made it
         nxt = s.exec(select(Outbox).where(
             Outbox.dedupe_key == f"turn:{gid}:{(seat + 1) % 4}:{st.seq + 1}")).one()
@@ -157,7 +158,8 @@ ONE_CLUB = [["AC", "KC", "QC"] + [r + "H" for r in "AKQJT98765"],
             [r + "D" for r in "AKQJT98765432"]]
 
 
-def test_a_move_a_card_plays_itself_after_has_its_mails_rendered_outside(store, monkeypatch):
+def test_a_move_a_card_plays_itself_after_has_its_mails_rendered_in_the_write(store,
+                                                                           monkeypatch):
     from pbem.gamelog import export as write_log
     from pbem.play import import_log
 
@@ -172,7 +174,7 @@ def test_a_move_a_card_plays_itself_after_has_its_mails_rendered_outside(store, 
                     source="web")
     assert [(ev["seat"], ev["card"], ev.get("auto")) for ev in result.events] == \
         [(0, "AC", None), (1, "JC", "forced")]
-    assert renders and not any(renders), "a mail was rendered inside the write"
+    assert renders and all(renders), "a mail was rendered outside the write"
     with store.reader() as s:  # seat 2's turn, after the card that played itself
         mail = s.exec(select(Outbox).where(Outbox.dedupe_key == f"turn:{gid}:2:7")).one()
     assert "your turn" in mail.body_text
@@ -195,11 +197,11 @@ def test_a_stale_move_renders_no_mails(store, monkeypatch):
     assert renders == [], "mails were rendered for a move the write refused"
 
 
-def test_a_move_followed_by_a_card_that_plays_itself_has_its_mails_rendered_outside(
+def test_a_move_followed_by_a_card_that_plays_itself_has_its_mails_rendered_in_the_write(
         store, monkeypatch, tmp_path):
     """Bob holds one heart: when ann leads hearts it plays itself, in her move's write. The
-    read before the write foresees it (and the robots after it), so her answer and the
-    turn mails are rendered outside the write, and are the ones the write keeps."""
+    read before the write foresees it (and the robots after it), so they go in her move's
+    write, and her answer tells the table they leave."""
     from tests.mail_helpers import ANN, crafted, headline, running
 
     bob = "bob@example.org"
@@ -215,14 +217,15 @@ def test_a_move_followed_by_a_card_that_plays_itself_has_its_mails_rendered_outs
                                                Move.type == "play")).one()
         assert forced.payload == {"seq": forced.seq, "type": "play", "seat": 1, "card": "2H",
                                   "auto": "forced"}
-        assert renders and not any(renders), "a mail was rendered inside the write"
+        assert renders and all(renders), "a mail was rendered outside the write"
         heads = [headline(m) for m in env.replies()]
         assert f"Game {gid}: your turn (move 9), you played A♥" in heads, heads
 
 
-def test_a_move_made_before_a_move_and_its_undo_renders_its_mails_outside(store, monkeypatch):
-    """The read asks the door's own rule (pbem.play.stale): a move and its undo since the
-    table the player saw leave the move fresh, so its mails are rendered before the write."""
+def test_a_move_made_before_a_move_and_its_undo_renders_its_mails_in_the_write(store,
+                                                                               monkeypatch):
+    """The door's own rule (pbem.play.stale): a move and its undo since the table the
+    player saw leave the move fresh, so it is made and its mails rendered."""
     from tests.web_helpers import game_state, humans_game
 
     gid = humans_game(store, preset("standard"))
@@ -234,56 +237,4 @@ def test_a_move_made_before_a_move_and_its_undo_renders_its_mails_outside(store,
     renders = watch_renders(monkeypatch)
     submit(store, gid, first, {"type": "bid", "bid": 4}, expect_seq=st.seq, source="web")
     assert game_state(store, gid).bids[first] == 4
-    assert renders and not any(renders), "a mail was rendered inside the write"
-
-
-def test_the_write_finds_any_change_to_the_game_its_seats_or_players(store):
-    """`same_table` reads the game's columns on the first seat's row only: a change to the
-    game, to any seat (not only the first) or to a player is still found."""
-    from pbem.prepared import Prepared, same_table
-
-    gid = waiting_on_ann(store)
-
-    def read():
-        with store.reader() as s:
-            game = s.get(Game, gid)
-            seats = list(s.exec(select(Seat).where(Seat.game_id == gid).order_by(Seat.seat)))
-            players = {p.id: p for p in s.exec(select(Player))}
-        return Prepared((game, seats, players), (), None, [])
-
-    def found(prepared):
-        with store.session() as s:
-            return same_table(s, gid, prepared, None)
-
-    assert found(read()) is not None
-    changes = [lambda g, seats, ps: setattr(g, "time_control", {"move_hours": 7}),
-               lambda g, seats, ps: setattr(g, "paused_at", None if g.paused_at else g.created),
-               lambda g, seats, ps: setattr(seats[2], "accepted", not seats[2].accepted),
-               lambda g, seats, ps: setattr(seats[3], "robot", not seats[3].robot),
-               lambda g, seats, ps: setattr(ps[seats[0].player_id], "prefs", {"x": 1})]
-    for change in changes:
-        prepared = read()
-        change(*prepared.table)  # what the read saw differs from the database now
-        assert found(prepared) is None
-        assert found(read()) is not None
-
-
-def test_the_write_finds_a_change_made_to_the_prepared_objects(store):
-    """A write that failed and is tried again with the same prepared mails may have
-    changed the game's status in the objects they were made of (play._set_status):
-    `same_table` compares the objects as they are then, not as `prepare` saw them."""
-    from sqlalchemy.orm.attributes import set_committed_value
-
-    from pbem.mail.inbound import Table
-    from pbem.prepared import prepare, same_table
-
-    gid = waiting_on_ann(store)
-    table = Table.read(store, "g", gid)
-    st = table.take()
-    ready = prepare(table.game, table.seats, table.players, st, [],
-                    (st.hand_no, len(st.tricks)), pbem.play.utcnow())
-    with store.session() as s:
-        assert same_table(s, gid, ready, None) is not None
-    set_committed_value(table.game, "status", "over")
-    with store.session() as s:
-        assert same_table(s, gid, ready, None) is None
+    assert renders and all(renders), "a mail was rendered outside the write"
