@@ -23,8 +23,10 @@ def test_a_move_by_mail_takes_few_statements(store, monkeypatch, tmp_path):
             assert env.send(mail)[0] == 250
         finally:
             event.remove(store.engine, "before_cursor_execute", count)
-    # RCPT's check, the seat's table with the seen-before check (each after a reader's
-    # BEGIN on SQLite, none on PostgreSQL); then the write: the table checked (one SELECT),
-    # the move's rows, its mails, the deadlines and the Inbound row
-    assert statements.count("SELECT") == 3, statements
-    assert len(statements) <= 10, statements
+    # RCPT's check, the seat's table with the seen-before check (each in a reader session);
+    # then the write: the table checked (one SELECT), the move's rows, its mails, the
+    # deadlines and the Inbound row. BEGIN is a statement SQLAlchemy sees on SQLite only
+    # (PostgreSQL's is the driver's), so it is not counted.
+    said = [x for x in statements if x != "BEGIN"]
+    assert said.count("SELECT") == 3, " ".join(statements)
+    assert len(said) <= 8, " ".join(statements)

@@ -8,8 +8,7 @@ name imported from another package (`random.Random._randbelow`), or when no modu
 defines `_name` at all (`type(rng)._randbelow`, `conn._rset`). Our own `_names`, across our
 own modules, are not this test's business.
 
-The places issue 30 removes next are listed below; the test fails when one of them is gone
-too, so that its entry goes with it and the list only shrinks."""
+Issue 30 removed the last of them: nothing is allowed."""
 
 import ast
 import importlib
@@ -30,10 +29,6 @@ PUBLIC = {"_asdict", "_fields", "_field_defaults", "_make", "_replace", "_mappin
 # `create_server`, SQLAlchemy's event dispatcher and a mapper's instrumentation.
 INTERNAL = {"waitress.channel", "waitress.parser", "waitress.server.TcpWSGIServer",
             "dispatch", "class_manager"}
-
-# To go (issue 30), each with the code that uses it; nothing is added here.
-ALLOWED = {
-}
 
 
 def _private(name: str) -> bool:
@@ -173,12 +168,7 @@ def found() -> set[str]:
 
 
 def test_pbem_reaches_no_private_name_of_another_package():
-    assert sorted(found() - ALLOWED) == []
-
-
-def test_the_allow_list_only_shrinks():
-    """An entry whose use is gone goes from ALLOWED too, so that it cannot come back."""
-    assert sorted(ALLOWED - found()) == []
+    assert sorted(found()) == []
 
 
 def test_the_check_sees_each_kind_of_private_reach():
