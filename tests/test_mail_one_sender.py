@@ -4,6 +4,7 @@ From headers, none) acts on nothing, is refused at DATA with 550 5.7.1, and gets
 Real SMTP and LMTP into the running handler, over SQLite and PostgreSQL; every table's rows
 and the Maildir are compared before and after."""
 
+import logging
 from email import policy
 from email.parser import BytesParser
 
@@ -182,3 +183,17 @@ def test_every_forged_form_is_told_why(form):
 
 def test_a_long_name_is_read_in_linear_time():
     assert sender_of("a" * 100_000 + "(")[0] == ""
+
+
+def test_the_smtp_servers_own_log_never_writes_a_secret_address(env, caplog):
+    """aiosmtpd logs every RCPT at INFO (logger "mail.log"): the account's key is masked."""
+    caplog.set_level(logging.INFO, logger="mail.log")
+    crafted(env.store)
+    account = account_address(env)
+    code, _ = env.send(raw_mail([f"From: {ANN}"], account, "mail on\n", "<log-1@x>"),
+                       mail_from=ANN, rcpt=account)
+    assert code == 250
+    said = [r.getMessage() for r in caplog.records if r.name == "mail.log"]
+    assert any("rcpt to:" in m.lower() for m in said), said  # it did log the RCPT
+    key = account.split("@")[0].split("+")[1]
+    assert key not in caplog.text

@@ -70,6 +70,8 @@ from .reader import ForgedSender, Incoming, Unreadable, read
 
 log = logging.getLogger(__name__)
 log.addFilter(MaskKeys())  # its lines name recipients: play+...@, never the seat's token
+# aiosmtpd's own log names each RCPT too (at INFO): the keys go there as well
+logging.getLogger("mail.log").addFilter(MaskKeys())
 
 MAX_SIZE = 1_000_000  # bytes; a bigger mail is refused with 552
 _TOKEN = select(Seat.id).where(Seat.token == bindparam("t"))
