@@ -13,6 +13,7 @@ from sqlmodel.sql.expression import Select
 
 from . import owntime, seatclock
 from .engine.acts import QUIET
+from .store.db import BLIND
 from .store.models import Deadline, Game, Move, Player, Seat, SeatClock
 from .store.models import now as utcnow
 from .store.states import Store, catch_up, fresh
@@ -129,8 +130,9 @@ _CANCEL = update(Deadline).where(  # a game's rows for moves before seq q; the s
     col(Deadline.game_id) == bindparam("g"),
     col(Deadline.state).in_([literal_column("'pending'"), literal_column(f"'{PAUSED}'")]),
     col(Deadline.seq) < bindparam("q")).values(state="cancelled")
-_INSERT = insert(Deadline)  # Core, on the session's connection: the ORM's bulk
-# insert cost more than the SQL
+# Core, on the session's connection (the ORM's bulk insert cost more than the SQL), and
+# blind on PostgreSQL (pbem.store.db.BLIND): nobody waits for its answer
+_INSERT = insert(Deadline).inline().execution_options(**{BLIND: True})
 
 
 def arm(s: Session, t: Table, cancelled: bool = False,
