@@ -13,7 +13,6 @@ from sqlmodel.sql.expression import Select
 
 from . import owntime, seatclock
 from .engine.acts import QUIET
-from .store.db import BLIND
 from .store.models import Deadline, Game, Move, Player, Seat, SeatClock
 from .store.models import now as utcnow
 from .store.states import Store, catch_up, fresh
@@ -130,9 +129,8 @@ _CANCEL = update(Deadline).where(  # a game's rows for moves before seq q; the s
     col(Deadline.game_id) == bindparam("g"),
     col(Deadline.state).in_([literal_column("'pending'"), literal_column(f"'{PAUSED}'")]),
     col(Deadline.seq) < bindparam("q")).values(state="cancelled")
-# Core, on the session's connection (the ORM's bulk insert cost more than the SQL), and
-# blind on PostgreSQL (pbem.store.db.BLIND): nobody waits for its answer
-_INSERT = insert(Deadline).inline().execution_options(**{BLIND: True})
+# Core, on the session's connection (the ORM's bulk insert cost more than the SQL)
+_INSERT = insert(Deadline)
 
 
 def arm(s: Session, t: Table, cancelled: bool = False,

@@ -55,7 +55,6 @@ from .engine.game import SERVER_EVENTS
 from .gamelog import LogError, read_log, replay_log
 from .league import results as league_results
 from .league import rounds as league_rounds
-from .store.db import BLIND
 from .store.games import (
     ROBOT,
     Found,
@@ -530,11 +529,8 @@ def _append(s: Session, w: _Write, events: list[dict], n: int) -> None:
 
 
 # Core statements, run on the session's connection (the ORM's bulk insert cost more than the
-# SQL; nothing of the write reads these rows back as objects). Blind on PostgreSQL: nobody
-# waits for their answer, which comes with the next statement's or the COMMIT's (a unique
-# (game, seq) taken by a racing writer is found there, as the same IntegrityError)
-_INSERT_MOVES, _INSERT_MAILS = (insert(model).inline().execution_options(**{BLIND: True})
-                                for model in (Move, Outbox))
+# SQL; nothing of the write reads these rows back as objects)
+_INSERT_MOVES, _INSERT_MAILS = insert(Move), insert(Outbox)
 # an Outbox row's fields a mail leaves to their defaults (`_queue` adds the times)
 _OUTBOX: dict[str, object] = {"game_id": None, "body_html": None, "headers": {}, "attempts": 0,
            "last_error": None, "sent_at": None}
