@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 from .config import Settings, load
 from .engine import State
 from .notify import DIGEST, seat_names
-from .store.games import mailable
+from .store.games import mailable, table_of
 from .store.models import Deadline, Fixture, Game, League, Move, Outbox, Player, Season, Seat
 from .store.states import Store
 
@@ -111,10 +111,7 @@ def your_moves(store: Store, player_id: int) -> list[str]:
 
 
 def _game_line(s: Session, st: State, game: Game, seat: Seat, since: int) -> str:
-    seats = s.exec(select(Seat).where(Seat.game_id == game.id)
-                   .order_by(col(Seat.seat))).all()
-    players = {p.id: p for p in s.exec(select(Player).where(
-        col(Player.id).in_([x.player_id for x in seats if x.player_id]))).all()}
+    seats, players = table_of(s, seat.game_id)
     names = seat_names(seats, players)
     scores = st.display_scores()
     score = "; ".join(f"{' & '.join(names[x] for x in side)} {scores[i]}"

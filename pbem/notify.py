@@ -2,7 +2,7 @@
 mail to each human who must act now, and the result to everyone when the game ends."""
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import cast
 
@@ -208,9 +208,10 @@ def due_words(game: Game, player: Player | None, now: datetime, clock: SeatClock
     return text, owntime.describe(seatclock.left(tc, clock, player, now))
 
 
-def seat_names(seats: list[Seat], players: dict[int, Player]) -> list[str]:
-    return [players[x.player_id].name if x.player_id in players else f"robot {x.seat}"
-            for x in seats]
+def seat_names(seats: Sequence[Seat], players: Mapping[int, Player]) -> list[str]:
+    """Each seat's player's name, in seat order ("robot 2" for a robot's seat)."""
+    return [players[x.player_id].name if x.player_id is not None and x.player_id in players
+            else f"robot {x.seat}" for x in seats]
 
 
 def turn_values(cfg: Settings, t: Table, seat: Seat) -> dict:

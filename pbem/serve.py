@@ -94,7 +94,7 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
     echo("clock: deadlines checked every 30 s")
     gc_tuning.for_long_running()
     deliver = delivery(cfg)
-    echo("outbound mail: " + ("relay " + urlparse(cfg.smtp_url).hostname if cfg.smtp_url
+    echo("outbound mail: " + (f"relay {urlparse(cfg.smtp_url).hostname}" if cfg.smtp_url
                               else f"Maildir {cfg.maildir}"))
     try:
         send_until(stop, store, deliver, every)

@@ -17,7 +17,8 @@ from sqlmodel import Session, col, select
 
 from ..engine.acts import QUIET
 from ..notify import seat_names
-from ..store.models import Entry, Fixture, Game, League, Move, Player, Season, Seat
+from ..store.games import table_of
+from ..store.models import Entry, Fixture, Game, League, Move, Player, Season
 from ..store.states import Store
 from . import ledger
 from .glicko import glicko2
@@ -248,10 +249,7 @@ def _waiting(store: Store, game_id: int) -> list[str]:
         game = s.get_one(Game, game_id)
         st = store.state(s, game)
         store.keep(game_id, st)
-        seats = s.exec(select(Seat).where(Seat.game_id == game_id)
-                       .order_by(col(Seat.seat))).all()
-        players = {p.id: p for p in s.exec(select(Player).where(
-            col(Player.id).in_([x.player_id for x in seats if x.player_id]))).all()}
+        seats, players = table_of(s, game_id)
     names = seat_names(seats, players)
     return [names[x] for x in st.to_act()]
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from sqlalchemy import and_, bindparam, exists, func
+from sqlalchemy import select as sa_select  # sqlmodel's select takes at most four
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
@@ -23,8 +24,8 @@ _FIRST = aliased(Seat)
 # A join of a game's seats to the game, its columns on the first seat's row only (NULL on
 # the others): a read of a table in one statement decodes the game's JSON once, not once a
 # seat (pbem.mail.inbound reads so)
-GAME_ON_FIRST_SEAT = and_(Game.id == Seat.game_id, Seat.seat == select(
-    func.min(_FIRST.seat)).where(_FIRST.game_id == Seat.game_id).scalar_subquery())
+GAME_ON_FIRST_SEAT = and_(col(Game.id) == col(Seat.game_id), col(Seat.seat) == select(
+    func.min(_FIRST.seat)).where(col(_FIRST.game_id) == col(Seat.game_id)).scalar_subquery())
 
 
 def mailable(player: Player | None) -> bool:
@@ -165,23 +166,27 @@ class Found(NamedTuple):
 # the seats with their players and (on the first seat's row only: its JSON is decoded
 # once) the game, its last seq, whether the ref was applied and whether it has pending
 # orders: one round trip, not six
-_TABLE = (select(Seat, Game, Player,
-                 select(func.max(Move.seq)).where(Move.game_id == Game.id).scalar_subquery(),
-                 exists().where(Move.ref == bindparam("ref")),
-                 exists().where(SeatOrder.game_id == Game.id, SeatOrder.state == "pending"))
+_TABLE = (sa_select(Seat, Game, Player,
+                 select(func.max(Move.seq)).where(col(Move.game_id) == col(Game.id))
+                 .scalar_subquery(),
+                 exists().where(col(Move.ref) == bindparam("ref")),
+                 exists().where(col(SeatOrder.game_id) == col(Game.id),
+                                col(SeatOrder.state) == "pending"))
           .select_from(Seat).join(Game, GAME_ON_FIRST_SEAT, isouter=True)
-          .join(Player, Player.id == Seat.player_id, isouter=True)
-          .where(Seat.game_id == bindparam("g")).order_by(Seat.seat))
+          .join(Player, col(Player.id) == col(Seat.player_id), isouter=True)
+          .where(col(Seat.game_id) == bindparam("g")).order_by(col(Seat.seat)))
 
 
-def read_table(s, game_id: int, ref: str | None) -> Found | None:
+def read_table(s: Session, game_id: int, ref: str | None) -> Found | None:
     """The game's table in one statement in `s`'s transaction, or None for no such game.
     The game is not kept in the session (the door changes its row only by an UPDATE of
     its own, so no flush writes it); the seats and players are."""
     rows = s.execute(_TABLE, {"g": game_id, "ref": ref}).all()
     if not rows or rows[0][1] is None:
         return None
-    game, last, applied, orders = rows[0][1], *rows[0][3:]
+    first = rows[0]
+    game: Game = first[1]
     s.expunge(game)
-    return Found(game, [r[0] for r in rows], {p.id: p for _, _, p, *_ in rows if p},
-                 last or 0, bool(applied), bool(orders))
+    players = {r[2].id: r[2] for r in rows if r[2] is not None}
+    return Found(game, [r[0] for r in rows], players, first[3] or 0, bool(first[4]),
+                 bool(first[5]))

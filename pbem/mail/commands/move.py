@@ -37,7 +37,7 @@ def bid_ahead(ctx: Context, action: dict, line: str) -> str:
     made by the door at that turn."""
     gid, seat = ctx.my_seat.game_id, ctx.my_seat.seat
     try:
-        orders.give_bid(ctx.store, gid, seat, action, did(action), ctx.state,
+        orders.give_bid(ctx.store, gid, seat, action, did(action), ctx.table,
                         line_ref(ctx))
         result = settle(ctx.store, gid)  # its turn may have come meanwhile
     except (ValueError, Refused) as e:

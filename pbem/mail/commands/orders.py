@@ -35,7 +35,7 @@ class Orders(Command):
                 mine = [r.text for r in orders.pending(s, gid, seat)]
             return "orders: " + ("; ".join(dict.fromkeys(mine)) or "none")
         try:
-            kept = orders.give(ctx.store, gid, seat, line, ctx.state, line_ref(ctx))
+            kept = orders.give(ctx.store, gid, seat, line, ctx.table, line_ref(ctx))
             result = settle(ctx.store, gid)  # one may act at once, if it is your turn
         except (ValueError, Refused) as e:
             raise refused(e) from None
