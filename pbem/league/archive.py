@@ -59,7 +59,7 @@ def _season(s: Session, season: Season, emails: dict[int | None, str]) -> dict:
                         "log": log_name(f.game_id), "seats": f.seats, "status": f.status,
                         "finished": f.finished.isoformat() if f.finished else None,
                         "timeouts": _timeouts(f), "own": _own(f)}
-                       for f in fixtures if f.game_id is not None],  # a bye has no game
+                       for f in fixtures if f.status != "bye" and f.game_id is not None],
             "byes": [{"round": f.round, "entry": f.seats[0]}
                      for f in fixtures if f.status == "bye"],
             "standings": [asdict(row) for row in season_standings(s, season)]}

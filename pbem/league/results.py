@@ -122,7 +122,7 @@ def game_result(fixture: Fixture | Row, sides: Sequence[Sequence[int]]) -> GameR
     of its game_id, seats and result), after any ruling (None: struck by a replay). Results
     written before the seat record was kept count as rated, with no timeouts."""
     r = league_counts(fixture)
-    if r is None or fixture.game_id is None:  # struck by a replay (a bye has no game)
+    if r is None:
         return None
     n = len(fixture.seats)
     return GameResult(game_id=fixture.game_id, seats=tuple(fixture.seats),

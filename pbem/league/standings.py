@@ -65,7 +65,7 @@ from dataclasses import dataclass, replace
 class GameResult:
     """A finished league game, as the league keeps it."""
 
-    game_id: int
+    game_id: int | None  # as its fixture has it
     seats: tuple[int, ...]  # the entry id at each seat
     sides: tuple[tuple[int, ...], ...]  # the seats of each side, from the rules
     scores: tuple[int, ...]  # each side's final score
