@@ -4,6 +4,7 @@ a knot."""
 
 import ast
 import re
+import tomllib
 from pathlib import Path
 
 import pbem
@@ -118,6 +119,15 @@ def test_every_layer_of_the_table_names_modules_that_exist():
     known = modules(ROOT)
     for prefix in layer_table(pbem.__doc__):
         assert any(m == prefix or m.startswith(prefix + ".") for m in known), prefix
+
+
+def test_mypy_holds_layers_two_to_four_to_full_annotations():
+    """pyproject.toml's strict mypy override names exactly the table's layers 2-4."""
+    config = tomllib.loads((ROOT.parent / "pyproject.toml").read_text())["tool"]["mypy"]
+    strict = {m.removesuffix(".*") for o in config["overrides"] for m in o["module"]
+              if o.get("disallow_untyped_defs")}
+    middle = {name for name, layer in layer_table(pbem.__doc__).items() if 2 <= layer <= 4}
+    assert strict == middle
 
 
 # -- the checker itself finds what it is for --------------------------------------------------
