@@ -31,6 +31,9 @@ it; requests/s counts requests answered in the S seconds. The clients run on the
 machine as the server, so on a small one they take CPU from it, and other work on the
 machine moves both figures: the pad and the ceiling run R rounds interleaved (pad, ceiling,
 pad, ...), each round's ratio printed with the load average, and the median round's taken.
+Beside each, the server's CPU a request: user + system time of its processes (gunicorn's
+master and workers, or `pbem serve`, whose clock and outbox threads count too), from /proc,
+over the whole load, warm-up included.
 """
 
 import argparse
@@ -243,7 +246,7 @@ def client(kind: str, port: int, seconds: float, target: str, url: str, live, re
     mover = Mover(url, live[0], live[1], conn) if kind == "move" else None
     ready.wait()
     t_start = time.time() + WARM
-    lat, errors, size = [], 0, 0
+    lat, errors, size, warm = [], 0, 0, 0
     while True:
         now = time.time()
         if now >= t_start + seconds:
@@ -270,11 +273,29 @@ def client(kind: str, port: int, seconds: float, target: str, url: str, live, re
                 size = len(data)
             else:
                 errors += 1
-    out.put({"lat": lat, "errors": errors, "size": size})
+        else:
+            warm += 1
+    out.put({"lat": lat, "errors": errors, "size": size, "warm": warm})
+
+
+def server_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of the server process `pid` and its children so far
+    (gunicorn's workers), from /proc."""
+    tick, total = os.sysconf("SC_CLK_TCK"), 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if stat.parent.name == str(pid) or fields[1] == str(pid):  # fields[1]: its parent
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
 
 
 def load(kind: str, port: int, seconds: float, clients: int, target: str = "",
-         url: str = "", live=()) -> dict:
+         url: str = "", live=(), pid: int | None = None) -> dict:
+    """`clients` clients on `port` for `seconds`; with the server's `pid`, its CPU a request
+    over the whole load (the warm-up's requests are few beside the timed ones)."""
     ctx = mp.get_context("spawn")
     ready, out = ctx.Barrier(clients), ctx.Queue()
     procs = [ctx.Process(target=client, args=(kind, port, seconds, target, url,
@@ -282,7 +303,9 @@ def load(kind: str, port: int, seconds: float, clients: int, target: str = "",
              for i in range(clients)]
     for p in procs:
         p.start()
+    cpu = server_cpu(pid) if pid else 0.0
     results = [out.get(timeout=seconds + 120) for _ in procs]
+    cpu = server_cpu(pid) - cpu if pid else 0.0
     for p in procs:
         p.join()
     lat = sorted(x for r in results for x in r["lat"])
@@ -291,7 +314,8 @@ def load(kind: str, port: int, seconds: float, clients: int, target: str = "",
     return {"n": len(lat), "rps": len(lat) / seconds, "median": statistics.median(lat),
             "p99": lat[min(len(lat) - 1, int(0.99 * len(lat)))],
             "errors": sum(r["errors"] for r in results),
-            "size": max(r["size"] for r in results)}
+            "size": max(r["size"] for r in results), "cpu": cpu / (len(lat) + sum(
+                r["warm"] + r["errors"] for r in results))}
 
 
 def web_moves(url: str, games: list[int]) -> int:
@@ -312,8 +336,8 @@ def paired(port: int, top: int, target: str, args) -> tuple[dict, dict, list[flo
     """The pad and the ceiling, `args.rounds` rounds interleaved; the median round's of each."""
     pads, ceils, ratios = [], [], []
     for i in range(args.rounds):
-        pads.append(load("pad", port, args.seconds, args.clients, target))
-        ceils.append(load("ceiling", top, args.seconds, args.clients, "/"))
+        pads.append(load("pad", port, args.seconds, args.clients, target, pid=args.app_pid))
+        ceils.append(load("ceiling", top, args.seconds, args.clients, "/", pid=args.top_pid))
         ratios.append(pads[-1]["rps"] / ceils[-1]["rps"])
         print(f"round {i + 1}: score pad {pads[-1]['rps']:7.1f} req/s (p99 "
               f"{1000 * pads[-1]['p99']:.1f} ms), ceiling {ceils[-1]['rps']:7.1f} req/s "
@@ -355,6 +379,7 @@ def main() -> None:
                                                               "ceiling.log")):
             procs.append(waitress(app, at, env, var / log) if args.waitress else
                          gunicorn(app, at, env, args.workers, args.threads, var / log))
+        args.app_pid, args.top_pid = procs[0].pid, procs[1].pid
         print(f"long game {data['long_id']}: four robots to 500 in {data['made']:.1f} s, "
               f"{data['hands']} hands, {data['events']} events, final "
               f"{'-'.join(map(str, data['scores']))}")
@@ -379,7 +404,7 @@ def main() -> None:
         row("move POST /t/TOKEN/move", move, args)
         print(f"moves the database holds from the web while timed (and warming up): {applied}")
         print(f"move POST p99 {1000 * move['p99']:.1f} ms at {args.clients} clients "
-              "(target < 100)")
+              f"(target < 100); server CPU {1000 * move['cpu']:.2f} ms a move (target <= 6)")
 
 
 def server_kind(args) -> str:
@@ -394,13 +419,14 @@ def server_kind(args) -> str:
 def row(name: str, r: dict, args) -> None:
     print(f"{name:38} {r['n']:6} ok in {args.seconds:g} s = {r['rps']:7.1f} req/s, "
           f"median {1000 * r['median']:6.2f} ms, p99 {1000 * r['p99']:6.2f} ms, "
-          f"{r['size']:6} bytes, {r['errors']} not ok")
+          f"{r['size']:6} bytes, {r['errors']} not ok, server CPU {1000 * r['cpu']:.2f} ms a "
+          "request")
 
 
 def moves(port: int, url: str, live: list, args) -> tuple[dict, int]:
     """The move POSTs, and how many moves the web wrote meanwhile (by the log)."""
     before = web_moves(url, [g for g, _ in live])
-    move = load("move", port, args.seconds, args.clients, url=url, live=live)
+    move = load("move", port, args.seconds, args.clients, url=url, live=live, pid=args.app_pid)
     applied = web_moves(url, [g for g, _ in live]) - before
     print(f"after the move POSTs: {load_average()}")
     return move, applied

@@ -396,7 +396,8 @@ def test_an_unexpected_error_is_logged_with_the_paths_key_masked(app, store, cap
     """Flask's own line was `Exception on /t/<the token> [GET]`; the traceback's text is
     masked too (an error may quote what it was given)."""
     gid = humans_game(store, ONE_HAND)
-    token = store.reader().exec(select(Seat.token).where(Seat.game_id == gid)).first()
+    with store.reader() as s:  # closed: an open reader's locks would hold the schema's drop
+        token = s.exec(select(Seat.token).where(Seat.game_id == gid)).first()
 
     def fails(token):
         raise RuntimeError(f"no luck with play+{token}@pbem.test at /t/{token}")

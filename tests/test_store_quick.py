@@ -3,6 +3,7 @@ SQLAlchemy gives them; no connection or transaction kept between calls, and a co
 the server closed is replaced before the SELECT."""
 
 import pytest
+from conftest import PG_URL
 from sqlalchemy import bindparam, create_engine, select, text
 
 from pbem.engine import preset
@@ -30,9 +31,10 @@ def test_each_call_reads_what_is_committed_now(store):
     assert store.quick_rows(BY_ID, g=gid)[0][1] is False
 
 
+@pytest.mark.skipif(not PG_URL, reason="a PostgreSQL server's restart: set "
+                    "PBEM_TEST_DATABASE_URL")
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
 def test_a_connection_the_server_closed_is_replaced(store):
-    if store.engine.dialect.name != "postgresql":
-        pytest.skip("a PostgreSQL server's restart")
     gid = create_game(store, preset("standard"), ["robot"] * 4)
     with store.engine.connect() as c:
         pid = c.execute(text("SELECT pg_backend_pid()")).scalar()
