@@ -178,17 +178,15 @@ def _play_out(store, gid, stop_before_last: bool) -> int:
 
 def _ends(st, seat, action) -> bool:
     """Does this move end the game? With the cards that then play themselves (a seat's only
-    legal card: every player's `auto` is "forced" by default), as the door plays them."""
+    legal card: every player's `auto` is "forced" by default; and the rest of a settled
+    hand, pbem.engine.settled), as the door plays them."""
     from pbem.engine import advance, apply
-    from pbem.engine.auto import auto_card
+    from pbem.engine.settled import by_themselves
 
     probe = st.snapshot()
-    while action is not None:
-        for ev in apply(probe, seat, action):
-            advance(probe, ev)
-        seat = probe.turn
-        card = auto_card(probe, seat)
-        action = card and {"type": "play", "card": card, "auto": "forced"}
+    for ev in apply(probe, seat, action):
+        advance(probe, ev)
+    by_themselves(probe)
     return probe.phase == "over"
 
 

@@ -67,7 +67,7 @@ from bench.scratch_db import ScratchDatabase  # noqa: E402
 from pbem import gc_tuning  # noqa: E402
 from pbem.config import Settings  # noqa: E402
 from pbem.engine import advance, apply, choose, parse_action, preset, score_pad, view  # noqa: E402
-from pbem.engine.auto import auto_card  # noqa: E402
+from pbem.engine.settled import by_themselves  # noqa: E402
 from pbem.gamelog import replay_log  # noqa: E402
 from pbem.mail.inbound import MAX_SIZE, controller  # noqa: E402
 from pbem.mail.workers import Workers  # noqa: E402
@@ -168,9 +168,9 @@ class Players:
 
     def play_forced(self) -> None:
         """The cards the server plays for the seats by itself (each player's `auto` is
-        "forced" by default), so the next mail is for the seat really to move."""
-        while (card := auto_card(self.st, self.st.turn)) is not None:
-            self.play(self.st.turn, {"type": "play", "card": card, "auto": "forced"})
+        "on" by default: a seat's only legal card, the rest of a settled hand), so the next
+        mail is for the seat really to move."""
+        by_themselves(self.st)
 
 
 class Client:

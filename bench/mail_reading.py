@@ -1,7 +1,14 @@
-"""How well mail is read: the real-client corpus (tests/clients) over SMTP, and our reader
-beside the reply-parsing libraries on the same mails.
+"""How well mail is read: the real-client corpus (tests/clients) over SMTP, our reader
+beside the reply-parsing libraries on the same mails, and the corpus of replies in 18 more
+languages (tests/lang_corpus.py, issue 32).
 
-    .venv/bin/python bench/mail_reading.py [--no-smtp]
+    .venv/bin/python bench/mail_reading.py [--no-smtp] [--languages]
+
+- languages: every mail of tests/lang_corpus.py read by the reader; its counts (samples,
+  languages, read right, refused wrongly, missed, misread, own lines reported: an
+  attribution, greeting, sign-off or footer the answer would show as "not done"), the
+  languages where any was not read right, and the reading's time per mail. With SMTP,
+  every one is also sent to a seat and judged as tests/test_mail_clients.py judges.
 
 - over SMTP: every corpus mail goes to the running handler (a SQLite file under /tmp), to a
   seat in a fresh game, and is judged as tests/test_mail_clients.py judges it; the tally
@@ -17,8 +24,11 @@ beside the reply-parsing libraries on the same mails.
 """
 
 import argparse
+import statistics
 import sys
 import tempfile
+import time
+from collections import Counter
 from email import policy
 from email.parser import BytesParser
 from pathlib import Path
@@ -26,11 +36,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+import lang_corpus  # noqa: E402
 from real_clients import cases, run, tally  # noqa: E402
 
 from pbem.engine import parse_action, preset  # noqa: E402
 from pbem.mail.quotes import clean  # noqa: E402
 from pbem.mail.reader import body_text, command_lines  # noqa: E402
+from pbem.mail.reader import read as read_mail  # noqa: E402
 
 RULES = preset("standard")
 LANGUAGES = ["en", "de", "fr", "es", "it", "nl", "pl", "sv"]  # mail-parser-reply has no pt
@@ -104,7 +116,35 @@ def compare():
             print(f"  {'':20} WRONG: {', '.join(wrong)}")
 
 
-def over_smtp():
+def languages() -> Counter:
+    """The language corpus through the reader: its counts, printed and returned."""
+    corpus = lang_corpus.samples()
+    counts: Counter = Counter()
+    wrong: dict[str, list[str]] = {}
+    times = []
+    read_mail(corpus[0].raw(), "ann@example.org", "pbem.localhost")  # imports, compiles
+    for s in corpus:
+        start = time.perf_counter()
+        lines = read_mail(s.raw(), "ann@example.org", "pbem.localhost").lines
+        times.append(time.perf_counter() - start)
+        verdict = lang_corpus.judge(s, lines)
+        counts[verdict] += 1
+        if lang_corpus.own_reported(s, lines):
+            counts["own lines reported"] += 1
+        if verdict != "read right":
+            wrong.setdefault(s.lang, []).append(f"{s.name} {lines}")
+    langs = sorted({s.lang for s in corpus})
+    print(f"languages: {len(corpus)} samples in {len(langs)} languages ({' '.join(langs)})")
+    print("  " + ", ".join(f"{counts[v]} {v}" for v in lang_corpus.VERDICTS)
+          + f", {counts['own lines reported']} with own lines reported")
+    for lang, names in sorted(wrong.items()):
+        print(f"  {lang}: " + "; ".join(names))
+    print(f"  reading: median {statistics.median(times) * 1000:.2f} ms a mail, "
+          f"max {max(times) * 1000:.2f} ms")
+    return counts
+
+
+def over_smtp(corpus=None):
     import pytest
     from mail_helpers import running
 
@@ -115,17 +155,24 @@ def over_smtp():
         url = f"sqlite:///{tmp}/pbem.db"
         upgrade(url)
         with running(Store(url), mp, Path(tmp)) as env:
-            results = {c.client: run(env, c) for c in cases()}
+            results = {c.client: run(env, c) for c in corpus or cases()}
     print("over SMTP:\n" + tally(results))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-smtp", action="store_true", help="only compare the readers")
+    ap.add_argument("--languages", action="store_true", help="only the language corpus")
     args = ap.parse_args()
+    if args.languages:
+        languages()
+        if not args.no_smtp:
+            over_smtp(lang_corpus.samples())
+        return
     if not args.no_smtp:
         over_smtp()
     compare()
+    languages()
 
 
 if __name__ == "__main__":

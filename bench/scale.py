@@ -50,6 +50,7 @@ from pbem import clock, deadlines, digest, play  # noqa: E402
 from pbem.config import load  # noqa: E402
 from pbem.engine import choose, preset, view  # noqa: E402
 from pbem.league.results import result_of  # noqa: E402
+from pbem.mail.commands.base import Context  # noqa: E402
 from pbem.mail.commands.games import Games  # noqa: E402
 from pbem.organise import seasons  # noqa: E402
 from pbem.store.games import create_game  # noqa: E402
@@ -352,7 +353,7 @@ def measure(url: str, site) -> dict:
     out["moves"] = median_ms(lambda _: digest.your_moves(store, me))
     with store.reader() as s:
         player = s.get(Player, me)
-    ctx = SimpleNamespace(store=store, player=player)
+    ctx = Context(store=store, player=player)  # the mail command's own context
     out["games"] = median_ms(lambda _: Games().process(ctx, ""))
     lg, _ = site.league
 

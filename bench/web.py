@@ -33,7 +33,12 @@ machine moves both figures: the pad and the ceiling run R rounds interleaved (pa
 pad, ...), each round's ratio printed with the load average, and the median round's taken.
 Beside each, the server's CPU a request: user + system time of its processes (gunicorn's
 master and workers, or `pbem serve`, whose clock and outbox threads count too), from /proc,
-over the whole load, warm-up included.
+over the whole load, warm-up included. Under `pbem serve` (--waitress) it is printed in two
+parts too, from each thread's own times (/proc/PID/task): "web", the threads that live
+through the load (waitress's loop and request threads; the clock's ticker, idle here), and
+"outbox", the rest: the main thread, which runs the outbox sender, and the delivery threads
+each of its drains starts and ends (their time stays in the process's total). A move's mails
+are sent there, after its answer: some 3 ms of the move's 9 (on 2 cores, Nov 2026).
 """
 
 import argparse
@@ -66,7 +71,7 @@ from scratch_db import ScratchDatabase  # noqa: E402
 from sqlmodel import func, select  # noqa: E402
 
 from pbem.engine import advance, apply, choose, preset, score_pad, view  # noqa: E402
-from pbem.engine.auto import auto_card  # noqa: E402
+from pbem.engine.settled import by_themselves  # noqa: E402
 from pbem.gamelog import replay_log  # noqa: E402
 from pbem.play import start  # noqa: E402
 from pbem.store.games import create_game, export  # noqa: E402
@@ -213,14 +218,9 @@ class Mover:
     def done(self, move: dict) -> None:
         """The move in the copy, then the cards that play themselves (as pbem.play does)."""
         seat, action = move["seat"], move["action"]
-        while True:
-            for ev in apply(self.st, seat, action):
-                advance(self.st, ev)
-            seat = self.st.turn if self.st.phase == "play" else None
-            card = auto_card(self.st, seat) if seat is not None else None
-            if card is None:
-                return
-            action = {"type": "play", "card": card, "auto": "forced"}
+        for ev in apply(self.st, seat, action):
+            advance(self.st, ev)
+        by_themselves(self.st)
 
 
 def played(status: int, r, path: str) -> bool:
@@ -292,6 +292,24 @@ def server_cpu(pid: int) -> float:
     return total / tick
 
 
+def thread_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds of each live thread of process `pid` (not its children), by thread id."""
+    tick, out = os.sysconf("SC_CLK_TCK"), {}
+    for stat in Path(f"/proc/{pid}/task").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        out[int(stat.parent.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def web_part(pid: int, before: dict[int, float], after: dict[int, float]) -> float:
+    """The CPU of `pid`'s threads alive at both samples but its main one (the outbox's):
+    waitress's threads, which answer the requests (see the docstring)."""
+    return sum(after[t] - before[t] for t in before.keys() & after.keys() if t != pid)
+
+
 def load(kind: str, port: int, seconds: float, clients: int, target: str = "",
          url: str = "", live=(), pid: int | None = None) -> dict:
     """`clients` clients on `port` for `seconds`; with the server's `pid`, its CPU a request
@@ -304,18 +322,21 @@ def load(kind: str, port: int, seconds: float, clients: int, target: str = "",
     for p in procs:
         p.start()
     cpu = server_cpu(pid) if pid else 0.0
+    threads = thread_cpu(pid) if pid else {}
     results = [out.get(timeout=seconds + 120) for _ in procs]
     cpu = server_cpu(pid) - cpu if pid else 0.0
+    web = web_part(pid, threads, thread_cpu(pid)) if pid else 0.0
     for p in procs:
         p.join()
     lat = sorted(x for r in results for x in r["lat"])
     if not lat:
         raise SystemExit(f"{kind}: no request succeeded")
+    requests = len(lat) + sum(r["warm"] + r["errors"] for r in results)
     return {"n": len(lat), "rps": len(lat) / seconds, "median": statistics.median(lat),
             "p99": lat[min(len(lat) - 1, int(0.99 * len(lat)))],
             "errors": sum(r["errors"] for r in results),
-            "size": max(r["size"] for r in results), "cpu": cpu / (len(lat) + sum(
-                r["warm"] + r["errors"] for r in results))}
+            "size": max(r["size"] for r in results), "cpu": cpu / requests,
+            "web": web / requests}
 
 
 def web_moves(url: str, games: list[int]) -> int:
@@ -395,16 +416,18 @@ def main() -> None:
             shutil.rmtree(var, ignore_errors=True)
         db.close()
     if args.only != "move":
-        row("score pad GET /g/ID (500-point game)", pad, args)
+        row("score pad GET /g/ID (500-point game)", pad, args, args.waitress)
         row("ceiling GET / (do-nothing app)", ceil, args)
         print(f"score pad / ceiling, each round: {', '.join(f'{x:.3f}' for x in ratios)}; "
               f"median {statistics.median(ratios):.3f} (target >= 0.5); pad p99 "
               f"{1000 * pad['p99']:.1f} ms (target < 50)")
     if args.only != "pad":
-        row("move POST /t/TOKEN/move", move, args)
+        row("move POST /t/TOKEN/move", move, args, args.waitress)
         print(f"moves the database holds from the web while timed (and warming up): {applied}")
         print(f"move POST p99 {1000 * move['p99']:.1f} ms at {args.clients} clients "
-              f"(target < 100); server CPU {1000 * move['cpu']:.2f} ms a move (target <= 6)")
+              f"(target < 100); server CPU {1000 * move['cpu']:.2f} ms a move (target <= 6)"
+              + (f": web {1000 * move['web']:.2f}, outbox "
+                 f"{1000 * (move['cpu'] - move['web']):.2f}" if args.waitress else ""))
 
 
 def server_kind(args) -> str:
@@ -416,11 +439,13 @@ def server_kind(args) -> str:
     return f"gunicorn {g.__version__} -w {args.workers} ({kind})"
 
 
-def row(name: str, r: dict, args) -> None:
+def row(name: str, r: dict, args, split: bool = False) -> None:
+    """One load's figures; `split`: the server is `pbem serve`, its CPU in two parts too."""
     print(f"{name:38} {r['n']:6} ok in {args.seconds:g} s = {r['rps']:7.1f} req/s, "
           f"median {1000 * r['median']:6.2f} ms, p99 {1000 * r['p99']:6.2f} ms, "
           f"{r['size']:6} bytes, {r['errors']} not ok, server CPU {1000 * r['cpu']:.2f} ms a "
-          "request")
+          "request" + (f" (web {1000 * r['web']:.2f}, outbox {1000 * (r['cpu'] - r['web']):.2f})"
+                       if split else ""))
 
 
 def moves(port: int, url: str, live: list, args) -> tuple[dict, int]:

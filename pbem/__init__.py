@@ -7,17 +7,19 @@ and every import, and fails on a module without a layer, an upward import or a c
 
     1 rules      pbem.engine pbem.gamelog pbem.simulate
     2 store      pbem.store pbem.config pbem.signing pbem.asks pbem.gc_tuning
-                 pbem.numbers
+                 pbem.numbers pbem.logs pbem.metrics pbem.i18n
     3 reactions  pbem.notify pbem.compose pbem.deadlines pbem.orders pbem.vacation pbem.digest
                  pbem.league pbem.talk pbem.owntime pbem.seatclock pbem.table
     4 door       pbem.play
     5 callers    pbem.mail pbem.web pbem.cli pbem.clock pbem.serve pbem.organise
+                 pbem.privacy
 
 1. The rules: pure and deterministic, no I/O (pbem.engine imports nothing else of pbem); the
    log format; robot games.
-2. Tables, sessions, the game-state cache, the outbox; settings, and the collector's pace
-   for servers; signed links, and the mailed links that ask an address's owner before
-   anything is done for it.
+2. Tables, sessions, the game-state cache, the outbox; settings, the players' languages
+   (pbem.i18n), and the collector's pace for servers; the operator's log lines and metrics;
+   signed links, and the mailed links that ask an address's owner before anything is done
+   for it.
 3. What a move writes in its own transaction, computed from the state and its new events
    (the mails, the next deadlines, a league game's result), and what writes without moving
    a game (vacations, digests, leagues' entries and rounds). None of it imports the door.

@@ -12,8 +12,9 @@ from typing import Any
 from sqlmodel import select
 
 from .config import Settings, load
+from .i18n import LANGUAGES, _, current
 from .signing import Signer, secret_keys
-from .store.models import Outbox
+from .store.models import Outbox, Player
 from .store.models import now as utcnow
 from .store.states import Store
 
@@ -33,11 +34,20 @@ def ask(store: Store, to: str, purpose: str, data: dict[str, Any], path: str, su
     cfg = cfg or load()
     token = Signer(secret_keys(cfg), purpose).dumps(data)
     if len(token) > MAX_LINK:
-        raise LinkError("that is more than a confirmation link can carry: use fewer or "
-                        "shorter addresses and options")
+        raise LinkError(_("that is more than a confirmation link can carry: use fewer or "
+                          "shorter addresses and options"))
     same = hashlib.sha256(json.dumps([to, data], sort_keys=True).encode()).hexdigest()[:24]
     key = f"{purpose}:{same}:{utcnow().date().isoformat()}"  # at most 200 characters
     return bool(mail_once(store, to, subject, text(f"{cfg.base_url}{path}{token}"), key))
+
+
+def reader_language(store: Store, to: str) -> str:
+    """The language a link is mailed to `to` in: the language its player chose, if the
+    address is a player's who did; else the asker's (the page's they filled in)."""
+    with store.reader() as s:
+        player = s.exec(select(Player).where(Player.email == to)).first()
+    chosen = (player.prefs or {}).get("lang") if player is not None else None
+    return chosen if chosen in LANGUAGES else current()
 
 
 def read(token: str, purpose: str, cfg: Settings | None = None) -> dict[str, Any]:
@@ -56,6 +66,7 @@ def mail_once(store: Store, to: str, subject: str, text: str, key: str) -> int:
         if s.exec(select(Outbox.id).where(Outbox.dedupe_key == key)).first():
             return 0
         s.add(Outbox(to_addr=to, subject=subject, body_text=text,
-                     headers={"Auto-Submitted": "auto-generated"}, dedupe_key=key))
+                     headers={"Auto-Submitted": "auto-generated",  # in the context's words
+                              "Content-Language": current()}, dedupe_key=key))
         s.commit()
     return 1

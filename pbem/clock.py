@@ -9,19 +9,22 @@ skip a job that fell due while the process was down, and a store shared by proce
 jobs twice or misses them.
 """
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from babel.dates import format_datetime
 from sqlalchemy import bindparam, case, insert, or_, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col, select
 
-from . import compose, play, vacation
+from . import compose, logs, play, vacation
 from .config import load
 from .deadlines import CLOSED, PAUSED, ROBOT, time_control
 from .engine import choose, view
-from .notify import seat_names
-from .organise import seasons
+from .i18n import N_, _, current, language, ngettext
+from .organise import seasons, seeks
 from .signing import CARE, Signer, secret_keys
+from .store import prefs
 from .store.games import mailable, players_of
 from .store.models import (
     Deadline,
@@ -35,10 +38,11 @@ from .store.models import (
     Seat,
 )
 from .store.models import now as utcnow
+from .table import seat_names
 
 LEASE = timedelta(minutes=5)  # a claimed row whose clock died is claimed again after this
-CARE_ACTIONS = (("Let the robot make this move", "robot"), ("Give them 24 more hours", 24),
-                ("Give them 72 more hours", 72))
+CARE_ACTIONS = ((N_("Let the robot make this move"), "robot"),
+                (N_("Give them 24 more hours"), 24), (N_("Give them 72 more hours"), 72))
 OVERTAKEN = "overtaken"  # a reminder whose timeout came first (the clock was down)
 
 
@@ -156,7 +160,15 @@ def _timeout_at_once(store, row, now, read) -> int | None:
         return _done(store, row, now, "moved on")
     except play.Refused:
         return 0
+    if not result.duplicate:
+        logs.timeout(game.id, row.seat, _late(row, now), f"timeout: {how}")
     return 0 if result.duplicate else 1
+
+
+def _late(row, now) -> float:
+    """Seconds from the row's due time to `now` (SQLite gives naive UTC back)."""
+    due = row.due if row.due.tzinfo else row.due.replace(tzinfo=UTC)
+    return (now - due).total_seconds()
 
 
 def _done(store, row, now, result: str) -> int:
@@ -212,21 +224,25 @@ def _timeout_move(game, st, row, how, who, applied=False) -> tuple[dict | None, 
     made it already: `applied`) and what all are told."""
     if how == "robot":
         return (None if applied else choose(view(st, row.seat), seed=row.id, rules=st.rules),
-                f"{who} did not move in time in game {game.id}: the robot moved for them.")
+                N_("%(name)s did not move in time in game %(game)s: the robot moved for them."))
     if how == "forfeit":
         return ({"type": "resign"},
-                f"{who} did not move in time in game {game.id}: their side forfeits the game.")
-    return None, f"{who} did not move in time in game {game.id}: the game waits for the organiser."
+                N_("%(name)s did not move in time in game %(game)s: their side forfeits the "
+                   "game."))
+    return None, N_("%(name)s did not move in time in game %(game)s: the game waits for the "
+                    "organiser.")
 
 
 def _timeout_mails(game, seats, players, row, text) -> list[dict]:
-    """The others hear whom they were waiting for; the seat hears its time ran out."""
-    who = seat_names(seats, players)[row.seat]
-    out = [_mail_row(x, players, f"timeout:{row.id}:{x.seat}",
-                     f"Game {game.id}: {who} ran out of time", text + "\n")
+    """The others hear whom they were waiting for; the seat hears its time ran out (`text`:
+    the words of what was done, told in each player's language)."""
+    values = {"name": seat_names(seats, players)[row.seat], "game": game.id}
+    told = lambda: _(text) % values + "\n"  # noqa: E731
+    out = [_mail_row(x, players, f"timeout:{row.id}:{x.seat}", lambda: (
+        _("Game %(game)s: %(name)s ran out of time") % values, told()))
            for x in seats if x.seat != row.seat]
-    out.append(_mail_row(seats[row.seat], players, f"timeout:{row.id}:{row.seat}",
-                         f"Game {game.id}: your time ran out", text + "\n"))
+    out.append(_mail_row(seats[row.seat], players, f"timeout:{row.id}:{row.seat}", lambda: (
+        _("Game %(game)s: your time ran out") % values, told())))
     return [m for m in out if m is not None]
 
 
@@ -267,9 +283,11 @@ def _fire(store, row, now) -> str:
     if row.kind == "reminder":
         if timeout <= now:  # the clock was down: the timeout, due too, says all there is
             return OVERTAKEN
-        _mail(store, seats[row.seat], players, f"remind:{row.id}",
-              f"Game {game.id}: your move is due in {_left(timeout - now)}",
-              f"A reminder: it is your move in game {game.id}, due by {_when(timeout)}.\n")
+        _mail(store, seats[row.seat], players, f"remind:{row.id}", lambda: (
+            _("Game %(game)s: your move is due in %(left)s") % {"game": game.id,
+                                                                 "left": _left(timeout - now)},
+            _("A reminder: it is your move in game %(game)s, due by %(when)s.") % {
+                "game": game.id, "when": _when(timeout)} + "\n"))
         return "reminded"
     tc = time_control(game)
     if tc["auto_vacation"] and not applied and vacation.auto_day(store, row, now):
@@ -286,6 +304,7 @@ def _fire(store, row, now) -> str:
         _add(store, mail)
     if how == "wait":
         _ask_the_carer(store, game, row, who)
+    logs.timeout(game.id, row.seat, _late(row, now), f"timeout: {how}")
     return f"timeout: {how}"
 
 
@@ -313,11 +332,14 @@ def _ask_the_carer(store, game, row, who) -> None:
     sign = Signer(secret_keys(cfg), CARE)
     what = {"g": game.id, "s": row.seat, "q": row.seq}
     # each link alone on its line: a mail's lines stop at 78 columns, a link does not
-    links = "\n".join(f"{text}:\n  {cfg.base_url}/c/{sign.dumps(dict(what, a=act))}"
-                      for text, act in CARE_ACTIONS)
-    _send(store, carer.email, game.id, f"care:{row.id}", f"Game {game.id} waits for {who}",
-          f"{who} did not make move {row.seq} of game {game.id} in time, and the game waits "
-          f"for you.\nEach link works once:\n\n{links}\n")
+    values = {"game": game.id, "name": who, "move": row.seq}
+    with language(prefs.language(carer)):
+        links = "\n".join(f"{_(text)}:\n  {cfg.base_url}/c/{sign.dumps(dict(what, a=act))}"
+                          for text, act in CARE_ACTIONS)
+        _send(store, carer.email, game.id, f"care:{row.id}",
+              _("Game %(game)s waits for %(name)s") % values,
+              _("%(name)s did not make move %(move)s of game %(game)s in time, and the game "
+                "waits for you.") % values + "\n" + _("Each link works once:") + f"\n\n{links}\n")
 
 
 def carer_of(s, game) -> Player | None:
@@ -333,27 +355,33 @@ def _left(delta: timedelta) -> str:
     """The time left, as a person says it: "3 hours", "1 hour", "40 minutes"."""
     hours = round(delta / timedelta(hours=1))
     if hours >= 1:
-        return f"{hours} hour{'s' if hours != 1 else ''}"
+        return ngettext("%(num)s hour", "%(num)s hours", hours) % {"num": hours}
     minutes = max(1, round(delta / timedelta(minutes=1)))
-    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return ngettext("%(num)s minute", "%(num)s minutes", minutes) % {"num": minutes}
 
 
 def _when(t: datetime) -> str:
-    return t.strftime("%a %d %b %H:%M UTC")
+    """A deadline as the context's language writes it ("Mon 03 Mar 14:00 UTC")."""
+    return format_datetime(t, "EEE dd MMM HH:mm 'UTC'", tzinfo=UTC, locale=current())
 
 
-def _mail(store, seat, players, key, subject, text) -> None:
-    mail = _mail_row(seat, players, key, subject, text)
+Words = Callable[[], tuple[str, str]]  # a mail's (subject, text), made in the context's language
+
+
+def _mail(store, seat, players, key, words: Words) -> None:
+    mail = _mail_row(seat, players, key, words)
     if mail is not None:
         _add(store, mail)
 
 
-def _mail_row(seat, players, key, subject, text) -> dict | None:
-    """An Outbox row for the seat's player, or None (a robot, no mail, a bouncing one)."""
+def _mail_row(seat, players, key, words: Words) -> dict | None:
+    """An Outbox row for the seat's player in its language, or None (a robot, no mail, a
+    bouncing one)."""
     player = players.get(seat.player_id)
     if not mailable(player) or seat.robot:
         return None
-    return _outbox(player.email, seat.game_id, key, subject, text)
+    with language(prefs.language(player)):
+        return _outbox(player.email, seat.game_id, key, *words())
 
 
 def _outbox(to, game_id, key, subject, text) -> dict:
@@ -379,13 +407,13 @@ def _add(store, mail: dict) -> None:
 
 
 def scheduler(store, every: float = 30.0):
-    """An APScheduler 3 BackgroundScheduler running `tick` (deadlines) and the leagues' tick
-    every `every` seconds. Missed runs are harmless: the next tick handles everything due
-    since."""
+    """An APScheduler 3 BackgroundScheduler running `tick` (deadlines), the leagues' tick and
+    the open seeks' every `every` seconds. Missed runs are harmless: the next tick handles
+    everything due since."""
     from apscheduler.schedulers.background import BackgroundScheduler
 
     sched = BackgroundScheduler(timezone=UTC)
-    for job in (tick, league_tick):
+    for job in (tick, league_tick, seek_tick):
         sched.add_job(job, "interval", seconds=every, args=[store], max_instances=1,
                       coalesce=True, misfire_grace_time=None, next_run_time=datetime.now(UTC))
     return sched
@@ -394,3 +422,8 @@ def scheduler(store, every: float = 30.0):
 def league_tick(store) -> int:
     """Seasons that start today, rounds to open, quiet tables (pbem.organise.seasons.tick)."""
     return seasons.tick(store)
+
+
+def seek_tick(store) -> int:
+    """Open seeks whose day has come: robots fill them, or they expire (pbem.organise.seeks)."""
+    return seeks.tick(store)

@@ -13,6 +13,7 @@ from sqlmodel.sql.expression import Select
 
 from . import owntime, seatclock
 from .engine.acts import QUIET
+from .engine.errors import N_, Refusal, Words
 from .store.models import Deadline, Game, Move, Player, Seat, SeatClock
 from .store.models import now as utcnow
 from .store.states import Store, catch_up, fresh
@@ -41,38 +42,45 @@ CLOSED = "pbem_deadlines_closed"
 
 
 def check(tc: dict | None) -> dict:
-    """A time control with its defaults, every value checked, or ValueError saying which
-    one is wrong and what it may be."""
+    """A time control with its defaults, every value checked, or a Refusal (a ValueError:
+    English in str(), told in the asker's language) saying which one is wrong and what it
+    may be."""
     tc = dict(DEFAULTS, **(tc or {}))
     if tc["clock"] not in CLOCKS:
-        raise ValueError(f"the clock is move (a fixed time a move) or bank, not {tc['clock']!r}")
+        raise Refusal(N_("the clock is move (a fixed time a move) or bank, not %(clock)s"),
+                      clock=repr(tc["clock"]))
     if tc["on_timeout"] not in ON_TIMEOUT:
-        raise ValueError(f"at the deadline: {', '.join(ON_TIMEOUT)}; not {tc['on_timeout']!r}")
-    _whole(tc, "move_hours", 1, MAX_HOURS, "the time for a move")
-    for key in ("weekend_pause", "auto_vacation"):
+        raise Refusal(N_("at the deadline: %(choices)s; not %(given)s"),
+                      choices=", ".join(ON_TIMEOUT), given=repr(tc["on_timeout"]))
+    _whole(tc, "move_hours", 1, MAX_HOURS, Words(N_("the time for a move")))
+    for key, what in (("weekend_pause", N_("weekend pause is true or false")),
+                      ("auto_vacation", N_("auto vacation is true or false"))):
         if not isinstance(tc[key], bool):
-            raise ValueError(f"{key.replace('_', ' ')} is true or false")
+            raise Refusal(what)
     hours = tc["remind_hours"]
     if not isinstance(hours, list) or len(hours) > MAX_REMINDERS or not all(
             type(h) is int and 1 <= h <= MAX_HOURS for h in hours):
-        raise ValueError(f"reminders are up to {MAX_REMINDERS} whole hours before the deadline, "
-                         f"each 1 to {MAX_HOURS}")
+        raise Refusal(N_("reminders are up to %(most)s whole hours before the deadline, each "
+                         "1 to %(hours)s"), most=MAX_REMINDERS, hours=MAX_HOURS)
     if tc["clock"] == "bank":
         seatclock.check(tc, MAX_HOURS)
     return tc
 
 
-def _whole(tc: dict, key: str, lo: int, hi: int, what: str) -> None:
+def _whole(tc: dict, key: str, lo: int, hi: int, what: Words) -> None:
     if type(tc[key]) is not int or not lo <= tc[key] <= hi:
-        raise ValueError(f"{what} is a whole number of hours from {lo} to {hi}, "
-                         f"not {tc[key]!r}")
+        raise Refusal(WHOLE_HOURS, what=what, lo=lo, hi=hi, given=repr(tc[key]))
+
+
+WHOLE_HOURS = N_("%(what)s is a whole number of hours from %(lo)s to %(hi)s, not %(given)s")
 
 
 def time_control(game: Game) -> dict:
     try:
         return check(game.time_control)
     except ValueError as e:
-        raise ValueError(f"game {game.id} has a bad time control: {e}") from None
+        raise Refusal(N_("game %(game)s has a bad time control: %(why)s"), game=game.id,
+                      why=getattr(e, "words", str(e))) from None
 
 
 def add_hours(start: datetime, hours: float, weekend_pause: bool) -> datetime:

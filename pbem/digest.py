@@ -4,17 +4,21 @@ is their move, with a link for each: instead of a mail a turn). Run it once a da
 digest`). Rows go to the outbox under a key per player and day, so a second run on the same
 day sends nothing twice."""
 
-from datetime import date
+from datetime import UTC, date
 
+from babel.dates import format_datetime
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from .config import Settings, load
 from .engine import State
-from .notify import DIGEST, seat_names
+from .i18n import _, current, language
+from .notify import DIGEST
+from .store import prefs
 from .store.games import mailable, table_of
 from .store.models import Deadline, Fixture, Game, League, Move, Outbox, Player, Season, Seat
 from .store.states import Store
+from .table import seat_names
 
 
 def send_digests(store: Store, today: date | None = None) -> int:
@@ -27,7 +31,8 @@ def send_digests(store: Store, today: date | None = None) -> int:
                    if mailable(p) and ((p.prefs or {}).get("notify") == DIGEST
                                        or daily_turns(p))]
     for player in players:
-        queued += _digest(store, cfg, player, today)
+        with language(prefs.language(player)):
+            queued += _digest(store, cfg, player, today)
     return queued
 
 
@@ -40,12 +45,13 @@ def _digest(store: Store, cfg: Settings, player: Player, today: date) -> int:
         news = _news(s, store, player) if (player.prefs or {}).get("notify") == DIGEST else []
         if not news and not moves:
             return 0
-        parts = ["It is your move in:\n" + "\n".join(moves)] if moves else []
+        parts = [_("It is your move in:") + "\n" + "\n".join(moves)] if moves else []
         if news:
-            parts.append("What happened since your last digest:\n\n" + "\n".join(news))
-        s.add(Outbox(to_addr=player.email, subject=f"pbem: your games, {today.isoformat()}",
+            parts.append(_("What happened since your last digest:") + "\n\n" + "\n".join(news))
+        s.add(Outbox(to_addr=player.email,
+                     subject=_("pbem: your games, %(day)s") % {"day": today.isoformat()},
                      body_text="\n\n".join(parts) + "\n",
-                     headers={"Auto-Submitted": "auto-generated"},
+                     headers={"Auto-Submitted": "auto-generated", "Content-Language": current()},
                      dedupe_key=key))
         s.commit()  # with the games it has told of (digest_seen): never told twice
         return 1
@@ -89,7 +95,8 @@ def your_moves(store: Store, player_id: int) -> list[str]:
             Seat.player_id == player_id, Game.status == "playing")
             .order_by(col(Game.id))).all()
         ids = [g for g, _, _ in rows]
-        where = {g: f" ({name}, round {r})" for g, name, r in s.exec(
+        where = {g: " " + _("(%(league)s, round %(round)s)") % {"league": name, "round": r}
+                 for g, name, r in s.exec(
             select(Fixture.game_id, League.name, Fixture.round)
             .join(Season, col(Season.id) == col(Fixture.season_id)).join(League)
             .where(col(Fixture.game_id).in_(ids))).all()}
@@ -105,8 +112,13 @@ def your_moves(store: Store, player_id: int) -> list[str]:
     for gid, seat, token in rows:
         if seat in states[gid].to_act():
             when = due.get((gid, seat))
-            by = f", due {when.strftime('%a %d %b %H:%M UTC')}" if when else ""
-            lines.append(f"Game {gid}{where.get(gid, '')}{by}: {base}/t/{token}")
+            values = {"game": gid, "where": where.get(gid, ""), "link": f"{base}/t/{token}"}
+            if when:
+                values["due"] = format_datetime(when, "EEE dd MMM HH:mm 'UTC'", tzinfo=UTC,
+                                                locale=current())
+                lines.append(_("Game %(game)s%(where)s, due %(due)s: %(link)s") % values)
+            else:
+                lines.append(_("Game %(game)s%(where)s: %(link)s") % values)
     return lines
 
 
@@ -117,14 +129,17 @@ def _game_line(s: Session, st: State, game: Game, seat: Seat, since: int) -> str
     score = "; ".join(f"{' & '.join(names[x] for x in side)} {scores[i]}"
                       for i, side in enumerate(st.sides))
     if st.phase == "over":
-        status = "the game is over"
+        status = _("the game is over")
+    elif seat.seat in st.to_act():
+        status = _("your turn")
     else:
-        waiting = [names[x] for x in st.to_act()]
-        status = "your turn" if seat.seat in st.to_act() else "waiting for " + ", ".join(waiting)
-    said = "".join(f"\n  {names[t['seat']]} said: {t['text']}" for t in st.talk
-                   if t["seq"] > since)  # the latest (engine.acts.TALK_KEEP); the log has all
-    return (f"Game {game.id}: {st.seq - since} moves, {st.hand_no} hands scored in all; "
-            f"{score}; {status}.{said}")
+        status = _("waiting for %(names)s") % {"names": ", ".join(names[x] for x in st.to_act())}
+    said = "".join("\n  " + _("%(name)s said: %(text)s") % {"name": names[t["seat"]],
+                                                            "text": t["text"]}
+                   for t in st.talk if t["seq"] > since)  # the latest (TALK_KEEP): the log all
+    return _("Game %(game)s: %(moves)s moves, %(hands)s hands scored in all; %(score)s; "
+             "%(status)s.") % {"game": game.id, "moves": st.seq - since, "hands": st.hand_no,
+                               "score": score, "status": status} + said
 
 
 def _id(row: Game | Player) -> int:

@@ -89,7 +89,7 @@ def _header(n: int, text: str) -> dict:
 
 def _rules(header: dict, n: int) -> Rules:
     try:
-        rules = Rules.from_dict(header.get("rules"))
+        rules = Rules.stored(header.get("rules"))
     except RulesError as e:
         raise LogError(f"bad rules: {e}", line=n) from None
     seats = header.get("seats")

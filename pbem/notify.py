@@ -2,20 +2,24 @@
 mail to each human who must act now, and the result to everyone when the game ends."""
 
 import os
-from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import cast
+
+from babel.dates import format_datetime
 
 from . import compose, owntime, seatclock, talk
 from .config import Settings, load
 from .deadlines import due_time, time_control
-from .engine import State, legal, view
+from .engine import State, legal, pretty, view
 from .engine.orders import bids_later
+from .engine.view import bid_words
+from .i18n import _, current, language, ngettext
 from .signing import secret_keys, signer
 from .store import prefs
 from .store.games import mailable
 from .store.models import Game, Player, Seat, SeatClock
-from .table import Table, id_of
+from .table import Table, id_of, seat_names
 
 
 def mails(t: Table) -> list[dict]:
@@ -23,8 +27,9 @@ def mails(t: Table) -> list[dict]:
     anew to act (telling its pending orders, its bank and the deadline its write arms from
     `t.now`, or the due time it keeps after an undo), the news of a trick or hand to those
     who want it, and the result when the game ends. The seat whose mail made the move
-    (`t.answered`) gets no news mail besides its answer, nor a turn mail where that answer,
-    written with the move (`t.answering`), stands for it (`answer_stands`)."""
+    (`t.answered`) gets no news mail besides its answer, nor a turn mail where that answer
+    (`t.answering`: written with the move, or after the mail's later lines from the table
+    this write left) stands for it (`answer_stands`): one mail answers a mail."""
     if not t.events:
         return []
     cfg = settings()
@@ -43,6 +48,39 @@ def mails(t: Table) -> list[dict]:
     return out
 
 
+NOTICE = "timeout:"  # the clock's notice of a timeout, keyed timeout:ROW:SEAT (pbem.clock)
+
+
+def with_notices(t: Table, queued: list[dict]) -> list[dict]:
+    """`queued` (the mails written with the move) and the move's own (`mails`), where a
+    timeout's notice to a seat that gets a turn, news or result mail from the same write
+    goes in that mail instead of beside it: one mail says the time ran out, and what now."""
+    t.notices = {_seat_of(m): _told(m) for m in queued
+                 if str(m.get("dedupe_key", "")).startswith(NOTICE)}
+    own = mails(t)
+    gid = t.game_id
+    folded = {seat for seat in t.notices if any(m["dedupe_key"].startswith(
+        (f"turn:{gid}:{seat}:", f"news:{gid}:{seat}:")) or m["dedupe_key"] == f"over:{gid}:{seat}"
+        for m in own)}
+    return [m for m in queued if not (str(m.get("dedupe_key", "")).startswith(NOTICE)
+                                      and _seat_of(m) in folded)] + own
+
+
+def held(t: Table, mail: dict) -> bool:
+    """Is `mail`, written with the move, held for the robots' write after it (pbem.play)? A
+    timeout's notice is, when robots move next: their write may ask its seat to move."""
+    return t.robots_next and str(mail.get("dedupe_key", "")).startswith(NOTICE)
+
+
+def _seat_of(mail: dict) -> int:
+    return int(str(mail["dedupe_key"]).rsplit(":", 1)[1])
+
+
+def _told(mail: dict) -> str:
+    """A game mail's words below its first line (compose.game_mail)."""
+    return str(mail["body_text"]).split("\n\n", 1)[-1].strip()
+
+
 def _acting(t: Table, humans: dict[int, Seat]) -> list[int]:
     """The human seats asked to act now that a turn mail (or the answer) tells."""
     acting = [s for s in t.st.to_act() if s in humans and legal(t.st, s)]
@@ -52,18 +90,37 @@ def _acting(t: Table, humans: dict[int, Seat]) -> list[int]:
 
 
 def _news_mails(cfg: Settings, t: Table, waiting: list[Seat]) -> list[dict]:
-    """A trick or a hand that ended, to the seats not asked to act that want to hear it."""
-    if t.before is None or t.st.phase == "over" or not _news(t.st, t.before):
+    """A trick or a hand that ended, to the seats not asked to act that want to hear it; not
+    when robots move after the write (`t.robots_next`): the robots' write tells it (from
+    the same `before`), in the turn mail to the seat they leave to act, so that seat gets
+    one mail, not the news and then its turn."""
+    if t.before is None or t.st.phase == "over" or t.robots_next or not _news(t.st, t.before):
         return []
     return [update_mail(cfg, t, x) for x in waiting
             if x.seat != t.answered and _wants_news(t.player(x), t.st, t.before)]
 
 
+def in_language(make: Callable[[Settings, Table, Seat], dict]
+                ) -> Callable[[Settings, Table, Seat], dict]:
+    """A seat's mail made in its player's language (pbem.store.prefs.language)."""
+    def made(cfg: Settings, t: Table, seat: Seat) -> dict:
+        with language(prefs.language(t.player(seat))):
+            return make(cfg, t, seat)
+
+    made.__doc__ = make.__doc__
+    return made
+
+
+@in_language
 def _over_mail(cfg: Settings, t: Table, seat: Seat) -> dict:
     gid = t.game_id
-    v = compose.context(view(t.st, seat.seat), gid, t.names)
-    return mail_row(cfg, seat, t.player(seat), f"over:{gid}:{seat.seat}", f"Game {gid} is over",
-                    *_bodies(v, t.names, _result(gid, t.st, t.names)))
+    v = compose.context(view(t.st, seat.seat), gid, t.names, t.st.table)
+    notice = t.notices.get(seat.seat)
+    return mail_row(cfg, seat, t.player(seat), f"over:{gid}:{seat.seat}",
+                    _("Game %(game)s is over") % {"game": gid},
+                    *_bodies(v, t.names, (f"{notice}\n" if notice else "")
+                             + _result(gid, t.st, t.names), played_for(t, seat.seat),
+                             settled_news(t)))
 
 
 DIGEST = "digest"
@@ -126,40 +183,66 @@ def handover_mails(game: Game, seats: list[Seat], players: dict[int, Player], ev
     player who left are told who plays the seat now."""
     cfg = settings()
     names = seat_names(seats, players)
-    gid, seat, gone = id_of(game), ev["seat"], leaver.name if leaver else f"robot {ev['seat']}"
-    news = f"In game {gid}, {names[seat]} now plays seat {seat} in place of {gone}.\n"
+    gid = id_of(game)
     out: list[dict] = []
     for x in seats:
-        if x.robot or not mailable(players.get(x.player_id or 0)):
+        player = players.get(x.player_id or 0)
+        if x.robot or player is None or not mailable(player):
             continue
-        text, subject = news, f"Game {gid}: {names[seat]} takes over seat {seat}"
-        if x.seat == seat:
-            subject = f"Game {gid}: you take over seat {seat}"
-            text = (f"You now play seat {seat} of game {gid} in place of {gone}: the cards, "
-                    f"bids and tricks so far are the seat's.\nYour table: "
-                    f"{cfg.base_url}/t/{x.token}\nWhen it is your move a turn mail comes, as "
-                    "for any game.\n")
-        out.append(mail_row(cfg, x, players[x.player_id or 0],
-                            f"handover:{gid}:{ev['seq']}:{x.seat}", subject, text))
+        with language(prefs.language(player)):
+            out.append(mail_row(cfg, x, player, f"handover:{gid}:{ev['seq']}:{x.seat}",
+                                *_handover_words(cfg, x, names, ev, leaver)))
     if leaver and mailable(leaver):
-        mail = compose.game_mail(gid, cfg.mail_domain,
-                                 f"Game {gid}: your seat is taken over", news)
+        with language(prefs.language(leaver)):
+            mail = compose.game_mail(gid, cfg.mail_domain, _("Game %(game)s: your seat is "
+                                     "taken over") % {"game": gid},
+                                     _handover_news(gid, names, ev, leaver))
         mail["headers"]["Auto-Submitted"] = "auto-generated"
         out.append(dict(mail, to_addr=leaver.email,
                         dedupe_key=f"handover:{gid}:{ev['seq']}:left"))
     return out
 
 
+def _handover_news(gid: int, names: list[str], ev: dict, leaver: Player | None) -> str:
+    seat = ev["seat"]
+    gone = leaver.name if leaver else _("robot %(seat)s") % {"seat": seat}
+    return _("In game %(game)s, %(name)s now plays seat %(seat)s in place of %(gone)s.") % {
+        "game": gid, "name": names[seat], "seat": seat, "gone": gone} + "\n"
+
+
+def _handover_words(cfg: Settings, x: Seat, names: list[str], ev: dict,
+                    leaver: Player | None) -> tuple[str, str]:
+    """(subject, text) of a hand-over's mail to the seat `x`."""
+    gid, seat = x.game_id, ev["seat"]
+    values = {"game": gid, "name": names[seat], "seat": seat, "url": f"{cfg.base_url}/t/{x.token}",
+              "gone": leaver.name if leaver else _("robot %(seat)s") % {"seat": seat}}
+    if x.seat != seat:
+        return (_("Game %(game)s: %(name)s takes over seat %(seat)s") % values,
+                _handover_news(gid, names, ev, leaver))
+    return (_("Game %(game)s: you take over seat %(seat)s") % values,
+            _("You now play seat %(seat)s of game %(game)s in place of %(gone)s: the cards, "
+              "bids and tricks so far are the seat's.\nYour table: %(url)s\nWhen it is your "
+              "move a turn mail comes, as for any game.") % values + "\n")
+
+
+@in_language
 def update_mail(cfg: Settings, t: Table, seat: Seat) -> dict:
     gid, st = t.game_id, t.st
-    v = compose.context(view(st, seat.seat), gid, t.names)
+    v = compose.context(view(st, seat.seat), gid, t.names, st.table)
     v.pop("last_hand", None)  # the mail's first line says it
-    scored = not st.tricks and st.history
-    what = "a hand was scored" if scored else "a trick was played"
-    said = f"hand {len(st.history)} was scored: {_last_hand(st, t.names)}" if scored else what
-    text = f"Game {gid}: {said}. It is not your turn yet.{_bid_ahead(st, seat.seat)}"
+    values = {"game": gid, "number": len(st.history), "result": _last_hand(st, t.names)}
+    notice = t.notices.get(seat.seat)
+    if not st.tricks and st.history:
+        subject = _("Game %(game)s: a hand was scored") % values
+        text = _("Game %(game)s: hand %(number)s was scored: %(result)s. It is not your turn "
+                 "yet.") % values
+    else:
+        subject = _("Game %(game)s: a trick was played") % values
+        text = _("Game %(game)s: a trick was played. It is not your turn yet.") % values
     return mail_row(cfg, seat, t.player(seat), f"news:{gid}:{seat.seat}:{st.seq}",
-                    f"Game {gid}: {what}", *_bodies(v, t.names, text))
+                    subject, *_bodies(v, t.names, (f"{notice}\n" if notice else "") + text
+                                      + _bid_ahead(st, seat.seat), played_for(t, seat.seat),
+                                      settled_news(t)))
 
 
 def _bid_ahead(st: State, seat: int) -> str:
@@ -168,24 +251,35 @@ def _bid_ahead(st: State, seat: int) -> str:
     if not bids_later(st, seat):
         return ""
     if st.looked[seat]:
-        return ("\nYour new hand is below. Reply with your bid now (bid 4, nil) and it is "
-                "kept and made at your turn.")
-    return ("\nYou may still bid blind: reply look to see your new hand. A bid after it, in "
-            "the same mail, is kept and made at your turn.")
+        return "\n" + _("Your new hand is below. Reply with your bid now (bid 4, nil) and it "
+                        "is kept and made at your turn.")
+    return "\n" + _("You may still bid blind: reply look to see your new hand. A bid after "
+                    "it, in the same mail, is kept and made at your turn.")
 
 
-def _bodies(v: dict, names: list[str], text: str) -> tuple[str, str]:
-    """The text and HTML of a mail that tells of the game without asking for a move."""
-    values = {"done": [], "error": None, "v": v, "names": names, "moves": [], "text": text}
+def _bodies(v: dict, names: list[str], text: str, for_you: list[str] | None = None,
+            settled: str = "") -> tuple[str, str]:
+    """The text and HTML of a mail that tells of the game without asking for a move
+    (`for_you`: what was played for the seat, played_for; `settled`: settled_news)."""
+    values = {"done": [], "error": None, "v": v, "names": names, "moves": [], "text": text,
+              "for_you": for_you, "settled": settled}
     return compose.render("reply.txt", **values), compose.render("reply.html", **values)
 
 
 def _result(game_id: int, st: State, names: list[str]) -> str:
     scores = st.display_scores()
     label = " & ".join(names[s] for s in st.sides[cast(int, st.winner)])  # it is over
-    return (f"Game {game_id} is over: {label} won, "
-            + " to ".join(str(x) for x in sorted(scores, reverse=True))
-            + f".\nThe last hand: {_last_hand(st, names)}.")
+    return _("Game %(game)s is over: %(side)s won, %(scores)s.\nThe last hand: %(result)s.") % {
+        "game": game_id, "side": label, "result": _last_hand(st, names),
+        "scores": _scores(sorted(scores, reverse=True))}
+
+
+def _scores(scores: list[int]) -> str:
+    """ "352 to 190" (three sides: "352 to 190 to 75")."""
+    text = str(scores[0])
+    for x in scores[1:]:
+        text = _("%(first)s to %(then)s") % {"first": text, "then": x}
+    return text
 
 
 def _last_hand(st: State, names: list[str]) -> str:
@@ -199,19 +293,15 @@ def due_words(game: Game, player: Player | None, now: datetime, clock: SeatClock
     bank holds ("2 days 4 h")."""
     tc = time_control(game)
     when = when or due_time(tc, player, now, clock)
-    text = when.strftime("%a %d %b %Y, %H:%M UTC")
+    text = format_datetime(when, "EEE dd MMM yyyy, HH:mm 'UTC'", tzinfo=UTC, locale=current())
     mine = prefs.local(player, when)
     if mine.utcoffset():
-        text += mine.strftime(f" (%a %H:%M {prefs.get(player, 'zone')})")
+        zone = prefs.get(player, "zone")
+        text += f" ({format_datetime(mine, 'EEE HH:mm', tzinfo=mine.tzinfo, locale=current())}" \
+                f" {zone})"
     if tc["clock"] != "bank":
         return text, None
     return text, owntime.describe(seatclock.left(tc, clock, player, now))
-
-
-def seat_names(seats: Sequence[Seat], players: Mapping[int, Player]) -> list[str]:
-    """Each seat's player's name, in seat order ("robot 2" for a robot's seat)."""
-    return [players[x.player_id].name if x.player_id is not None and x.player_id in players
-            else f"robot {x.seat}" for x in seats]
 
 
 def turn_values(cfg: Settings, t: Table, seat: Seat) -> dict:
@@ -220,27 +310,25 @@ def turn_values(cfg: Settings, t: Table, seat: Seat) -> dict:
     `t.now`, or the due time the seat keeps after an undo), the bank, the seat's pending
     orders, the talk since its last move."""
     gid, st = t.game_id, t.st
-    v = compose.context(view(st, seat.seat), gid, t.names)
+    v = compose.context(view(st, seat.seat), gid, t.names, st.table)
     moves = compose.moves(v, reply_address(cfg, seat), link_maker(cfg, gid, seat.seat, st.seq))
     due, bank = due_words(t.game, t.player(seat), t.now, (t.clocks or {}).get(seat.seat),
                           t.kept.get(seat.seat))
     return dict(v=v, names=t.names, moves=moves, table_url=f"{cfg.base_url}/t/{seat.token}",
                 due=due, orders=t.orders.get(seat.seat), bank=bank,
-                talk=talk.since_last_move(st, seat.seat))
+                talk=talk.since_last_move(st, seat.seat),
+                for_you=played_for(t, seat.seat), notice=t.notices.get(seat.seat),
+                settled=settled_news(t))
 
 
-def turn_subject(game_id: int, seq: int) -> str:
-    """The turn mail's subject (players' mail filters look for it)."""
-    return f"Game {game_id}: your turn (move {seq})"
-
-
+@in_language
 def turn_mail(cfg: Settings, t: Table, seat: Seat) -> dict:
     gid, seq = t.game_id, t.st.seq
     values = turn_values(cfg, t, seat)
     text = compose.render("turn.txt", **values)
     html = compose.render("turn.html", **values)
     row = mail_row(cfg, seat, t.player(seat), f"turn:{gid}:{seat.seat}:{seq}",
-                   turn_subject(gid, seq), text, html)
+                   turn_headline(t, seat.seat), text, html)
     row["headers"]["Message-ID"] = compose.turn_message_id(gid, seat.seat, seq,
                                                             cfg.mail_domain)
     return row
@@ -272,3 +360,134 @@ def mail_row(cfg: Settings, seat: Seat, player: Player, key: str, subject: str,
     mail = compose.game_mail(game_id, cfg.mail_domain, subject, *bodies)
     return dict(mail, to_addr=player.email, headers=dict(mail["headers"], **headers),
                 dedupe_key=key)
+
+
+# A game mail's first line, the preview a mail client lists beside the subject, says what
+# happened in words ("Game 3: Ann bid 4; your turn to bid"), never a move number (the turn
+# mail's Message-ID keeps it: compose.turn_message_id). And what was played for a seat
+# without its player's hand on it (its only card, its own order, a timeout) is named in the
+# mails to that seat the write makes.
+MAX_FOR_YOU = 13  # a hand's cards at most: a line, not a log (the newest)
+FOR_YOU = ("play", "bid", "pass", "draw")  # the moves a mail says were made for the seat
+
+
+def your_turn(st: State, seat: int) -> str:
+    """What the seat is asked to do now, in a few words."""
+    if st.phase == "bid" and st.comeout_side is not None:
+        return _("your turn: come out or stay")
+    if st.phase == "bid":
+        return _("your turn to bid")
+    if st.phase == "play":
+        return _("your turn to lead") if not st.trick else _("your turn to play")
+    if st.phase == "pass":
+        return _("your turn to pass cards")
+    if st.phase == "draw":
+        return _("your turn to draw")
+    return _("your turn")
+
+
+def last_news(events: Sequence[dict], names: Sequence[str], seat: int) -> str:
+    """The last thing another seat did (or the deal) among the move's events, in words:
+    "Ann bid 4", "Bob played 10♥", "a new hand was dealt"; "" if none says anything."""
+    for ev in reversed(events):
+        kind, who = ev["type"], ev.get("seat")
+        if kind == "deal":
+            return _("a new hand was dealt")
+        if who == seat or not isinstance(who, int) or not 0 <= who < len(names):
+            continue
+        if kind == "bid":
+            return _("%(name)s bid %(bid)s") % {"name": names[who], "bid": bid_words(ev)}
+        if kind == "play":
+            return _("%(name)s played %(card)s") % {"name": names[who],
+                                                    "card": pretty(ev["card"])}
+        if kind == "claim":
+            return _("%(name)s claimed the rest") % {"name": names[who]}
+        if kind == "undo":
+            return _("%(name)s took a move back") % {"name": names[who]}
+    return ""
+
+
+def turn_headline(t: Table, seat: int) -> str:
+    """A turn mail's first line: "Game 3: Ann bid 4; your turn to bid"."""
+    news = last_news(t.events, t.names, seat)
+    turn = your_turn(t.st, seat)
+    if news:
+        return _("Game %(game)s: %(news)s; %(turn)s") % {"game": t.game_id, "news": news,
+                                                         "turn": turn}
+    return _("Game %(game)s: %(what)s") % {"game": t.game_id,
+                                           "what": turn[:1].upper() + turn[1:]}
+
+
+def played_for(t: Table, seat: int) -> list[str]:
+    """The seat's cards and bids made for it since the last mail it surely got, with why:
+    "10♥ (your only card)", "bid 4 (your order)", "Q♣ (your time ran out)": those of
+    earlier writes that mailed it nothing, or whose mail a merge or the cap settled unsent
+    (`t.earlier`, from the log), then this write's. Not the seat's own moves; never
+    another seat's."""
+    made = [*(t.earlier(seat) if t.earlier is not None else []),
+            *((ev, t.source if i < t.own else "") for i, ev in enumerate(t.events))]
+    out = []
+    for ev, source in made:
+        if ev.get("seat") != seat or ev["type"] not in FOR_YOU \
+                or ev.get("auto") == "settled":  # settled_news tells every seat of those
+            continue
+        why = _why(ev, source)
+        if why:
+            out.append(f"{_said(ev)} ({why})")
+    return out[-MAX_FOR_YOU:]
+
+
+def settled_news(t: Table) -> str:
+    """"The last 3 tricks go as they must: Ann A♠, ..." when the write played the rest of a
+    settled hand (pbem.engine.settled), trick by trick: every card named was played in the
+    write, so it is public (cards already on its first trick are not named again). The
+    plays from the first settled card run to the end of the hand."""
+    first = next((i for i, ev in enumerate(t.events) if ev.get("auto") == "settled"), None)
+    if first is None:
+        return ""
+    plays = []
+    for ev in t.events[first:]:
+        if ev["type"] != "play":
+            break
+        plays.append(ev)
+    n, size = t.st.n, t.st.table.hand_size
+    before = (size * n - len(plays)) % n  # cards already on the first trick
+    tricks = size - (size * n - len(plays)) // n
+    groups, group = [], []
+    for ev in plays:
+        group.append(f"{t.names[ev['seat']]} {pretty(ev['card'])}")
+        if len(group) + before == n:
+            groups.append(", ".join(group))
+            group, before = [], 0
+    if group:
+        groups.append(", ".join(group))
+    values = {"tricks": tricks, "cards": "; ".join(groups)}
+    if tricks == 1:  # its own sentence: every plural form below names the number
+        return _("The last trick goes as it must: %(cards)s.") % values
+    return ngettext("The last %(tricks)s trick goes as it must: %(cards)s.",
+                    "The last %(tricks)s tricks go as they must: %(cards)s.", tricks) % values
+
+
+def _why(ev: dict, source: str) -> str:
+    auto = ev.get("auto")
+    if auto == "order":
+        return _("your order")
+    if auto == "forced":
+        return _("your only card")
+    if auto:
+        return _("your cards were equal")
+    if source == "clock":
+        return _("your time ran out")
+    if source in ("robot", "organiser"):
+        return _("a robot stood in")
+    return ""
+
+
+def _said(ev: dict) -> str:
+    if ev["type"] == "play":
+        return pretty(ev["card"])
+    if ev["type"] == "bid":
+        return _("bid %(bid)s") % {"bid": bid_words(ev)}
+    if ev["type"] == "pass":
+        return _("passed %(cards)s") % {"cards": " ".join(pretty(c) for c in ev.get("cards", []))}
+    return _("kept the card") if ev.get("keep") else _("took the next card")

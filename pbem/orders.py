@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 from . import notify
 from .config import load
 from .engine import IllegalAction, State, apply
+from .engine.errors import N_, Words
 from .engine.orders import (
     MAX_ORDERS,
     STANDING,
@@ -27,6 +28,8 @@ from .engine.orders import (
     next_card,
     read,
 )
+from .i18n import _, language, tell
+from .store import prefs
 from .store.games import mailable
 from .store.models import Outbox, SeatOrder
 from .store.states import Store
@@ -73,7 +76,8 @@ class Pending:
             return None
         if action is None:
             why = _bid_refusal(st, seat, mine[i].spec["bid"])
-            self._drop(mine[i], mine, f"at your turn that bid was not allowed ({why})")
+            self._drop(mine[i], mine, Words(N_("at your turn that bid was not allowed "
+                                               "(%(why)s)"), why=why))
             return None
         self._close(mine[i], mine, "done")
         return apply(st, seat, dict(action, auto="order"))[0]
@@ -86,7 +90,8 @@ class Pending:
                 break
             row = mine[i]
             if card is None:
-                self._drop(row, mine, f"it could not be kept at move {st.seq + 1}")
+                self._drop(row, mine, Words(N_("it could not be kept at move %(move)s"),
+                                            move=st.seq + 1))
                 continue
             if row.spec["kind"] not in STANDING:  # a standing order stays
                 self._close(row, mine, "done")
@@ -106,25 +111,28 @@ class Pending:
                 if row.spec["kind"] in STANDING:
                     self._close(row, mine, "done")
                 else:
-                    self._drop(row, mine, "its hand is over")
+                    self._drop(row, mine, Words(N_("its hand is over")))
             for row in [r for r in mine if r.spec["kind"] == "bid" and st.phase != "bid"]:
-                self._drop(row, mine, "the bidding ended before your turn came (a misdeal, "
-                                      "or your partner bid for your side)")
+                self._drop(row, mine, Words(N_("the bidding ended before your turn came (a "
+                                               "misdeal, or your partner bid for your side)")))
 
     def _close(self, row: SeatOrder, mine: list[SeatOrder], state: str) -> None:
         row.state = state
         self.s.add(row)
         mine.remove(row)
 
-    def _drop(self, row: SeatOrder, mine: list[SeatOrder], why: str) -> None:
+    def _drop(self, row: SeatOrder, mine: list[SeatOrder], why: Words) -> None:
+        """The order is dropped, and its player told why in their language."""
         self._close(row, mine, "dropped")
         seat = self.t.seats[row.seat]
         player = self.t.players.get(seat.player_id or 0)
         if player is not None and mailable(player):
-            self.s.add(Outbox(**notify.mail_row(
-                load(), seat, player, f"order:{row.id}",
-                f"Game {self.t.game_id}: an order was dropped",
-                f"Your order \"{row.text}\" was dropped: {why}.\n")))
+            with language(prefs.language(player)):
+                values = {"game": self.t.game_id, "order": row.text, "why": tell(why)}
+                self.s.add(Outbox(**notify.mail_row(
+                    load(), seat, player, f"order:{row.id}",
+                    _("Game %(game)s: an order was dropped") % values,
+                    _("Your order \"%(order)s\" was dropped: %(why)s.") % values + "\n")))
 
 
 def give(store: Store, game_id: int, seat: int, line: str, st: State, ref: str | None = None
@@ -135,22 +143,23 @@ def give(store: Store, game_id: int, seat: int, line: str, st: State, ref: str |
     its twin, or by the same form sent twice, is not kept again (those rows are returned)."""
     orders = read(line)
     if orders is None:
-        raise ValueError(f"{line!r} is not an order")
+        raise ValueError(_("%(line)s is not an order") % {"line": repr(line)})
     refs = [f"{ref}.{i}" if ref else None for i in range(len(orders))]
     with store.reader() as s:
         if kept := _kept(s, refs):  # before the checks: the first may have played since
             return kept
     if st.phase != "play":
-        raise ValueError("orders are for the play of a hand: give them once the bids are in "
-                         "(a bid before your turn, bid 4 say, is kept for your turn)")
+        raise ValueError(_("orders are for the play of a hand: give them once the bids are in "
+                           "(a bid before your turn, bid 4 say, is kept for your turn)"))
     for order in orders:
         if order.get("card") and order["card"] not in st.hands[seat]:
-            raise ValueError(f"{order['card']} is not in your hand")
+            raise ValueError(_("%(card)s is not in your hand") % {"card": order["card"]})
 
     def keep(s: Session) -> list[SeatOrder]:
         have = len(pending(s, game_id, seat))
         if have + len(orders) > MAX_ORDERS:
-            raise ValueError(f"you have {have} orders: at most {MAX_ORDERS} a hand")
+            raise ValueError(_("you have %(have)s orders: at most %(most)s a hand")
+                             % {"have": have, "most": MAX_ORDERS})
         rows = [SeatOrder(game_id=game_id, seat=seat, spec=o, text=line[:100],
                           hand=st.hand_no, ref=r) for o, r in zip(orders, refs, strict=True)]
         s.add_all(rows)
@@ -215,26 +224,26 @@ def may_bid_ahead(st: State, seat: int) -> bool:
 
 def _check_ahead(st: State, seat: int, bid: int | str) -> None:
     if st.phase != "bid" or st.comeout_side is not None:
-        raise ValueError("a bid is given ahead only during the bidding")
+        raise ValueError(_("a bid is given ahead only during the bidding"))
     if st.bids[seat] is not None:
-        raise ValueError("you have bid already")
+        raise ValueError(_("you have bid already"))
     if seat in st.bid_turns[st.bid_index]:
-        raise ValueError("it is your turn to bid: bid now")
+        raise ValueError(_("it is your turn to bid: bid now"))
     if not may_bid_ahead(st, seat):
-        raise ValueError("look at your cards first: a bid ahead is made on the cards you "
-                         "have seen (a blind bid waits for your turn)")
+        raise ValueError(_("look at your cards first: a bid ahead is made on the cards you "
+                           "have seen (a blind bid waits for your turn)"))
     r = st.rules
     ok = r.nil if bid == "nil" else isinstance(bid, int) and r.bid_min <= bid <= r.max_bid
     if not ok:
-        raise ValueError(f"bid {bid} is not a bid of this game")
+        raise ValueError(_("bid %(bid)s is not a bid of this game") % {"bid": bid})
 
 
-def _bid_refusal(st: State, seat: int, bid: int | str) -> str:
+def _bid_refusal(st: State, seat: int, bid: int | str) -> Words:
     try:
         apply(st, seat, {"type": "bid", "bid": bid})
     except IllegalAction as e:
-        return str(e)
-    return "not allowed"
+        return e.words
+    return Words(N_("not allowed"))
 
 
 def pending(s: Session, game_id: int, seat: int) -> list[SeatOrder]:
@@ -259,3 +268,4 @@ def drop_pending(s: Session, game_id: int, seat: int) -> int:
         row.state = "dropped"
         s.add(row)
     return len(rows)
+

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from .i18n import ngettext
 from .store import prefs
 from .store.models import Player
 
@@ -110,7 +111,7 @@ def describe(span: timedelta) -> str:
     minutes = max(0, int(span.total_seconds() // 60))
     days, rest = divmod(minutes, 24 * 60)
     hours, mins = divmod(rest, 60)
-    parts = [f"{days} day{'s' if days != 1 else ''}"] if days else []
+    parts = [ngettext("%(num)s day", "%(num)s days", days) % {"num": days}] if days else []
     if hours or (days and not mins):
         parts.append(f"{hours} h")
     if not days and not hours:

@@ -38,6 +38,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from time import perf_counter
 from typing import TypedDict, Unpack
 
 from sqlalchemy import bindparam, func, insert, update
@@ -45,16 +46,21 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from . import deadlines, notify
+from . import deadlines, logs, notify
 from . import orders as seat_orders
 from .engine import IllegalAction, State, advance, apply, choose, make_deal, view
 from .engine.acts import QUIET, clean_talk, resign_events
 from .engine.auto import auto_card
 from .engine.commitment import deal_digest
+from .engine.errors import N_
 from .engine.game import SERVER_EVENTS
+from .engine.settled import settled, settled_card
 from .gamelog import LogError, read_log, replay_log
+from .i18n import gettext, told
 from .league import results as league_results
 from .league import rounds as league_rounds
+from .league.duplicate import board_deal, round_seed
+from .store import played
 from .store.games import (
     ROBOT,
     Found,
@@ -65,7 +71,18 @@ from .store.games import (
     read_table,
     table_of,
 )
-from .store.models import Deadline, DealSecret, Game, Move, Outbox, Player, Seat
+from .store.models import (
+    Deadline,
+    DealSecret,
+    Fixture,
+    Game,
+    League,
+    Move,
+    Outbox,
+    Player,
+    Season,
+    Seat,
+)
 from .store.models import now as utcnow
 from .store.states import CorruptGame, Store
 from .table import Table, id_of
@@ -136,6 +153,8 @@ class Result:
     events: list[dict] = field(default_factory=list)
     duplicate: bool = False  # this ref was applied before; nothing new was written
     robots_wait: bool = False  # a robot is to move (the write did not foresee it)
+    untold: tuple[int, int] | None = None  # then: (hand, tricks) before the news it left
+    held: list[dict] = field(default_factory=list)  # and the notices it left (a timeout's)
 
 
 def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
@@ -163,8 +182,8 @@ def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int 
 
     def first(s: Session, st: State, game: Game, seats: list[Seat]) -> list[dict]:
         if checked is not None and checked != st.seq:  # never search inside the write
-            raise Stale("the game moved on while your claim was checked: here is the table "
-                        "as it is now", st.snapshot())
+            raise Stale(gettext("the game moved on while your claim was checked: here is the "
+                                "table as it is now"), st.snapshot())
         if also is not None:  # first: its refusal must find the state unchanged
             w.queued = also(s) or []
         if w.plan is not None:
@@ -247,16 +266,25 @@ class Plan:
     foreseen, so a table that changed in between (an order, an auto-play) stops the plan."""
 
     def __init__(self, seq: int, foreseen: list[tuple[dict, dict]],
-                 ahead: tuple[State, list[dict]] | None = None):
+                 ahead: tuple[State, list[dict]] | None = None, settled: int | None = None):
         self.seq, self.foreseen, self.done = seq, foreseen, 0  # (action, event) pairs
         self.ahead = ahead  # (the state after the move and them, all their events)
+        # the hand (its number) found settled once the foreseen events are made: the rest
+        # of it plays itself (pbem.engine.settled); off when the write leaves the foreseen
+        self.settled, self.off = settled, False
 
     def begin(self, st: State) -> bool:
         """A write (or its retry) begins: does it start from the table foreseen from?"""
-        self.done = 0
+        self.done, self.off = 0, False
         if st.seq != self.seq:
             self.foreseen = []  # foreseen from another table: the robots decide afresh
-        return bool(self.foreseen)
+            self.settled = None  # and a settled hand is never played from a stale search
+        return bool(self.foreseen) or self.settled is not None
+
+    def settles(self, st: State) -> bool:
+        """Has the write reached the settled hand the plan found, by the events foreseen?"""
+        return self.settled == st.hand_no and st.phase == "play" and not self.off \
+            and self.done >= len(self.foreseen)
 
     def first(self, s: Session, st: State, game: Game, seats: list[Seat]) -> list[dict]:
         """The door's first step when only robots move: none, if the game moved on."""
@@ -274,6 +302,7 @@ class Plan:
         if self.done < len(self.foreseen):
             same = self.foreseen[self.done][1] == ev
             self.done = self.done + 1 if same else len(self.foreseen)  # else: stop
+            self.off = self.off or not same
 
 
 @dataclass
@@ -289,29 +318,47 @@ class _Write:
     plan: Plan | None = None
     after: After | None = None
     queued: list[dict] = field(default_factory=list)
+    untold: tuple[int, int] | None = None  # (hand, tricks) before a write's untold news
 
 
-def move_robots(store: Store, game_id: int) -> Result | None:
+def move_robots(store: Store, game_id: int, untold: tuple[int, int] | None = None,
+                held: list[dict] | None = None) -> Result | None:
     """Let every robot whose turn it is move, each move decided from a read (no lock) and
     written through the door at the seq it was decided at: if another writer (a second
     runner, a player) got there first, decide again from a fresh read. Two runners move a
-    robot once: the log's (game, seq) is unique. Returns None if no robot was to move."""
+    robot once: the log's (game, seq) is unique. Returns None if no robot was to move.
+    `untold`: the write before left the news of a trick or hand ended since (hand, tricks)
+    to these writes (`Result.untold`), and `held`, its timeout notices, so a player hears
+    it once, in the mail that asks them to move if it does (one mail, not the news and then
+    the turn mail). Notices no write took are queued at the end."""
     events: list[dict] = []
-    state, stale = None, 0
-    for _ in range(_MAX_FOLLOW):
-        plan = _foresee(store, game_id)
-        if not plan.foreseen:
-            break
-        try:
-            done = _write(store, _Write(game_id, plan.first, plan=plan))
-        except Stale:
-            stale += 1
-            if stale > ROBOT_TRIES:
-                raise
-            continue
-        events += done.events
-        state = done.state
+    state, stale, held = None, 0, held or []
+    try:
+        for _ in range(_MAX_FOLLOW):
+            plan = _foresee(store, game_id)
+            if not plan.foreseen and plan.settled is None:
+                break
+            try:
+                done = _write(store, _Write(game_id, plan.first, plan=plan, untold=untold,
+                                            queued=held))
+            except Stale:
+                stale += 1
+                if stale > ROBOT_TRIES:
+                    raise
+                continue
+            events += done.events
+            state, untold, held = done.state, done.untold, done.held
+    finally:
+        _queue_alone(store, held)
     return Result(game_id, state, events) if state is not None else None
+
+
+def _queue_alone(store: Store, mails: list[dict]) -> None:
+    """Mails a write held for the robots' write, which did not come: queued as they are."""
+    if mails:
+        with store.session() as s:
+            _queue(s, mails)
+            s.commit()
 
 
 def _foresee(store: Store, game_id: int, seen: Seen | None = None,
@@ -320,7 +367,7 @@ def _foresee(store: Store, game_id: int, seen: Seen | None = None,
     replies to a player's move, so they go in its write), while it is a robot's turn.
     `seen`: what the caller just read, so there is no read here; its state (the caller's
     private copy) is kept in the cache once the plan is made."""
-    got = seen or _robots_read(store, game_id)
+    got = seen or _robots_read(store, game_id, _kind(move[1]) in ("play", "bid") if move else False)
     if got is None:
         return Plan(-1, [])
     try:
@@ -332,10 +379,11 @@ def _foresee(store: Store, game_id: int, seen: Seen | None = None,
 _ROBOTS = select(Seat.seat).where(Seat.game_id == bindparam("g"), Seat.robot)
 
 
-def _robots_read(store: Store, game_id: int) -> Seen | None:
-    """What the robots' moves are decided from; None when no robot sits at the table (then
-    one small statement is all that is read before the write)."""
-    if not store.quick_rows(_ROBOTS, g=game_id):
+def _robots_read(store: Store, game_id: int, play: bool = False) -> Seen | None:
+    """What the robots' moves (and whether a hand is settled, after a card is `play`ed) are
+    decided from; None when no robot sits at the table and no card is played (then one
+    small statement is all that is read before the write)."""
+    if not play and not store.quick_rows(_ROBOTS, g=game_id):
         return None
     with store.reader() as s:
         game = s.get(Game, game_id)
@@ -373,7 +421,22 @@ def _robots_plan(game_id: int, seen: Seen, move: tuple[int, dict] | None) -> Pla
             break
         advance(st, step[1])
         foreseen.append(step)
-    return Plan(seq, foreseen, (st, events + [ev for _, ev in foreseen]) if events else None)
+    return Plan(seq, foreseen, (st, events + [ev for _, ev in foreseen]) if events else None,
+                _settled_hand(st, seen))
+
+
+def _settled_hand(st: State, seen: Seen) -> int | None:
+    """The hand's number if the rest of it plays itself from `st` (pure work, outside the
+    write): no order of play changes what it scores (pbem.engine.settled), and every player
+    at the table lets cards play themselves (a player with `auto off` keeps the table
+    asking: docs/mail.md)."""
+    if st.phase != "play" or not _everyone_auto(st.n, seen.robots, seen.autos):
+        return None
+    return st.hand_no if settled(st) else None
+
+
+def _everyone_auto(n: int, robots: set[int], autos: dict[int, str]) -> bool:
+    return all(seat in robots or seat in autos for seat in range(n))
 
 
 def _after_move(st: State, seat: int, action: dict) -> tuple[State, list[dict]] | None:
@@ -426,11 +489,14 @@ def _door(store: Store, w: _Write) -> Result:
     """The write, tried again when another writer got there first, with the robots'
     replies its plan foresaw; then, after its commit, any robot moves left (after a deal,
     say), each decided outside the write (`move_robots`)."""
+    started = perf_counter()
     result = _write(store, w)
+    logs.move(w.game_id, w.actor, w.source, result.state.seq, len(result.events),
+              logs.ms_since(started))
     if not result.robots_wait:
         return result
     try:
-        more = move_robots(store, w.game_id)
+        more = move_robots(store, w.game_id, result.untold, result.held)
     except Exception:  # the move stands; the robot's deadline row makes the clock retry
         log.exception("game %s: the robots did not move; the clock will retry", w.game_id)
         return result
@@ -454,7 +520,7 @@ def _write(store: Store, w: _Write) -> Result:
                 raise
         except CorruptGame as e:
             raise Refused(str(e)) from None
-    raise Refused("the game is too busy right now: try again")
+    raise Refused(gettext("the game is too busy right now: try again"))
 
 
 def _race(e: IntegrityError) -> bool:
@@ -475,19 +541,44 @@ def _append_and_react(store: Store, w: _Write) -> Result:
         if found.applied:
             return _duplicate(store, s, found)
         t = _read_and_begin(store, s, found, w)
+        t.earlier = _earlier(s, t, w)
         n = len(t.events)
         orders = seat_orders.Pending(s, t, found.orders)
         t.events += _follow_up(s, t, orders, w.plan)
         t.orders, t.kept = orders.texts(), _kept_dues(s, t.game, t.events)
         queued = [*w.queued, *(w.after(s, t) if w.after is not None else [])]
         _append(s, w, t.events, n)
-        season = _run_reactions(s, t, queued, _clock_movers(t.events, n, w))
-        wait = any(x.robot and x.seat in t.st.to_act() for x in t.seats)  # not foreseen
+        # a robot to move that the write did not foresee: its write tells this one's news
+        t.robots_next = any(x.robot and x.seat in t.st.to_act() for x in t.seats)
+        held = [m for m in queued if notify.held(t, m)]
+        season = _run_reactions(s, t, [m for m in queued if m not in held],
+                                _clock_movers(t.events, n, w))
+        if t.answered is not None:  # its answer may be written after the commit, from `t`
+            t.earlier(t.answered)
         s.commit()
     store.keep(w.game_id, t.st)
     if season is not None:
         _next_round(store, season)
-    return Result(w.game_id, _callers_copy(t, w.plan), t.events, robots_wait=wait)
+    return Result(w.game_id, _callers_copy(t, w.plan), t.events, robots_wait=t.robots_next,
+                  untold=t.before if t.robots_next else None, held=held)
+
+
+def _earlier(s: Session, t: Table, w: _Write) -> Callable[[int], list[tuple[dict, str]]]:
+    """What was played for a seat by earlier writes that it may not have been told of
+    (pbem.store.played), read in the write when a mail to the seat is written, once."""
+    first = t.events[0]["seq"] if t.events else t.st.seq + 1
+    # the write's own move, by its seat itself: what came before it, the seat knew
+    known: dict[int, list[tuple[dict, str]]] = {w.actor: []} \
+        if w.actor is not None and w.source in played.OWN and t.own else {}
+
+    def read(seat: int) -> list[tuple[dict, str]]:
+        if seat not in known:
+            player = t.players.get(t.seats[seat].player_id or 0)
+            known[seat] = [] if player is None or not s.in_transaction() else \
+                played.since_told(s, t.game_id, seat, player.email, first)
+        return known[seat]
+
+    return read
 
 
 def _duplicate(store: Store, s: Session, found: Found) -> Result:
@@ -502,7 +593,8 @@ def _read_and_begin(store: Store, s: Session, found: Found, w: _Write) -> Table:
     refused first step changed nothing: the state goes back to the cache as it was."""
     game, seats = found.game, found.seats
     st = store.state(s, game, found.last)
-    before = (st.hand_no, len(st.tricks))  # so mails can tell that a trick or hand ended
+    # so mails can tell that a trick or hand ended (since the write before, if it left that)
+    before = w.untold or (st.hand_no, len(st.tricks))
     try:
         events = w.first(s, st, game, seats)
     except Refused as e:
@@ -510,13 +602,13 @@ def _read_and_begin(store: Store, s: Session, found: Found, w: _Write) -> Table:
         raise type(e)(e.reason, st.snapshot()) from None
     except IllegalAction as e:  # apply() refused without changing the state
         store.keep(w.game_id, st)
-        raise Refused(str(e), st.snapshot()) from None
+        raise Refused(told(e), st.snapshot()) from None  # in the caller's language
     players = found.players  # but a hand-over's new player too:
     if any(x.player_id is not None and x.player_id not in players for x in seats):
         players = players_of(s, seats)
     return Table(game, seats, players, st, events, before,
                  answered=w.actor if w.source == "mail" else None,
-                 answering=w.after is not None)
+                 answering=w.after is not None, source=w.source, own=len(events))
 
 
 def _append(s: Session, w: _Write, events: list[dict], n: int) -> None:
@@ -567,7 +659,7 @@ def _run_reactions(s: Session, t: Table, queued: list[dict],
         return None  # a ruling is no move: no turn mails, no deadlines (its mails are its own)
     undo = next((ev for ev in t.events if ev["type"] == "undo"), None)
     t.clocks = deadlines.settle_clocks(s, t, *movers, undo=undo) if t.events else None
-    _queue(s, [*queued, *notify.mails(t)])
+    _queue(s, notify.with_notices(t, queued))
     if t.moved():
         deadlines.arm(s, t)
     return _record_end(s, t)
@@ -700,11 +792,12 @@ def _talk(s: Session, game_id: int, seat: int, action: dict) -> dict:
     """A `say` as the engine takes it (one clean line), within the seat's hourly limit."""
     text = action.get("text")
     if not isinstance(text, str):
-        raise IllegalAction("say what? write: say and your words")
+        raise IllegalAction(N_("say what? write: say and your words"))
     said = _lately(s, game_id, seat, "say")
     if said >= TALK_PER_HOUR:
-        raise Refused(f"you have said {said} things in the last hour: at most "
-                      f"{TALK_PER_HOUR} an hour, so wait a little")
+        raise Refused(gettext("you have said %(said)s things in the last hour: at most "
+                              "%(most)s an hour, so wait a little")
+                      % {"said": said, "most": TALK_PER_HOUR})
     return {"type": "say", "text": clean_talk(text)}
 
 
@@ -713,8 +806,10 @@ def _check_offers(s: Session, game_id: int, seat: int) -> None:
     hour reach TALK_PER_HOUR: each mails every other human, as a `say` does."""
     made = _lately(s, game_id, seat, "concede")
     if made >= TALK_PER_HOUR:
-        raise Refused(f"you have offered to resign or taken an offer back {made} times in the "
-                      f"last hour: at most {TALK_PER_HOUR} an hour, so wait a little")
+        raise Refused(gettext("you have offered to resign or taken an offer back %(made)s "
+                              "times in the last hour: at most %(most)s an hour, so wait a "
+                              "little")
+                      % {"made": made, "most": TALK_PER_HOUR})
 
 
 def _lately(s: Session, game_id: int, seat: int, kind: str) -> int:
@@ -752,13 +847,14 @@ def stale(s: Session, st: State, game_id: int, seat: int, expect_seq: int) -> st
     if expect_seq == seq:
         return None
     if expect_seq > seq:
-        return f"move {expect_seq} has not happened yet: the game is at move {seq}"
+        return gettext("move %(seen)s has not happened yet: the game is at move %(seq)s") % {
+            "seen": expect_seq, "seq": seq}
     since = list(s.exec(select(Move).where(Move.game_id == game_id, Move.seq > expect_seq,
                                            Move.seq <= seq)))
     if any(m.type not in QUIET and (m.type not in _HARMLESS or m.actor == seat)
            for m in _not_taken_back(since)):
-        return (f"the game has moved on (you saw move {expect_seq}, it is now at {seq}): "
-                "here is the table as it is now")
+        return gettext("the game has moved on (you saw move %(seen)s, it is now at %(seq)s): "
+                       "here is the table as it is now") % {"seen": expect_seq, "seq": seq}
     return None
 
 
@@ -822,6 +918,10 @@ def _next_auto(s: Session, st: State, game: Game, who: _Unattended) -> dict | No
     seat = _robot_concedes(st, who.robots)
     if seat is not None:  # cheap: it stays in the write
         return apply(st, seat, {"type": "concede"})[0]
+    if who.plan is not None and who.plan.settles(st) \
+            and _everyone_auto(st.n, who.robots, who.autos):
+        card = settled_card(st)  # any legal card keeps a settled hand settled
+        return apply(st, st.turn, {"type": "play", "card": card, "auto": "settled"})[0]
     for seat in st.to_act():
         if seat in who.robots:  # only a move decided outside; else the robot waits for one
             action = who.plan.action(st, seat) if who.plan is not None else None
@@ -847,11 +947,22 @@ def _deal(s: Session, st: State, game: Game) -> dict | None:
     """The next deal, committed to by its digest; its salt kept until the hand is over."""
     if st.phase != "deal":
         return None
-    ev = make_deal(st, secrets.SystemRandom())
+    seed = _duplicate_seed(s, id_of(game))
+    ev = board_deal(st, seed) if seed else make_deal(st, secrets.SystemRandom())
     salt = secrets.token_hex(16)
     ev["commitment"] = deal_digest(ev, salt)
     s.add(DealSecret(game_id=id_of(game), deal_seq=ev["seq"], salt=salt))
     return ev
+
+
+def _duplicate_seed(s: Session, game_id: int) -> str | None:
+    """The round seed of a duplicate league's table (its boards are the round's: the same
+    at every table), or None for any other game."""
+    row = s.exec(select(League.seed, Season.number, Fixture.round)
+                 .join(Season, col(Season.league_id) == League.id)
+                 .join(Fixture, col(Fixture.season_id) == Season.id)
+                 .where(Fixture.game_id == game_id, League.pairing == "duplicate")).first()
+    return round_seed(*row) if row else None
 
 
 def _auto_play(st: State, seat: int, how: str | None) -> dict | None:
@@ -880,6 +991,8 @@ def _row(w: _Write, ev: dict, i: int, n: int) -> dict:
 
 
 def _auto_source(ev: dict, actor: int | None) -> str:
+    if ev.get("auto") == "settled":
+        return "settled"  # the rest of a settled hand, played by the rule
     if ev.get("auto"):
         return "auto"  # the seat's own card, played for it (forced, equal, or an order)
     return "robot" if actor is not None else "server"

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, select
 
 from . import owntime
+from .engine.errors import N_, Refusal, Words
 from .store.models import Player, SeatClock
 from .table import Table
 
@@ -22,16 +23,17 @@ HOUR = 3600
 
 
 def check(tc: dict, most: int) -> None:
-    """ValueError unless the bank's numbers are whole hours in bounds."""
-    for key, lo, what in (("bank_hours", 1, "the starting bank"),
-                          ("increment_hours", 0, "the increment a move"),
-                          ("cap_hours", 1, "the cap of the bank")):
+    """A Refusal (a ValueError) unless the bank's numbers are whole hours in bounds."""
+    for key, lo, what in (("bank_hours", 1, N_("the starting bank")),
+                          ("increment_hours", 0, N_("the increment a move")),
+                          ("cap_hours", 1, N_("the cap of the bank"))):
         if type(tc[key]) is not int or not lo <= tc[key] <= most:
-            raise ValueError(f"{what} is a whole number of hours from {lo} to {most}, "
-                             f"not {tc[key]!r}")
+            raise Refusal(N_("%(what)s is a whole number of hours from %(lo)s to %(hi)s, not "
+                             "%(given)s"), what=Words(what), lo=lo, hi=most,
+                          given=repr(tc[key]))
     if tc["cap_hours"] < tc["bank_hours"]:
-        raise ValueError(f"the cap ({tc['cap_hours']} h) is below the starting bank "
-                         f"({tc['bank_hours']} h)")
+        raise Refusal(N_("the cap (%(cap)s h) is below the starting bank (%(bank)s h)"),
+                      cap=tc["cap_hours"], bank=tc["bank_hours"])
 
 
 def start_hours(tc: dict, clock: SeatClock | None) -> float:

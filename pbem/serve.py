@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 from . import gc_tuning
 from .clock import scheduler
-from .config import Settings
+from .config import SettingError, Settings
 from .mail.inbound import controller
 from .mail.workers import Workers
 from .store.outbox import any_due, drain, maildir_delivery
@@ -66,43 +66,81 @@ def send_until(stop: threading.Event, store, deliver, every: float,
         stop.wait(min(poll, every) if wait == every else wait)
 
 
+class PortTaken(SettingError):
+    """A port we were told to listen on that we cannot have (taken, or not ours to take)."""
+
+
+def listening(what: str, host: str, port: int, setting: str, start):
+    """start(), or PortTaken in one line naming the address and the setting that moves it."""
+    try:
+        return start()
+    except OSError as e:
+        why = (e.strerror or str(e)).lower()
+        raise PortTaken(f"cannot listen for {what} on {host}:{port}: {why} (another "
+                        f"program there? {setting} moves it)") from None
+
+
+def _start_mail(mail) -> None:
+    """mail.start(); when it cannot bind, aiosmtpd leaves its Controller's loop open, and the
+    loop's close at exit then prints a traceback after our one-line error: close it here."""
+    try:
+        mail.start()
+    except OSError:
+        loop = getattr(mail, "loop", None)  # a Controller's; pbem.mail.workers has none
+        if loop is not None and not loop.is_running():
+            loop.close()
+        raise
+
+
 def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool = True,
         every: float = 2.0, stop: threading.Event | None = None, echo=print,
         smtp_processes: int = 1) -> None:
     """Serve until `stop` is set (or Ctrl-C): the web pages, receiving mail (here, or in
     `smtp_processes` processes of its own: pbem.mail.workers), and sending the outbox every
-    `every` seconds. The clock and the outbox run here only."""
+    `every` seconds. The clock and the outbox run here only. A port that is taken is
+    PortTaken, after what had started is stopped."""
     stop = stop or threading.Event()
-    ctl = site = None
-    if web:
-        from .web.app import create_app
-        from .web.server import make_server
-
-        site = make_server(cfg.web_host, cfg.web_port, create_app(cfg, store))
-        threading.Thread(target=site.run, daemon=True).start()
-        echo(f"web on http://{cfg.web_host}:{cfg.web_port}/ (links use {cfg.base_url})")
-    if smtp:
-        ctl = (Workers(cfg, smtp_processes, lmtp) if smtp_processes > 1 else
-               controller(store, cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp))
-        ctl.start()
-        many = f" in {smtp_processes} processes" if smtp_processes > 1 else ""
-        echo(f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}{many}, "
-             f"mail for play+TOKEN@{cfg.mail_domain}, pbem+KEY@{cfg.mail_domain}, "
-             f"organiser+KEY@{cfg.mail_domain} and pbem@{cfg.mail_domain}")
-    ticker = scheduler(store)
-    ticker.start()
-    echo("clock: deadlines checked every 30 s")
-    gc_tuning.for_long_running()
-    deliver = delivery(cfg)
-    echo("outbound mail: " + (f"relay {urlparse(cfg.smtp_url).hostname}" if cfg.smtp_url
-                              else f"Maildir {cfg.maildir}"))
+    ctl = site = ticker = None
+    echo(f"data directory {cfg.var_dir}")
     try:
+        if web:
+            from .web.app import create_app
+            from .web.server import make_server
+
+            app = create_app(cfg, store)
+            site = listening("the web", cfg.web_host, cfg.web_port, "PBEM_WEB_PORT",
+                             lambda: make_server(cfg.web_host, cfg.web_port, app))
+            threading.Thread(target=site.run, daemon=True).start()
+            echo(f"web on http://{cfg.web_host}:{cfg.web_port}/ (links use {cfg.base_url})")
+        if smtp:
+            mail = (Workers(cfg, smtp_processes, lmtp) if smtp_processes > 1 else
+                    controller(store, cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp))
+            listening("mail", cfg.smtp_host, cfg.smtp_port, "PBEM_SMTP_PORT",
+                      lambda: _start_mail(mail))
+            ctl = mail  # started: stopped at the end
+            many = f" in {smtp_processes} processes" if smtp_processes > 1 else ""
+            echo(f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}{many}, "
+                 f"mail for play+TOKEN@{cfg.mail_domain}, pbem+KEY@{cfg.mail_domain}, "
+                 f"organiser+KEY@{cfg.mail_domain} and pbem@{cfg.mail_domain}")
+        ticker = scheduler(store)
+        ticker.start()
+        echo("clock: deadlines checked every 30 s")
+        gc_tuning.for_long_running()
+        deliver = delivery(cfg)
+        echo("outbound mail: " + (f"relay {urlparse(cfg.smtp_url).hostname}" if cfg.smtp_url
+                                  else f"Maildir {cfg.maildir}"))
         send_until(stop, store, deliver, every)
     except KeyboardInterrupt:
         pass
     finally:
-        if ctl is not None:
-            ctl.stop()
-        if site is not None:
-            site.stop()
+        _stop(ctl, site, ticker)
+
+
+def _stop(ctl, site, ticker) -> None:
+    """Stop what started, mail first (no new work), then the web and the clock."""
+    if ctl is not None:
+        ctl.stop()
+    if site is not None:
+        site.stop()
+    if ticker is not None:
         ticker.shutdown(wait=False)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from .config import Settings
 from .engine import State
+from .i18n import _, language
 from .store import prefs
 from .store.models import Seat
 from .table import Table
@@ -23,38 +24,46 @@ def mails(cfg: Settings, t: Table, humans: list[Seat], mail_row: MailRow) -> lis
         what = _news(gid, t.st, ev, t.names)
         if what is None:
             continue
-        subject, text, always = what
         for x in humans:
             player = t.player(x)
             if x.seat == ev["seat"]:
                 continue
-            if not always and prefs.notify(player) == "digest":
-                continue  # the daily digest tells them
-            body = f"{text}\n\nTo answer, reply with: say and your words.\n" \
-                   f"Your table: {cfg.base_url}/t/{x.token}\n"
-            out.append(mail_row(cfg, x, player, f"{ev['type']}:{gid}:{ev['seq']}:{x.seat}",
-                                subject, body))
+            with language(prefs.language(player)):
+                subject, text, always = what()
+                if not always and prefs.notify(player) == "digest":
+                    continue  # the daily digest tells them
+                body = text + "\n\n" + _("To answer, reply with: say and your words.") + \
+                    "\n" + _("Your table: %(url)s") % {"url": f"{cfg.base_url}/t/{x.token}"} + "\n"
+                out.append(mail_row(cfg, x, player,
+                                    f"{ev['type']}:{gid}:{ev['seq']}:{x.seat}", subject, body))
     return out
 
 
-def _news(game_id: int, st: State, ev: dict, names: list[str]) -> tuple[str, str, bool] | None:
-    """(subject, text, sent whatever the notify setting) for one event, or None."""
+def _news(game_id: int, st: State, ev: dict, names: list[str]
+          ) -> Callable[[], tuple[str, str, bool]] | None:
+    """What to tell of one event, or None: a function giving (subject, text, sent whatever
+    the notify setting) in the language of the context it is called in."""
     kind, who = ev["type"], names[ev["seat"]] if isinstance(ev.get("seat"), int) else ""
+    values = {"game": game_id, "name": who, "text": ev.get("text"), "move": ev.get("undo"),
+              "mates": " & ".join(names[s] for s in st.sides[st.side_of[ev["seat"]]]
+                                  if s != ev["seat"]) if kind == "concede" else ""}
     if kind == "say":
-        return (f"Game {game_id}: {who} says", f"{who} says: {ev['text']}", False)
+        return lambda: (_("Game %(game)s: %(name)s says") % values,
+                        _("%(name)s says: %(text)s") % values, False)
     if kind == "concede" and ev.get("off"):
-        return (f"Game {game_id}: {who} plays on",
-                f"{who} takes back the offer to resign game {game_id}.", True)
+        return lambda: (_("Game %(game)s: %(name)s plays on") % values,
+                        _("%(name)s takes back the offer to resign game %(game)s.") % values,
+                        True)
     if kind == "concede":
-        mates = [names[s] for s in st.sides[st.side_of[ev["seat"]]] if s != ev["seat"]]
-        return (f"Game {game_id}: {who} offers to resign",
-                f"{who} offers to resign game {game_id}. If {' and '.join(mates)} also write "
-                "resign, their side gives the game up; the offer lapses at the end of the "
-                "hand.", True)
+        return lambda: (_("Game %(game)s: %(name)s offers to resign") % values,
+                        _("%(name)s offers to resign game %(game)s. If %(mates)s also write "
+                          "resign, their side gives the game up; the offer lapses at the end "
+                          "of the hand.") % values, True)
     if kind == "undo":
-        return (f"Game {game_id}: {who} took back a move",
-                f"{who} took back move {ev['undo']} of game {game_id}: it is {who}'s turn "
-                "again, and links mailed for the moves after it no longer work.", False)
+        return lambda: (_("Game %(game)s: %(name)s took back a move") % values,
+                        _("%(name)s took back move %(move)s of game %(game)s: it is "
+                          "%(name)s's turn again, and links mailed for the moves after it no "
+                          "longer work.") % values, False)
     return None
 
 

@@ -1,8 +1,9 @@
 """Vacations and extra time: a bank of days a player spends to stop their deadlines, and
 more hours for a table. Both move pending deadline rows (pbem.deadlines); no game moves."""
 
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
+from babel.dates import format_datetime
 from sqlalchemy import func
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql import ColumnElement
@@ -13,11 +14,13 @@ from .config import load
 from .deadlines import EXTRA, add_to_bank, shift_bank
 from .engine import State
 from .engine.acts import QUIET
-from .notify import seat_names
+from .i18n import _, current, language
 from .store.games import mailable, players_of
 from .store.models import Deadline, Game, Move, Outbox, Player, Seat, SeatClock
 from .store.models import now as utcnow
+from .store.prefs import language as prefs_language
 from .store.states import Store
+from .table import seat_names
 
 BANK = {"start": 14, "per_month": 2, "cap": 30}  # vacation days
 PARTNER_GIFTS = 2  # a hand: the times a side may give its own partner more time
@@ -41,12 +44,12 @@ def start_vacation(store: Store, player_id: int, days: int, today: date | None =
     still until the end. A vacation taken while on one extends it."""
     today = today or utcnow().date()
     if type(days) is not int or days < 1:
-        raise ValueError("a vacation is a whole number of days, at least 1")
+        raise ValueError(_("a vacation is a whole number of days, at least 1"))
     with store.session() as s:
         player = s.get_one(Player, player_id)
         have, month = bank(player.prefs or {}, today, player.created.date())
         if days > have:
-            raise ValueError(f"you have {have} vacation days left")
+            raise ValueError(_("you have %(days)s vacation days left") % {"days": have})
         until = max(today, _until(player.prefs) or today) + timedelta(days=days)
         player.prefs = dict(player.prefs or {}, vacation_until=until.isoformat(),
                             vacation_bank=have - days, bank_month=month)
@@ -123,13 +126,16 @@ def _given(s: Session, row: Deadline) -> int:
 
 
 def _auto_mail(row: Deadline, player: Player, due: datetime, left: int) -> Outbox:
-    mail = compose.game_mail(row.game_id, load().mail_domain,
-                             f"Game {row.game_id}: a vacation day instead of a timeout",
-                             f"Your time ran out in game {row.game_id}: a day of your "
-                             "vacation began instead.\nYour deadlines stand still a day, so "
-                             f"this move is now due by {due:%a %d %b %H:%M} UTC. {left} "
-                             "vacation days are left in your bank. Mail \"vacation off\" (or "
-                             "use your table's page) to end the vacation early.\n")
+    with language(prefs_language(player)):
+        values = {"game": row.game_id, "left": left, "due": format_datetime(
+            due, "EEE dd MMM HH:mm 'UTC'", tzinfo=UTC, locale=current())}
+        mail = compose.game_mail(
+            row.game_id, load().mail_domain,
+            _("Game %(game)s: a vacation day instead of a timeout") % values,
+            _("Your time ran out in game %(game)s: a day of your vacation began instead.\nYour "
+              "deadlines stand still a day, so this move is now due by %(due)s. %(left)s "
+              "vacation days are left in your bank. Mail \"vacation off\" (or use your "
+              "table's page) to end the vacation early.") % values + "\n")
     mail["headers"]["Auto-Submitted"] = "auto-generated"
     return Outbox(**mail, to_addr=player.email, dedupe_key=f"vacation:{row.id}")
 
@@ -190,15 +196,15 @@ def _may_give(s: Session, st: State, game_id: int, by: int) -> bool:
     and to its own partner at most PARTNER_GIFTS times a hand by either partner. Returns
     whether the time goes to `by`'s partner."""
     if st.phase == "over":
-        raise ValueError("the game is over")
+        raise ValueError(_("the game is over"))
     to_act = st.to_act()
     if by in to_act:
-        raise ValueError("only a player who waits may give more time, not the one to move")
+        raise ValueError(_("only a player who waits may give more time, not the one to move"))
     given = select(Deadline.id).where(*_table_gifts(game_id),
                                       col(Deadline.seq).in_(_same_wait(s, game_id, st.move_seq)))
     if s.exec(given).first():
-        raise ValueError("more time was given for this move already (once a move for the "
-                         "whole table)")
+        raise ValueError(_("more time was given for this move already (once a move for the "
+                           "whole table)"))
     side = st.sides[st.side_of[by]]
     if not any(x in side for x in to_act):
         return False
@@ -207,8 +213,8 @@ def _may_give(s: Session, st: State, game_id: int, by: int) -> bool:
         *_table_gifts(game_id), col(Deadline.seat).in_(side), Deadline.seq >= hand_starts,
         col(Deadline.result).endswith(TO_PARTNER))).one()
     if gifts >= PARTNER_GIFTS:
-        raise ValueError(f"your side gave your partner more time {PARTNER_GIFTS} times this "
-                         "hand already, the most a hand")
+        raise ValueError(_("your side gave your partner more time %(most)s times this hand "
+                           "already, the most a hand") % {"most": PARTNER_GIFTS})
     return True
 
 
@@ -222,7 +228,7 @@ def _same_wait(s: Session, game_id: int, seq: int) -> list[int]:
     """The moves at which the table has waited for the same turn: `seq` and, while that is
     an undo, the move before the one it took back (the two leave the table as it was)."""
     seqs = [seq]
-    for _ in range(MAX_UNDO_CHAIN):
+    for _step in range(MAX_UNDO_CHAIN):
         move = s.exec(select(Move.type, Move.payload).where(Move.game_id == game_id,
                                                             Move.seq == seqs[-1])).first()
         kind, payload = move or (None, {})
@@ -245,10 +251,14 @@ def _tell_the_table(s: Session, game_id: int, st: State, by: int, hours: int) ->
     for x in seats:
         player = players.get(x.player_id) if x.player_id else None
         if player and mailable(player) and not x.robot:
-            headline = f"Game {game_id}: {hours} more hours for move {st.move_seq}"
-            mail = compose.game_mail(game_id, load().mail_domain, headline,
-                                     f"{names[by]} gave {waiting} {hours} more hours for move "
-                                     f"{st.move_seq} of game {game_id}.\n")
+            values = {"game": game_id, "hours": hours, "move": st.move_seq, "name": names[by],
+                      "waiting": waiting}
+            with language(prefs_language(player)):
+                mail = compose.game_mail(
+                    game_id, load().mail_domain,
+                    _("Game %(game)s: %(hours)s more hours for move %(move)s") % values,
+                    _("%(name)s gave %(waiting)s %(hours)s more hours for move %(move)s of game "
+                      "%(game)s.") % values + "\n")
             mail["headers"]["Auto-Submitted"] = "auto-generated"
             s.add(Outbox(**mail, to_addr=player.email,
                          dedupe_key=f"extra:{game_id}:{st.move_seq}:{by}:{x.seat}"))

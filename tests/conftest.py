@@ -11,7 +11,13 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import create_engine, make_url, text
+
+# Hypothesis's 200 ms a example is a timed test: on a loaded machine (xdist's two processes a
+# core, a CI neighbour) it failed properties that were right. Speed is measured in bench/.
+settings.register_profile("pbem", deadline=None)
+settings.load_profile("pbem")
 
 PG_URL = os.environ.get("PBEM_TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgresql"] if PG_URL else [])
@@ -30,6 +36,14 @@ def rounds_at_once(monkeypatch):
     from pbem import play
 
     monkeypatch.setattr(play, "ROUNDS_IN_BACKGROUND", False)
+
+
+@pytest.fixture(autouse=True)
+def site_key(monkeypatch):
+    """A secret key in the environment, as an operator may set it: the commands that tests
+    run on a database of their own in a folder of their own find a site, not a missing key
+    (pbem.config.require_site). Tests of the key file unset it."""
+    monkeypatch.setenv("PBEM_SECRET_KEY", "tests-secret-key")
 
 
 def migrations_key() -> str:

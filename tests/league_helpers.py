@@ -94,6 +94,20 @@ def play_season(store, league_id: int, number: int = 1, limit: int = 100) -> int
     raise AssertionError("the season did not end")
 
 
+def replay_ruled(store, rounds=None):
+    """A Swiss league of four, round one's game played and ruled a replay: (league, game)."""
+    from pbem.league.manage import OPERATOR
+    from pbem.organise.adjudicate import adjudicate, parse
+    from pbem.organise.seasons import start_season
+
+    lid = league(store, players=4, rounds=rounds)
+    start_season(store, lid, OPERATOR)
+    gid = fixtures(store, lid)[0].game_id
+    play_out(store, gid, seed=1)
+    adjudicate(store, lid, OPERATOR, gid, parse(["replay"], "a misdeal went unseen"))
+    return lid, gid
+
+
 def snapshot(store) -> dict:
     """Counts of every league and game table, and the entries as they are."""
     with store.session() as s:

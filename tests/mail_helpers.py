@@ -187,7 +187,7 @@ def answered(msg) -> bool:
 def done_line(msg) -> str:
     """The headline less the turn mail's start an answer that is one has ("Game 3: your
     turn (move 9), you played 10♥" says "Game 3: you played 10♥")."""
-    return re.sub(r"^(Game \d+: )your turn \(move \d+\), ", r"\1", headline(msg))
+    return re.sub(r"; your turn\b[^;]*$", "", headline(msg))
 
 
 def headline(msg) -> str:

@@ -215,5 +215,11 @@ def check_secrecy(table: Table, game_id: int, humans: dict[int, str]) -> int:
             # next hand's table, so the player's own cards of earlier deals may appear too
             allowed = {c for d in deals[:m.hand_no] for c in d["hands"][seat]}
             allowed |= {e["card"] for e in played}
+            # and every card played in the hand before (the rest of a settled hand, named
+            # in the mail of the move that ended it, pbem.notify.settled_news): played cards
+            # are public
+            if m.hand_no >= 2:
+                allowed |= {e["card"] for e in events if e["type"] == "play"
+                            and deals[m.hand_no - 2]["seq"] < e["seq"] < deal["seq"]}
             assert m.cards_shown() <= allowed, (m.headline, m.cards_shown() - allowed, m.text)
     return looked

@@ -87,4 +87,5 @@ def test_the_clock_reminds_a_bouncing_seat_of_nothing_and_times_it_out_as_usual(
                 .prefs["bounces"]["stopped"]
         assert (mv.game_id, mv.actor, mv.source) == (gid, 1, "clock")
         assert to_bob == []  # no turn mail, no reminder, no "your time ran out"
-        assert sorted(told) == sorted(set(HUMANS) - {"bob@example.org"})
+        # cy, to bid next, is told in her turn mail (one mail: pbem.notify.with_notices)
+        assert sorted(told) == sorted(set(HUMANS) - {"bob@example.org", "cy@example.org"})

@@ -10,6 +10,9 @@ import pytest
 
 from tests.browser_helpers import launch, mailed_link, serve
 
+# one xdist worker runs this file (scripts/test): one Chromium for the file
+pytestmark = pytest.mark.xdist_group("test_browser")
+
 SHOTS = Path("/tmp/pbem-shots")
 DEMO = "Play a demo game against three robots"
 MOVE, HAND = 'section[aria-label="Your move"]', 'section[aria-label="Your hand"]'
@@ -33,15 +36,16 @@ def site(tmp_path):
 
 
 def _forced_plays(tmp_path) -> list[dict]:
-    """The demo player's plays made for them, from the site's database."""
-    from sqlmodel import select
+    """The demo player's plays made for them (an only card, or the rest of a hand no play
+    can change: pbem.engine.settled), from the site's database."""
+    from sqlmodel import col, select
 
     from pbem.store.models import Move
     from pbem.store.states import Store
 
     with Store(f"sqlite:///{tmp_path / 'pbem.db'}").session() as s:
-        return [m.payload for m in s.exec(select(Move).where(Move.source == "auto")).all()
-                if m.actor == 0]
+        made = select(Move).where(col(Move.source).in_(("auto", "settled")))
+        return [m.payload for m in s.exec(made).all() if m.actor == 0]
 
 
 def csp_watch(page) -> list[str]:
@@ -110,7 +114,7 @@ def test_a_whole_hand_by_clicking(chromium, site, tmp_path):
         pytest.fail(f"no hand was scored after pressing {pressed}")
     assert "Bid 3" in pressed
     plays = [x for x in pressed if x.startswith("Play ")]
-    forced = _forced_plays(tmp_path)  # a seat's only legal card plays itself
+    forced = _forced_plays(tmp_path)  # an only card, a settled hand's rest: play themselves
     assert len(forced) >= 1 and len(plays) + len(forced) == 13, (pressed, forced)
 
     rows = page.locator(PAD_ROWS)

@@ -15,6 +15,9 @@ from tests.browser_helpers import OUTPUT, axe_or_skip, launch, mailed_link, serv
 from tests.test_web_crawl import _rules, html_cards, may_see
 from tests.web_helpers import drive, game_state, humans_game, tokens
 
+# one xdist worker runs this file (scripts/test): one Chromium and one site for the file
+pytestmark = pytest.mark.xdist_group("test_browser_look")
+
 WIDTHS = (360, 390, 1280)
 PHONE = 400  # at most this wide, a control must be 44 px tall
 CONTROLS = ("button, select, textarea, "
@@ -77,6 +80,7 @@ def world(tmp_path_factory, chromium):
             admin = s.get(League, lid).admin_token
         invited = tokens(store, create_game(store, preset("standard"), [
             "ann@x.test", "bob@x.test", "robot", "robot"]))[1]
+        _seeks(store)  # p0's own (a Withdraw button) and another's (Take a seat)
         yield SimpleNamespace(url=url, app=app, store=store, playing=playing, spare=spare,
                               scored=scored, plain=plain,
                               signed_in=sign_in(chromium, url, store), pages={
@@ -88,7 +92,19 @@ def world(tmp_path_factory, chromium):
             "table-over": f"/t/{tokens(store, over)[0]}",
             "table-six": f"/t/{tokens(store, six)[0]}",
             "deal": f"/t/{tokens(store, over)[0]}/deal/{deal}", "home": "/home",
-            "invitation": f"/i/{invited}"})
+            "invitation": f"/i/{invited}", "seeks": "/seeks"})
+
+
+def _seeks(store) -> None:
+    from pbem.organise import seeks
+    from pbem.store.games import player_for
+
+    with store.session() as s:
+        mine, other = (player_for(s, x).id for x in ("p0@x.test", "ann@x.test"))
+        s.commit()
+    for who in (mine, other):
+        seeks.post(store, who, seeks.read_spec({"preset": "standard", "rating_min": "1000",
+                                                "rating_max": "2000", "robot_days": "3"}))
 
 
 def sign_in(chromium, url: str, store) -> dict:

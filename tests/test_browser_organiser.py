@@ -72,7 +72,7 @@ def test_an_organiser_cares_for_tables_rules_and_writes(chromium, site, tmp_path
     form.locator('textarea[name="text"]').fill("No deadlines run over Christmas.")
     with page.expect_navigation():
         form.get_by_role("button", name="Send").click()
-    assert _notice(page) == "Your message went to 8 player(s)."
+    assert _notice(page) == "Your message went to 8 players."
     with page.expect_navigation():
         page.get_by_role("button", name="Pause season 1").click()
     assert _notice(page) == "Paused: season 1."

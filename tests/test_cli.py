@@ -9,6 +9,9 @@ from click.testing import CliRunner
 from pbem.cli import main
 from pbem.engine import PRESETS, Rules, preset
 
+# one xdist worker runs this file (scripts/test): the simulated logs made once for the file
+pytestmark = pytest.mark.xdist_group("test_cli")
+
 GAME_LINE = re.compile(r"^game (\d+): (\d+) hands, scores ([-\d /]+), (.*)$", re.M)
 
 

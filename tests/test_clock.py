@@ -169,10 +169,12 @@ def test_on_timeout_robot_the_robot_moves_and_the_others_hear_whom_they_waited_f
         st = state(store, gid)
         assert st.seq >= 2 and st.to_act() == [2]
         told = {m.to_addr: m for m in mails(store, f"timeout:{row.id}:")}
-        assert set(told) == set(HUMANS)
-        for addr in ("ann@example.org", "cy@example.org", "di@example.org"):
+        assert set(told) == set(HUMANS) - {"cy@example.org"}  # cy's turn mail tells her
+        for addr in ("ann@example.org", "di@example.org"):
             assert "bob" in said(told[addr]) and "ran out of time" in said(told[addr])
         assert "your time ran out" in said(told["bob@example.org"])
+        [turn] = mails(store, f"turn:{gid}:2:")  # one mail: whom she waited for, her turn
+        assert "bob did not move in time" in turn.body_text and "your turn" in said(turn)
         assert rows(store, gid, id=row.id)[0].result == "timeout: robot"
         # cy's turn now, armed from the timeout's time
         assert pending(store, gid) == {(2, st.seq, "timeout", 0): T0 + 12 * H}
@@ -191,7 +193,10 @@ def test_on_timeout_forfeit_the_side_loses_the_game(store):
         assert st.winner == st.side_of[0] != st.side_of[1]
         with store.session() as s:
             assert s.get(Game, gid).status == "over"
-        assert len(mails(store, f"timeout:{rows(store, gid, kind='timeout')[0].id}:")) == 4
+        # one mail each: the result, which says whose time ran out
+        assert mails(store, f"timeout:{rows(store, gid, kind='timeout')[0].id}:") == []
+        over = mails(store, f"over:{gid}:")
+        assert len(over) == 4 and all("forfeits" in m.body_text for m in over)
         assert pending(store, gid) == {}
         t.shift(100 * H)
         assert clock.tick(store) == 0
@@ -333,11 +338,17 @@ def test_the_record_counts_moves_in_time_reminders_and_timeouts(store):
 
 
 def fired_ids(store) -> list[int]:
-    """Deadline ids in the order their first effect (a mail or a timeout move) was written."""
+    """Deadline ids in the order their first effect (a mail or a timeout move) was written
+    (a forfeit's notices go in the result's mails: pbem.notify.with_notices)."""
     firsts = {}
     with store.session() as s:
         effects = [(m.id, m.dedupe_key) for m in s.exec(select(Outbox)).all()
                    if m.dedupe_key.startswith(("remind:", "timeout:"))]
+        effects += [(m.id, f"timeout:{row}") for m in s.exec(select(Outbox)).all()
+                    if m.dedupe_key.startswith("over:")
+                    for row in s.exec(select(Deadline.id).where(
+                        Deadline.game_id == m.game_id, Deadline.kind == "timeout",
+                        Deadline.result == "timeout: forfeit"))]
     for oid, key in sorted(effects):
         firsts.setdefault(int(key.split(":")[1]), oid)
     return sorted(firsts, key=firsts.get)
@@ -435,7 +446,8 @@ def test_a_clock_killed_after_its_effects_redoes_none_and_finishes_the_rest(stor
         with store.session() as s:
             seats = s.exec(select(Seat).where(Seat.game_id == gid).order_by(Seat.seat)).all()
             players = {p.id: p for p in s.exec(select(Player)).all()}
-        clock._mail(store, seats[1], players, f"remind:{remind.id}", "reminder", "sent\n")
+        clock._mail(store, seats[1], players, f"remind:{remind.id}",
+                    lambda: ("reminder", "sent\n"))
         st = state(store, gid)
         submit(store, gid, 1, choose(view(st, 1), seed=1, rules=st.rules), expect_seq=1,
                source="clock", ref=f"timeout:{timeout.id}")
@@ -582,7 +594,7 @@ def test_the_scheduler_runs_tick_and_never_skips_a_missed_run(store):
 
     assert isinstance(sched, BackgroundScheduler) and not sched.running
     jobs = sched.get_jobs()
-    assert [job.func for job in jobs] == [clock.tick, clock.league_tick]
+    assert [job.func for job in jobs] == [clock.tick, clock.league_tick, clock.seek_tick]
     for job in jobs:
         assert tuple(job.args) == (store,)
         assert job.misfire_grace_time is None and job.coalesce is True

@@ -112,6 +112,11 @@ def check(store, run: dict) -> Counter:
         moves = s.exec(select(Move.game_id, Move.seq, Move.actor, Move.source, Move.ref,
                               Move.type, Move.payload)).all()
         keys = set(s.exec(select(Outbox.dedupe_key)).all())
+        # a timeout's notice to a seat that got a turn, news or result mail from the same
+        # write went in that mail (pbem.notify.with_notices): count those, by game and seat
+        folded = Counter(tuple(int(x) for x in key.split(":")[1:3]) for key, body in s.exec(
+            select(Outbox.dedupe_key, Outbox.body_text)).all()
+            if key.startswith(("turn:", "news:", "over:")) and "did not move in time" in body)
         status = dict(s.exec(select(Game.id, Game.status)).all())
         humans = {g: p for g, p in s.exec(select(Seat.game_id, Seat.seat)
                                           .where(Seat.robot == False)).all()}  # noqa: E712
@@ -146,14 +151,19 @@ def check(store, run: dict) -> Counter:
         assert refs.pop(f"timeout:{r.id}", 0) == (1 if acted else 0), f"deadline {r.id} moves"
         if r.state == "done":
             key = f"remind:{r.id}" if r.kind == "reminder" else f"timeout:{r.id}:{r.seat}"
+            if key not in keys and r.kind != "reminder" and folded[(r.game_id, r.seat)]:
+                folded[(r.game_id, r.seat)] -= 1  # told in the seat's mail of that write
+                continue
             assert key in keys, f"deadline {r.id} ({r.kind}) sent no mail"
             keys.discard(key)
     assert not refs, f"clock moves without a deadline behind them: {list(refs)[:5]}"
     assert not {k for k in keys if k.startswith(("remind:", "timeout:"))}, "stray clock mail"
     for m in moves:  # the human only ever moved by the clock
         if m.actor == humans[m.game_id] and m.type in ("bid", "play", "resign"):
-            # the clock's, or the seat's only legal card, which plays itself
-            auto = m.source == "auto" and m.payload.get("auto") == "forced"
+            # the clock's, the seat's only legal card, or the rest of a hand no play can
+            # change (pbem.engine.settled): those play themselves
+            auto = (m.source == "auto" and m.payload.get("auto") == "forced"
+                    or m.source == "settled" and m.payload.get("auto") == "settled")
             assert m.source == "clock" or auto, f"game {m.game_id}: a human move by {m.source}"
 
     # 3. each game's deadlines follow its time control, from the start, seq after seq

@@ -19,6 +19,7 @@ from pbem.organise import seasons
 from pbem.play import submit
 from pbem.signing import Signer, secret_keys
 from pbem.store import prefs
+from pbem.store.games import player_for
 from pbem.store.models import Outbox, Player
 from pbem.store.models import now as utcnow
 from pbem.store.outbox import drain, maildir_delivery
@@ -106,7 +107,7 @@ def test_two_games_waiting_go_in_one_mail_whose_replies_and_links_work_for_each(
     assert r.status_code == 303, r.text[-400:]
     assert state(env.store, two).bids[0] == 2
     answers = delivered(env, t0 + 61 * M)  # answers to her mail are never held
-    assert any(text(m).startswith(f"Game {one}: your turn (move 5), you bid 4")
+    assert any(text(m).startswith(f"Game {one}: you bid 4; your turn to lead")
                for m in answers)  # the robots bid after her: she leads
 
 
@@ -238,7 +239,8 @@ def test_league_turn_mails_wait_a_quarter_hour_unless_the_player_says_otherwise(
     [seat] = st.to_act()
     submit(env.store, gid, seat, {"type": "bid", "bid": 3})
     [mail] = turns(t0 + 15 * M)
-    assert str(mail["To"]) != first.to_addr and f"Game {gid}: your turn" in text(mail)
+    assert str(mail["To"]) != first.to_addr
+    assert re.match(rf"Game {gid}: p\d bid 3; your turn to bid\n", text(mail))
 
 
 def test_merge_default_by_mail_and_on_the_home_page_keeps_the_league_default(env, client):
@@ -272,3 +274,48 @@ def test_local_midnights_and_quiet_ends_follow_a_clock_change():
     assert quiet_end(la, night) == datetime(2026, 11, 1, 15, tzinfo=UTC)  # 07:00 PST
     assert quiet_end(la, noon) == datetime(2026, 11, 1, 15, tzinfo=UTC)  # 04:00 PST
     assert quiet_end(la, datetime(2026, 11, 1, 20, tzinfo=UTC)) is None  # 12:00 PST
+
+
+def _speaking(env, lang: str) -> None:
+    """ann, made before her games, speaks `lang`."""
+    with env.store.session() as s:
+        player = player_for(s, ANN)
+        player.prefs = {"lang": lang, "merge": 30}
+        s.add(player)
+        s.commit()
+
+
+def test_a_merged_mail_speaks_its_players_language_in_every_line(env):
+    """Its subject, its opening lines and each game's heading come from the catalogue (the
+    pseudo-language leaves no word unmarked), and each section's "reply to this mail" is
+    found and rewritten in the language its mail was written in (German here)."""
+    from pbem import compose
+    from tests.pseudo import leftover_words, page_text, pseudo
+    from tests.test_mail_translated import COMMAND_WORDS, NAMES
+
+    compose._SHARED.pairs = []  # no table fragment kept from an English mail before
+    _speaking(env, "en")  # (English's names of days and months: the pseudo test allows them)
+    with pseudo():
+        one, two = waiting(env), waiting(env)
+        news = waiting(env)
+        queue(env, ANN, f"news:{news}:0:9", news)  # news of a third game, no turn of it
+        with env.store.session() as s:  # that game's turn mail is not in this merge
+            s.delete(row(env, f"turn:{news}:"))
+            s.commit()
+        [mail] = delivered(env, utcnow() + 31 * M)
+    html = mail.get_body(("html",)).get_content()
+    shown = "\n".join([str(mail["Subject"]), text(mail), page_text(html)])
+    allowed = NAMES | COMMAND_WORDS | {"news"}  # (the queued news's own text: its key)
+    assert leftover_words(shown, allowed) == [], leftover_words(shown, allowed)
+    assert f"⟦Game ⟧{two}⟦: your move.⟧" in text(mail) and f"⟦Game ⟧{news}⟦: news.⟧" in shown
+    compose._SHARED.pairs = []  # nor a marked one after
+    _speaking(env, "de")
+    one, two = waiting(env), waiting(env)
+    [mail] = delivered(env, utcnow() + 31 * M)
+    body, html = text(mail), mail.get_body(("html",)).get_content()
+    assert str(mail["Subject"]) == f"Spades: dein Zug in den Spielen {one} und {two}"
+    assert '<html lang="de">' in html
+    assert f"Spiel {two}: du bist am Zug." in body
+    assert f"Schreib an {env.address(two)}" in body and "Antworte auf diese Mail" in body
+    assert body.count("Antworte auf diese Mail mit einem von") == 1
+    assert html.count("antworte auf diese Mail mit seinen Worten") == 1

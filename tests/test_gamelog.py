@@ -8,6 +8,9 @@ from pbem.engine import PRESETS, can_claim, preset, score_pad
 from pbem.gamelog import FORMAT, LogError, export, make_header, read_log, replay_log, write_log
 from pbem.simulate import play_game
 
+# one xdist worker runs this file (scripts/test): the game played once for the file
+pytestmark = pytest.mark.xdist_group("test_gamelog")
+
 
 @pytest.fixture(scope="module")
 def game():

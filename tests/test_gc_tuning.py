@@ -12,6 +12,8 @@ PACE = "import gc; print(gc.get_threshold()[0], gc.get_freeze_count() > 0)"
 
 def pace_after(code: str, tmp_path) -> str:
     env = {"PBEM_VAR_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    subprocess.run([sys.executable, "-m", "pbem.cli", "init"], cwd=ROOT, env=env,
+                   capture_output=True, check=True, timeout=120)  # wsgi serves a site
     out = subprocess.run([sys.executable, "-c", f"{code}\n{PACE}"], cwd=ROOT, env=env,
                          capture_output=True, text=True, check=True, timeout=120)
     return out.stdout.split()

@@ -46,7 +46,8 @@ def signin_mails(store, tmp_path) -> list[str]:
 
 def mailed_links(store, tmp_path, to) -> list[str]:
     """The sign-in links that reached `to`'s mailbox."""
-    return [LINK.search(m.get_payload(decode=True).decode()).group(1)
+    return [LINK.search(next(p for p in m.walk() if p.get_content_type() == "text/plain")
+                        .get_payload(decode=True).decode()).group(1)
             for m in sent_mail(store, tmp_path)
             if m["To"] == to and m["Subject"] == "Your sign-in link"]
 
@@ -217,11 +218,12 @@ def _pid(store, email):
 
 
 GOOD = {"notify": "digest", "auto": "equal", "mail": "on", "zone": "europe/paris",
-        "rest": "sat sun", "quiet": "23-7", "cap": "10", "merge": "30"}
-BAD = {"notify": ("loud", "choose one of"), "auto": ("always", "choose one of"),
+        "rest": "sat sun", "quiet": "23-7", "cap": "10", "merge": "30", "name": " Ann  Smith "}
+BAD = {"notify": ("loud", "choose one from the list"), "auto": ("always", "choose one from"),
        "zone": ("Mars/Olympus", "not a time zone"), "rest": ("funday", "not a day"),
        "quiet": ("25-3", "not an hour"), "cap": ("0", "the daily cap"),
-       "merge": ("999", "minutes a turn mail waits")}
+       "merge": ("999", "minutes a turn mail waits"),
+       "name": ("robot 2", "pass for someone else")}
 
 
 def test_settings_are_saved_and_bad_values_refused_beside_their_field(store, client):
@@ -237,13 +239,14 @@ def test_settings_are_saved_and_bad_values_refused_beside_their_field(store, cli
     r = client.post("/home/settings", data=dict(GOOD, csrf=csrf(client)),
                     follow_redirects=True)
     assert r.status_code == 200 and "saved" in r.text
+    assert _player(store, pid).name == "Ann Smith"  # cleaned (issue 32)
     saved = _player(store, pid).prefs
-    assert {k: saved[k] for k in GOOD} == {
+    assert {k: saved[k] for k in GOOD if k != "name"} == {
         "notify": "digest", "auto": "equal", "mail": "on", "zone": "Europe/Paris",
         "rest": [5, 6], "quiet": [23, 7], "cap": 10, "merge": 30}
     page = client.get("/home").text  # the form shows them back, in words that read again
     for name, shown in (("zone", "Europe/Paris"), ("rest", "sat sun"), ("quiet", "23-7"),
-                        ("cap", "10"), ("merge", "30")):
+                        ("cap", "10"), ("merge", "30"), ("name", "Ann Smith")):
         assert f'name="{name}" value="{shown}"' in page, name
     assert '<option value="digest" selected>' in page
 
@@ -322,3 +325,34 @@ def test_the_seq_answers_304_until_the_game_moves(store, client, monkeypatch):
     js = client.get("/live.js")
     assert js.status_code == 200 and js.mimetype == "text/javascript"
     assert "If-None-Match" in js.text and "location.replace" in js.text
+
+
+def test_each_settings_refusal_comes_whole_from_the_catalogue(store, client):
+    """A refused setting's words come from below the page (pbem.store.prefs, names,
+    vacation) and go inside the page's sentence: in the pseudo-language each is marked
+    too (a placeholder's value outside the marks would show), beside its field and in the
+    vacation's refusal; and in German they are German."""
+    from tests.pseudo import leftover_words, page_text, pseudo
+
+    humans_game(store, preset("standard"))
+    sign_in(client, store, "p0@x.test")
+    typed = {"loud", "always", "Mars", "Olympus", "funday", "robot", "lots"}
+    for key, (value, _words) in {**BAD, "cap": ("lots", ""), "merge": ("-1", "")}.items():
+        with pseudo():
+            r = client.post("/home/settings", data=dict(GOOD, csrf=csrf(client),
+                                                        **{key: value}), follow_redirects=True)
+        error = re.search(rf'<p class="error" id="err-{key}">([^<]*)</p>', r.text)
+        assert error, key
+        assert leftover_words(page_text(error.group(1)), typed) == [], (key, error.group(1))
+    for days in ("99", "x"):
+        with pseudo():
+            r = client.post("/home/vacation", data={"csrf": csrf(client), "days": days},
+                            follow_redirects=True)
+        alert = re.search(r'role="alert"[^>]*>(.*?)</', r.text, re.S)
+        assert alert and "⟦No vacation: ⟧" in alert.group(1), r.text[-800:]
+        assert leftover_words(page_text(alert.group(1))) == [], alert.group(1)
+    de = {"Accept-Language": "de"}
+    r = client.post("/home/settings", data=dict(GOOD, csrf=csrf(client), quiet="25-3"),
+                    headers=de, follow_redirects=True)
+    error = re.search(r'<p class="error" id="err-quiet">([^<]*)</p>', r.text)
+    assert error and "Stunde" in error.group(1), error

@@ -303,7 +303,7 @@ def test_a_league_with_bad_settings_is_refused(store):
     args = (ORGANISER, "X", ONE_HAND, TODAY, TODAY)
     cases = [
         ({"entry": "trio"}, "entries are single or pair"),
-        ({"pairing": "knockout"}, "pairing is round-robin or swiss"),
+        ({"pairing": "knockout"}, "pairing is round-robin, swiss or duplicate"),
         ({"max_entries": 3}, "a table needs 4 entries"),
         ({"rounds": 0}, "1 to 100 rounds"),
         ({"time_control": {"on_timeout": "cry"}}, "a bad time control"),

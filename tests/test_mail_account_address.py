@@ -137,7 +137,7 @@ def test_the_organiser_address_takes_its_own_league_only(env):
     assert _still(env.store) == before
     assert env.send(env.mail(organiser_address(env, env.lid), f"pause {env.lid}",
                              frm=ORGANISER))[0] == 250
-    assert any(f"pause: season(s) 1 of league {env.lid} paused" in text(m)
+    assert any(f"pause: season 1 of league {env.lid} paused" in text(m)
                for m in env.replies() if m["To"] == ORGANISER)
 
 

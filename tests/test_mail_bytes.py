@@ -14,7 +14,7 @@ from pbem import compose, notify
 from pbem.engine import PRESETS, new_game, preset, pretty, view
 from pbem.store.models import Game, Player, Seat
 from pbem.table import Table
-from tests.helpers import random_step
+from tests.helpers import bid_round, deal, do, fixed_hands, random_step
 
 NOW = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
 NAMES = ["ann", "bob <b&o>", "cy \"c\"", "di", "ed", "flo"]  # some to escape in HTML
@@ -91,15 +91,17 @@ def test_every_preset_renders_a_corpus(fixed_links):
 
 # taken on lead at 3dc43e2, before this work; then (links) the answer that can stand for
 # the mover's turn mail is it: 310 turn mails of the 13 presets' corpora gone, each
-# answer to the same seat with the deadline line added, nothing else changed
+# answer to the same seat with the deadline line added, nothing else changed; then (issue
+# 32) the same mails in new words: first lines that say what happened, not move numbers,
+# the played-for-you line, phases and lists through the catalogue (the counts unchanged)
 PINNED: dict[str, tuple[str, int]] = {
-    "barmore": ("db0b00dbc53df2db", 900), "cutthroat-3": ("95177ebe9646b6ea", 807),
-    "cutthroat-4": ("0b591e4f7ea118a3", 878), "dummy-3": ("6969a033b39d165f", 807),
-    "mo": ("868918cecf06e914", 877), "nyc": ("37fd4971586de502", 368),
-    "six-handed": ("29850f17efd68159", 917), "standard": ("43455305f1cf7c57", 882),
-    "suicide": ("63f712ecc127f023", 877), "tournament-300": ("f984a362766b8d1c", 877),
-    "tournament-500": ("2be292661433b0ad", 877), "two-handed": ("f61985f8d7511ff5", 772),
-    "whiz": ("fea46666fe3cb249", 878),
+    "barmore": ("55eb2ce6867287d2", 900), "cutthroat-3": ("d067bb3269002963", 807),
+    "cutthroat-4": ("ac8af1b2e9f0be0b", 878), "dummy-3": ("53cbaaa2c1464cc2", 807),
+    "mo": ("1628de7dc105380b", 877), "nyc": ("4ba70c1407a5227f", 368),
+    "six-handed": ("c723804f7f045b91", 917), "standard": ("f0fbca48d8c9ea1a", 882),
+    "suicide": ("e9549f7a5a159f4d", 877), "tournament-300": ("cc6d55ac56244697", 877),
+    "tournament-500": ("f65e9054b1163ff1", 877), "two-handed": ("4b5386eff79b33f3", 772),
+    "whiz": ("a321dd13a67c37cf", 878),
 }
 
 
@@ -203,3 +205,21 @@ def test_deal_commitment_and_names_escaped_in_html_only():
     v["deal_commitment"]["salt"] = None
     assert compose.render("reply.txt", **values).endswith("\n  <h>\n\n")
     assert "&lt;h&gt;</p>" in compose.render("reply.html", **values)
+
+
+def test_T6a_a_dead_trick_is_won_by_no_one_in_both_parts():
+    """Six players, identical cards cancelling (edition 2): the last trick, all its cards
+    cancelled, is shown as dead, not as won by a seat."""
+    r = preset("six-handed").with_options(identical="cancel")
+    paired = {1: "AH", 2: "AH", 3: "KH", 4: "KH", 5: "QH", 0: "QH"}
+    st = new_game(r, first_dealer=0)
+    deal(st, fixed_hands(r, {s: [c] for s, c in paired.items()}))
+    bid_round(st)
+    for seat in (1, 2, 3, 4, 5, 0):
+        do(st, seat, paired[seat])
+    names = [f"p{i}" for i in range(6)]
+    v = compose.context(view(st, 0), 7, names)
+    values = {"done": [], "error": None, "v": v, "names": names, "moves": [], "text": "x"}
+    text, html = compose.render("reply.txt", **values), compose.render("reply.html", **values)
+    for part in (text, html):
+        assert "(dead: won by no one)" in part and "won by p" not in part

@@ -174,12 +174,15 @@ def test_auto_submitted_no_is_answered(env, bidding):
 
 
 def test_a_bad_second_line_stops_after_the_first_applied(env, bidding):
-    msg = env.mail(env.address(bidding), "bid 3\nplease deal me better cards\nstatus\n")
+    # a command written wrong (a line that is no command at all ends the mail quietly)
+    msg = env.mail(env.address(bidding), "bid 3\nplay the best card\nstatus\n")
     assert env.send(msg)[0] == 250
     assert [m["bid"] for m in moves_of(env.store, bidding)] == [3]
     reply = answer(env.replies())
-    assert headline(reply) == f"Game {bidding}: you bid 3; not done: please deal me better cards"
-    body = refusal(reply, "please deal me better cards", "", legal="reply: play JH")
+    # the one answer: her turn again after the robots' bids, so it is her turn mail too
+    assert done_line(reply) == f"Game {bidding}: you bid 3; not done: play the best card"
+    assert str(reply["Message-ID"]).startswith(f"<turn.{bidding}.0.")
+    body = refusal(reply, "play the best card", "", legal="reply: play JH")
     assert "bid 3: done" in body and "Nothing after that line was read" in body
     assert "status:" not in body
 

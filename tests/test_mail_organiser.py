@@ -52,8 +52,8 @@ def test_the_organiser_runs_the_tables_by_mail(env):
     body = text(answer)
     for done in (f"rule: game {first}, ruling at move", f"more: game {second} has 24",
                  f"remind: {len(st.to_act())} player(s)", "robot: the robot made the move",
-                 "message: mailed to 8 player(s)", f"pause: season(s) 1 of league {lid} paused",
-                 f"resume: season(s) 1 of league {lid} resumed"):
+                 "message: mailed to 8 player(s)", f"pause: season 1 of league {lid} paused",
+                 f"resume: season 1 of league {lid} resumed"):
         assert done in body, body
     with env.store.session() as s:
         assert s.exec(select(Move).where(Move.game_id == first,

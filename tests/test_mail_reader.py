@@ -77,9 +77,9 @@ def test_unknown_charset_keeps_what_decodes():
 
 
 def test_wrong_charset_does_not_fail():
-    body = "bid 3\r\nnïl\r\n".encode("iso-8859-1")  # labelled utf-8, but it is not
+    body = "nïl\r\nbid 3\r\n".encode("iso-8859-1")  # labelled utf-8, but it is not
     got = lines(raw(body, cte="8bit"))
-    assert got[0] == "bid 3" and got[1].startswith("n") and got[1].endswith("l")
+    assert got[1] == "bid 3" and got[0].startswith("n") and got[0].endswith("l")
 
 
 def test_headers_are_decoded_where_read():
@@ -314,7 +314,8 @@ def test_sign_offs_and_footers_end_the_reading_quietly(signoff):
 
 def test_greetings_before_the_first_command_are_skipped():
     assert command_lines("Hi,\nHallo zusammen!\nbid 4\n") == ["bid 4"]
-    assert command_lines("bid 4\nHi,\n") == ["bid 4", "Hi,"]  # after a command: a line
+    # after a command, a line that is no command ends the mail quietly
+    assert command_lines("bid 4\nHi,\n") == ["bid 4"]
     assert command_lines("Hi all, bid 4\n") == ["Hi all, bid 4"]  # not skipped: refused
 
 
@@ -322,7 +323,9 @@ def test_a_name_after_the_commands_is_a_signature_but_a_card_is_not():
     assert command_lines("play QH\nAnn\n") == ["play QH"]
     assert command_lines("bid 3\nJean-Luc B.\n") == ["bid 3"]
     assert command_lines("bid 3\nQueen Hearts\n") == ["bid 3", "Queen Hearts"]
-    assert command_lines("bid 3\nplease deal again\n") == ["bid 3", "please deal again"]
+    # after a command, words that are no command end the mail quietly: a sign-off, a footer
+    assert command_lines("bid 3\nplease deal again\n") == ["bid 3"]
+    assert command_lines("bid 3\nplay ZZ\n") == ["bid 3", "play ZZ"]  # a command written wrong
     assert command_lines("Ann\n") == ["Ann"]  # alone it is what the player wrote
 
 

@@ -41,7 +41,7 @@ def turn_and_answer(env, gid, line):
 
 def test_a_move_done_is_answered_with_the_table_and_threaded_under_the_turn(env, gid):
     turn, reply, _ = turn_and_answer(env, gid, "play 4D")
-    assert headline(reply) == f"Game {gid}: your turn (move 10), you played 4♦"
+    assert headline(reply) == f"Game {gid}: you played 4♦; your turn to play"
     # one subject for every mail of the game, so that Gmail and Outlook thread them too
     assert reply["Subject"] == turn["Subject"] == f"Spades game {gid}"
     body = text(reply)

@@ -1,9 +1,9 @@
-"""A seat's own commands (status, say, undo, resign, orders, a move) act on the seat a mail
-came to, so they run only at a seat's address: at the account address, the organiser
+"""A seat's own commands (status, say, note, undo, resign, orders, a move) act on the seat a
+mail came to, so they run only at a seat's address: at the account address, the organiser
 address, plain pbem@ and its link there is no seat, and such a line is refused there and
 changes nothing (issue 30: `Command.seat_only` was set and never read; the lists of
-commands each address runs are what keep these commands at a seat). Through the running SMTP
-handler and the web app, on SQLite and PostgreSQL."""
+commands each address runs are what keep these commands at a seat). Through the running
+SMTP handler and the web app, on SQLite and PostgreSQL."""
 
 import re
 from email.utils import make_msgid
@@ -18,8 +18,8 @@ from pbem.mail.commands.registry import ACCOUNT_HERE, AT_ORGANISER, SEAT_COMMAND
 from pbem.web.app import create_app
 
 # one line for each of the seat's own commands, orders in each form, and moves
-SEAT_LINES = ["status", "say hello all", "undo", "resign", "resign off", "orders",
-              "clear orders", "play QH then KH", "follow low in clubs", "cover",
+SEAT_LINES = ["status", "say hello all", "note my own words", "undo", "resign", "resign off",
+              "orders", "clear orders", "play QH then KH", "follow low in clubs", "cover",
               "bid 4", "nil", "play QH", "claim"]
 LINK = re.compile(re.escape(BASE) + r"(/a/\S+)")
 
@@ -33,7 +33,7 @@ def _still(store) -> dict:
 def test_no_address_without_a_seat_runs_a_seats_command():
     shared = (Help, Games)  # the seat's own help and games need no seat
     own = [c for c in SEAT_COMMANDS if not isinstance(c, shared)]
-    assert len(own) == 6  # status, say, undo, resign, orders and the move
+    assert len(own) == 7  # status, say, note, undo, resign, orders and the move
     for commands in (ACCOUNT_HERE, AT_ORGANISER, STRANGERS):
         assert all(c.name for c in commands)  # no fallback: a line no command names is refused
         assert not [c for c in commands if any(type(c) is type(o) for o in own)]

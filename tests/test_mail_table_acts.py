@@ -108,7 +108,7 @@ def test_undo_by_mail_is_answered_in_one_mail_and_a_reply_to_it_makes_the_move(e
     answer = _reply(env, gid, 1, "bid 3", turn)
     mails = _reply(env, gid, 1, "undo", answer, every=True)
     assert [headline(m) for m in mails] == [  # no turn mail: this is it
-        "Game 1: your turn (move 3), you took back your move"]
+        "Game 1: you took back your move; your turn to bid"]
     assert "Legal now:" in text(mails[0])  # the moves, and in the HTML part their links
     assert "/m/" in mails[0].get_body(("html",)).get_content()
     _reply(env, gid, 1, "bid 4", mails[0])  # the answer's thread names the turn mail before
@@ -154,3 +154,16 @@ def test_a_cutthroat_player_resigns_alone_by_mail(env):
     [answer] = _send(env, gid, 3, "resign")
     assert "your side gave the game up" in text(answer)
     assert game_state(env.store, gid).phase == "over"
+
+
+def test_talk_is_said_as_written_while_the_full_width_move_after_it_is_read(env):
+    gid = humans_game(env.store, preset("standard"))  # seat 1 bids first
+    env.replies()
+    body = "Привет!\nｓａｙ ｇｏｏｄ ｌｕｃｋ ①, ﬁne\nｂｉｄ　３\nОтправлено с iPhone\n"
+    [answer] = _send(env, gid, 1, body)
+    assert "not done" not in headline(answer), text(answer)
+    assert "Отправлено" not in text(answer) and "Привет" not in text(answer)
+    st = game_state(env.store, gid)
+    # as written, not NFKC's "good luck 1, fine"
+    assert [t["text"] for t in st.talk] == ["ｇｏｏｄ ｌｕｃｋ ①, ﬁne"]
+    assert st.bids[1] == 3

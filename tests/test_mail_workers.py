@@ -26,7 +26,7 @@ from pbem.config import Settings
 from pbem.mail.workers import FIRST_PAUSE, Workers
 from pbem.store.models import Inbound, Move, Outbox
 from tests.mail_helpers import done_line, free_port, headline
-from tests.test_serve import PBEM, messages, wait_for
+from tests.test_serve import PBEM, init_site, messages, wait_for
 
 ATTEMPTS = 50  # a relay's tries of one mail before the test gives up on it
 PYTHON = sys.executable
@@ -261,6 +261,7 @@ def test_serve_receives_in_workers_and_sends_their_answers(tmp_path):
     port = free_port()
     env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path), PBEM_SMTP_PORT=str(port))
     env.pop("DATABASE_URL", None)
+    init_site(env)
     subprocess.run(PBEM + ["game", "new", "--seat", "ann@example.org", "--seat", "robot",
                            "--seat", "robot", "--seat", "robot", "--first-dealer", "3"],
                    env=env, capture_output=True, check=True)

@@ -15,7 +15,7 @@ from pbem.store.models import Game
 
 TABLES = {"player", "game", "seat", "move", "dealsecret", "outbox", "inbound", "deadline",
           "league", "season", "entry", "fixture", "confirmation", "webmail", "seat_order",
-          "seat_clock"}
+          "seat_clock", "note", "seek", "seek_seat"}
 
 
 def tables(url: str) -> set[str]:
@@ -106,7 +106,7 @@ def test_the_default_database_is_a_sqlite_file_under_var(tmp_path, monkeypatch):
     monkeypatch.delenv("PBEM_VAR_DIR", raising=False)
     monkeypatch.chdir(tmp_path)
     url = load().database_url
-    assert url == "sqlite:///var/pbem.db"
+    assert url == f"sqlite:///{tmp_path}/var/pbem.db"  # absolute: the same from anywhere
     upgrade(url)
     assert (tmp_path / "var" / "pbem.db").is_file()
     assert tables(url) == TABLES

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.store import mime
+from pbem.store.text_html import html_of
 
 HEADERS = [("From", "Spades by email <play@pbem.localhost>"), ("To", "ann@example.org"),
            ("Subject", "Spades game 3"), ("Date", "Mon, 23 Nov 2026 23:35:37 +0000"),
@@ -39,9 +40,8 @@ def same(data: bytes, headers, text, html):
     assert ours == [(k, str(read(k, v))) for k, v in headers]
     assert msg["MIME-Version"] == "1.0"
     parts = [p for p in msg.walk() if not p.is_multipart()]
-    assert [p.get_content_type() for p in parts] == ["text/plain"] + (["text/html"] if html
-                                                                         else [])
-    for part, sent in zip(parts, [text, html] if html else [text], strict=True):
+    assert [p.get_content_type() for p in parts] == ["text/plain", "text/html"]
+    for part, sent in zip(parts, [text, html or html_of(text)], strict=True):
         assert lf(part.get_content()) == sent
         assert part.get_content_charset() == "utf-8"
 
@@ -54,7 +54,7 @@ def test_a_turn_mail_reads_back_as_it_was_written(html):
     assert max(len(line) for line in new.split(b"\r\n")) <= 998
     head = new.split(b"\r\n\r\n", 1)[0].decode()
     assert "List-Unsubscribe: <https://example.org/u/" + "x" * 300 in head  # never folded
-    assert "Content-Transfer-Encoding: 8bit" in new.decode()  # short lines, as they are
+    assert new.isascii() and "Content-Transfer-Encoding: quoted-printable" in new.decode()
 
 
 def test_a_maildir_copy_has_lf_lines():
@@ -102,10 +102,42 @@ def test_a_body_holding_a_boundary_like_line_stays_one_part():
 @given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=400),
        html=st.one_of(st.none(), st.text(max_size=300).filter(lambda s: s.strip())))
 def test_any_text_comes_back_as_it_went(text, html):
-    msg = parsed(mime.write(HEADERS, text, html))
-    parts = [p for p in msg.walk() if not p.is_multipart()]
-    want = [text, html] if html else [text]
+    data = mime.write(HEADERS, text, html)
+    assert data.isascii()  # 7-bit: no relay has anything to convert
+    parts = [p for p in parsed(data).walk() if not p.is_multipart()]
+    want = [text, html or html_of(text)]
     for part, sent in zip(parts, want, strict=True):
         lines = sent.encode("utf-8", "replace").splitlines()
         got = lf(part.get_content()).encode("utf-8", "replace")
         assert got == b"".join(line + b"\n" for line in lines) or (not lines and got == b"\n")
+
+
+def test_bodies_are_quoted_printable_and_read_back_the_same():
+    data = mime.write(HEADERS, TEXT, HTML)
+    assert data.isascii() and b"8bit" not in data
+    same(data, HEADERS, TEXT, HTML)
+    parts = [p for p in parsed(data).walk() if not p.is_multipart()]
+    assert {p["Content-Transfer-Encoding"] for p in parts} == {"quoted-printable"}
+    ascii_only = mime.write(HEADERS, "Your move.\n", None)
+    assert b"Content-Transfer-Encoding: 7bit" in ascii_only  # plain ASCII stays as it is
+
+
+def test_a_text_only_mail_gets_an_html_part_with_its_words_and_links():
+    text = "Confirm <yours> & go: https://pbem.example/c/abc.\n\n  indented (mailto:x@y.example)\n"
+    html = html_of(text)
+    assert '<a href="https://pbem.example/c/abc">https://pbem.example/c/abc</a>.' in html
+    assert '<a href="mailto:x@y.example">mailto:x@y.example</a>)' in html
+    assert "Confirm &lt;yours&gt; &amp; go" in html and "<yours>" not in html
+    assert "\n\n  indented" in html and "pre-wrap" in html  # the text's own lines kept
+    assert html_of('x https://a.example/"><script>').count("<script>") == 0
+
+
+def test_making_the_html_part_takes_linear_time():
+    """A stranger's words end up in some mails: no text makes the link pattern backtrack."""
+    import time
+
+    text = "https://" + "." * 200_000 + " mailto:" + "x" * 200_000
+    started = time.perf_counter()
+    html = html_of(text)
+    assert time.perf_counter() - started < 1.0  # linear: milliseconds
+    assert html.count("<a href=") == 2

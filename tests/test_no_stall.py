@@ -6,11 +6,14 @@ that takes no lock, and pages read beside a writer instead of queueing behind it
 import sqlite3
 
 import pytest
+from sqlmodel import select
 
 from pbem.engine import claims, preset
 from pbem.gamelog import export as write_log
 from pbem.play import Refused, import_log, start, submit
+from pbem.store import prefs
 from pbem.store.db import upgrade
+from pbem.store.models import Player
 from pbem.store.states import Store
 from tests.web_helpers import make_app, tokens
 
@@ -35,6 +38,9 @@ def claim_position(store) -> int:
     log = write_log(STD, [{"seq": 1, "type": "deal", "dealer": 3, "hands": HANDS}],
                     ["a@x.test", "b@x.test", "c@x.test", "d@x.test"], first_dealer=3)
     gid = import_log(store, log)
+    with store.reader() as s:  # d keeps auto off, else the hand plays itself once bid
+        d = s.exec(select(Player.id).where(Player.email == "d@x.test")).one()
+    prefs.update(store, d, auto="off")
     start(store, gid)
     for seat, bid in ((0, 4), (1, 3), (2, 1), (3, 1)):
         submit(store, gid, seat, {"type": "bid", "bid": bid})

@@ -76,7 +76,7 @@ def test_a_move_after_which_the_mover_leads_is_answered_in_one_mail(env):
     gid = ann_to_win_the_trick(env)
     [mail] = to_ann(env, gid, "AH")  # the answer, and no turn mail besides
     seq = state(env.store, gid).seq  # its subject: the turn mail's, and what was done
-    assert headline(mail) == f"Game {gid}: your turn (move {seq}), you played {pretty('AH')}"
+    assert headline(mail) == f"Game {gid}: you played {pretty('AH')}; your turn to lead"
     assert re.fullmatch(rf"<turn\.{gid}\.3\.{seq}\.[0-9a-f]+@{re.escape(env.domain)}>",
                         str(mail["Message-ID"]))
     body = text(mail)
@@ -118,7 +118,7 @@ def test_a_look_by_mail_is_answered_in_one_mail_and_a_reply_to_it_bids(env, stor
     gid, hands = crafted(store, HANDS, seats=[ANN, *PLAYERS[:3]], rules=rules)
     env.replies()
     [mail] = to_ann(env, gid, "look", seat=0)  # she bids first
-    assert headline(mail) == f"Game {gid}: your turn (move 2), you looked at your cards"
+    assert headline(mail) == f"Game {gid}: you looked at your cards; your turn to bid"
     assert str(mail["Message-ID"]).startswith(f"<turn.{gid}.0.")
     assert all(pretty(c) in text(mail) for c in hands[0])
     assert not any(pretty(c) in text(mail) for c in hands[1])
@@ -191,4 +191,4 @@ def test_an_undo_by_mail_tells_the_deadline_the_seat_keeps(env):
         [mail] = to_ann(env, gid, "undo")
     assert state(env.store, gid).trick == [(0, "2H"), (1, "7H"), (2, "TH")]
     assert due_line(mail) == armed(env.store, gid) == kept
-    assert headline(mail).startswith(f"Game {gid}: your turn (move ")
+    assert headline(mail).startswith(f"Game {gid}: you took back your move; your turn to")

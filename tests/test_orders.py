@@ -16,6 +16,7 @@ from pbem.gamelog import replay_log
 from pbem.play import import_log, start, submit
 from pbem.store.games import export
 from pbem.store.models import Outbox, SeatOrder
+from tests.test_autoplay import player_prefs
 from tests.test_no_stall import HANDS
 
 STD = preset("standard")
@@ -68,10 +69,14 @@ def test_which_order_acts_and_which_cannot_be_kept():
 
 
 def dealt(store):
-    """HANDS dealt, nobody has bid: seat 0 bids first, then 1, 2, 3."""
+    """HANDS dealt, nobody has bid: seat 0 bids first, then 1, 2, 3. HANDS is settled from
+    its first card (seat 0 takes 8 tricks and seat 1 5 whatever is played:
+    pbem.engine.settled), so seat 3's player (13 clubs: never an only card before the last)
+    has `auto off`, and the table is asked for its cards, orders and all."""
     log = write_log(STD, [{"seq": 1, "type": "deal", "dealer": 3, "hands": HANDS}], SEATS,
                     first_dealer=3)
     gid = import_log(store, log)
+    player_prefs(store, SEATS[3], auto="off")
     start(store, gid)
     return gid
 

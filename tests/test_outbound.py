@@ -1,6 +1,7 @@
-"""What every mail we send carries (issue 13): a From with our name, a Date in +0000,
-List-Id, List-Unsubscribe with an https one-click link and a mailto, and
-List-Unsubscribe-Post (RFC 8058); the one-click link stops that kind of mail for that
+"""What every mail we send carries (issue 13): a From with our name, a Date in +0000; a
+game's or a league's news also List-Id, List-Unsubscribe with an https one-click link and
+a mailto, and List-Unsubscribe-Post (RFC 8058), a mail that is not news none of them
+(issue 32); the one-click link stops that kind of mail for that
 player and nothing else; with a key, every mail is DKIM-signed and verifies against the
 record `pbem dkim keygen` prints."""
 
@@ -93,15 +94,15 @@ def test_one_click_stops_that_kind_of_mail_and_a_get_changes_nothing(store, env)
                       ).all()[1:] == []
 
 
-def test_unsubscribing_from_any_other_mail_stops_all_mail_until_mail_on(store, env):
+def test_unsubscribing_from_any_other_news_stops_all_mail_until_mail_on(store, env):
     client, maildir = env
     with store.session() as s:
-        s.add(Outbox(to_addr=ANN, subject="hello", body_text="hi\n", dedupe_key="invite:9:1"))
+        s.add(Outbox(to_addr=ANN, subject="hello", body_text="hi\n", dedupe_key="over:9:1"))
         s.commit()
     gid = ann_game(store)
-    invite = next(m for m in sent(store, maildir) if m["Subject"] == "hello")
-    assert "subject=mail%20off" in invite["List-Unsubscribe"]
-    assert client.post(one_click(invite), data={"List-Unsubscribe": "One-Click"}
+    over = next(m for m in sent(store, maildir) if m["Subject"] == "hello")
+    assert "subject=mail%20off" in over["List-Unsubscribe"]
+    assert client.post(one_click(over), data={"List-Unsubscribe": "One-Click"}
                        ).status_code == 200
     assert prefs(store)["mail"] == "off"
     submit(store, gid, 0, {"type": "bid", "bid": 3})
@@ -145,3 +146,19 @@ def test_dkim_signs_every_mail_and_it_verifies_against_the_printed_record(store,
 
     assert dkim.verify(raw, dnsfunc=dns)
     assert not dkim.verify(raw.replace(b"Your hand", b"Her hand", 1), dnsfunc=dns)
+
+
+@pytest.mark.parametrize("key", ["invite:9:1", "signin:abc", "pbem.new-game:x:2026-11-23",
+                                 "reply:pbem+abc@pbem.test <a@example.org>", "bounces:1:2:x"])
+def test_a_mail_that_is_not_news_carries_no_list_headers(store, env, key):
+    """An invitation, a sign-in link, a confirmation, an answer at the account address, a
+    bounce notice: not a list, so no List-Id and no one-click that would stop all mail."""
+    _, maildir = env
+    with store.session() as s:
+        s.add(Outbox(to_addr=ANN, subject="hello", body_text="hi\n", dedupe_key=key))
+        s.add(Outbox(to_addr=ANN, subject="news", body_text="hi\n", dedupe_key="news:9:1:2"))
+        s.commit()
+    mails = {m["Subject"]: m for m in sent(store, maildir)}
+    for name in ("List-Id", "List-Unsubscribe", "List-Unsubscribe-Post"):
+        assert mails["hello"][name] is None, name
+        assert mails["news"][name] is not None, name  # the same outbox, a news mail

@@ -27,12 +27,18 @@ from tests.test_serve import free_port
 
 KEYS = ["k" * 32]
 WINDOW = timedelta(seconds=1)  # the lease beyond the relay's timeout: short, for a test
-TIMEOUT = 4.0  # the relay's, for a test: each mail below takes DELAY
-DELAY = 3.0
-# seconds the database is away from A in the first test: more than the lease was without
-# the relay's timeout in it (WINDOW and a random second), and back before the relay answers
-# A's mails, or after (A's marks wait for it), but before A's lease runs out
-BACK = {"before the relay answers": 2.5, "after": DELAY + 1.0}
+TIMEOUT = 10.0  # the relay's, for a test: each mail below takes DELAY
+# long enough for sender A's 16 connections all to reach the relay on a loaded CI machine
+# before the first is answered (at 3 s, CI once saw the first answered before the 16th came)
+DELAY = 6.0
+# when the database comes back to A in the first test, from (seconds since the cut, the
+# relay): away longer than the lease was without the relay's timeout in it (WINDOW and a
+# random second), and back before the relay answers A's mails, or once it has answered
+# them all (A's marks wait for it), with TIMEOUT - DELAY + WINDOW of A's lease left. Not a
+# fixed time after the cut: on a loaded CI machine the 16 mails reached the relay over
+# 2.6 s, and a restore at DELAY + 1 s came too near the lease's end.
+BACK = {"before the relay answers": lambda since, relay: since >= 2.5,
+        "after": lambda since, relay: since >= 0.5 and relay.busy == 0}
 _MESSAGE_ID = re.compile(rb"(?im)^Message-ID:\s*(\S+)")
 
 
@@ -107,9 +113,9 @@ def wait_until(check, seconds: float = 20.0) -> None:
         time.sleep(0.02)
 
 
-def race(store, link, relay: SlowRelay, url: str, back_after: float | None) -> int:
+def race(store, link, relay: SlowRelay, url: str, back_when=None) -> int:
     """Sender A drains through `link`, which is cut once its first 16 mails are at the
-    relay (and restored `back_after` seconds later, or never); sender B drains the same
+    relay (and restored once `back_when(seconds since, relay)`, or never); sender B drains the same
     database meanwhile, until A is done and every mail has gone. B's count."""
     sent_b, failed_a = [], []
     deliver_a = Relay(url, "pbem.test", KEYS, timeout=TIMEOUT)
@@ -125,12 +131,11 @@ def race(store, link, relay: SlowRelay, url: str, back_after: float | None) -> i
     wait_until(lambda: relay.busy == 16)
     link.cut()
     cut, deliver_b = time.monotonic(), Relay(url, "pbem.test", KEYS, timeout=TIMEOUT)
-    back = back_after is not None
     while a.is_alive() or any(r.sent_at is None for r in outbox(store)):
         assert time.monotonic() - cut < 60, "the mails did not all go"
-        if back and time.monotonic() - cut >= back_after:
+        if back_when is not None and back_when(time.monotonic() - cut, relay):
             link.restore()
-            back = False
+            back_when = None
         sent_b.append(drain(store, deliver_b, lease=WINDOW))
         time.sleep(0.05)
     return sum(sent_b)
@@ -147,7 +152,7 @@ def test_a_sender_that_loses_the_database_while_its_mails_are_at_a_slow_relay_ke
     server = Controller(relay, hostname="127.0.0.1", port=port)
     server.start()
     try:
-        sent_b = race(store, link, relay, f"smtp://127.0.0.1:{port}", back_after=BACK[back])
+        sent_b = race(store, link, relay, f"smtp://127.0.0.1:{port}", back_when=BACK[back])
     finally:
         server.stop()
         link.close()
@@ -167,7 +172,7 @@ def test_a_sender_that_cannot_renew_starts_no_more_and_a_mail_sent_again_has_its
     server = Controller(relay, hostname="127.0.0.1", port=port)
     server.start()
     try:
-        sent_b = race(store, link, relay, f"smtp://127.0.0.1:{port}", back_after=None)
+        sent_b = race(store, link, relay, f"smtp://127.0.0.1:{port}", back_when=None)
     finally:
         server.stop()
         link.close()

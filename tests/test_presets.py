@@ -260,3 +260,21 @@ def test_every_preset_and_the_ends_of_each_range_are_allowed():
     for key, (lo, hi) in BOUNDS.items():
         for value in (lo, hi if key != "side_min" else 4):  # side_min: up to the tricks too
             assert getattr(preset("standard").with_options(**{key: value}), key) == value
+
+
+def test_editions_new_games_play_the_latest_stored_rules_without_one_keep_edition_1():
+    """docs/rules.md "Editions": a new ruleset plays the latest edition and records it;
+    rules stored by a game, league or log before editions were recorded read as edition 1,
+    so an old game goes on (and replays) under the rules it began with."""
+    from pbem.engine.rules import EDITION
+
+    fresh = Rules.from_dict({"preset": "six-handed", "identical": "cancel"})
+    assert fresh.edition == EDITION == 2 and fresh.to_dict()["edition"] == 2
+    stored = fresh.to_dict()
+    assert Rules.stored(stored).edition == 2  # it names its edition: kept
+    del stored["edition"]
+    assert Rules.stored(stored).edition == 1
+    assert Rules.stored({"preset": "whiz", "raise_round": True}).raise_round  # (edition 1)
+    with pytest.raises(RulesError, match="'edition' runs from 1 to 2"):
+        Rules.from_dict({"edition": 3})
+

@@ -225,4 +225,7 @@ def test_a_due_timeout_is_one_write_with_the_robots_replies(store):
     assert (done.state, done.result) == ("done", "timeout: robot") and done.claimed_at
     with store.reader() as s:
         keys = set(s.exec(select(Outbox.dedupe_key)))
-    assert f"timeout:{row.id}:0" in keys  # ann was told, in the same write
+        turn = s.exec(select(Outbox.body_text).where(
+            Outbox.dedupe_key == f"turn:{gid}:0:{after.seq}")).one()
+    assert f"timeout:{row.id}:0" not in keys  # ann was told, in the same write: in the one
+    assert "did not move in time" in turn  # mail that asks her to move again

@@ -467,6 +467,24 @@ def test_B15_forced_bids_refuse_options_that_would_close_every_bid(options, name
         STANDARD.with_options(**options)
 
 
+@pytest.mark.parametrize("preset_name", ["whiz", "mirror"])
+def test_B15_a_forced_bid_is_not_raised(preset_name):
+    """Seed 004 on whiz: "each player must bid the exact number of spades in their hand or
+    go Nil"; on mirror: "Each player must bid the number of spades in their hand". A raise
+    round (B7) would let a forced bid grow: edition 2 refuses the combination."""
+    base = preset("whiz") if preset_name == "whiz" else STANDARD.with_options(
+        forced_bids="mirror", blind_nil=False)
+    with pytest.raises(RulesError, match="raise_round=false"):
+        base.with_options(raise_round=True)
+    old = base.with_options(edition=1, raise_round=True)  # games begun before: as then
+    st = started(old, {1: FIVE_SPADES})
+    for seat in (1, 2, 3, 0):
+        bid(st, seat, spades_in(st, seat) or "nil")
+    assert st.raising and {"bid": 6} in st.bid_options(1)
+    assert preset("suicide").with_options(raise_round=True).raise_round  # not forced to a
+    # number: the suicide's number bidder may raise as any other
+
+
 def test_B15_robots_play_whole_forced_games():
     for name in ("whiz", "suicide"):
         st = started(preset(name))
@@ -584,6 +602,46 @@ def test_B10_no_moon_beside_a_nil_and_none_where_not_played():
         bid(st, 3, "moon")
     with pytest.raises(IllegalAction, match="not allowed"):
         bid(started(STANDARD), 1, "moon")
+
+
+def test_B10_no_moon_against_a_double_nil_and_no_double_nil_against_a_moon():
+    """The encyclopedia: "A team cannot bid to Shoot The Moon if the other team bids Double
+    Nil, and vice versa." The second of the two is refused, with the reason, and is not
+    among the legal bids (edition 2)."""
+    st = started(MOON, {1: top_trumps(MOON)})
+    bid(st, 1, "moon")  # seat 3, its partner, is skipped
+    bid(st, 2, "nil")
+    assert {"bid": "nil"} not in st.bid_options(0)
+    assert {"type": "bid", "bid": "nil"} not in legal(st, 0)
+    with pytest.raises(IllegalAction, match="cannot bid double nil against a moon"):
+        bid(st, 0, "nil")
+    assert st.bids[0] is None
+    bid(st, 0, 1)
+    st = started(MOON)
+    bid(st, 1, "nil")
+    bid(st, 2, 3)
+    bid(st, 3, "nil")  # side 1: double nil
+    assert {"bid": "moon"} not in st.bid_options(0)
+    with pytest.raises(IllegalAction, match="cannot bid a moon against a double nil"):
+        bid(st, 0, "moon")
+    old = started(MOON.with_options(edition=1))  # games begun before: both were accepted
+    for seat, value in ((1, "nil"), (2, 3), (3, "nil"), (0, "moon")):
+        bid(old, seat, value)
+    assert old.bids == ["moon", "nil", 3, "nil"]
+
+
+def test_B10_a_moon_side_takes_the_last_trick_bonus():
+    """S7 (the encyclopedia): "the winner of last trick wins 10 bonus points": the moon's
+    side took it (edition 1 scored the moon and returned before any bonus)."""
+    for edition, points in ((2, 210), (1, 200)):
+        r = MOON.with_options(last_trick_bonus=10, edition=edition)
+        st = started(r, {1: top_trumps(r)})
+        bid(st, 1, "moon")
+        bid_round(st)
+        play_out(st)
+        side = last_side(st, 1)
+        assert side["moon"]["made"] and side["points"] == points
+        assert side.get("bonus") == ({"last_trick": 10} if edition == 2 else None)
 
 
 def test_B10_blind_moon_400_only_before_either_partner_looks():
@@ -726,17 +784,36 @@ def test_B7_a_second_round_keeps_or_raises_each_bid_by_one():
 NT = STANDARD.with_options(no_trump=True)
 
 
-def test_B14_no_trump_made_scores_double_and_is_public():
+@pytest.mark.parametrize("edition, points", [(2, 2 * 30 + 10 + 4), (1, 2 * 40 + 4)])
+def test_B14_no_trump_made_scores_double_and_is_public(edition, points):
+    """Edition 2 doubles the no-trump bidder's own bid (pagat: "The value of the bid is
+    double that of a normal bid for that number of tricks"), not the partner's plain 1;
+    edition 1 (old games) doubled the side's whole contract."""
+    rules = NT.with_options(edition=edition)
     hearts = ["AH", "KH", "QH", "JH", "TH", "9H", "8H"]
-    st = started(NT, {1: ["2S"] + hearts + ["AC", "KC", "QC", "JC", "TC"]})
+    st = started(rules, {1: ["2S"] + hearts + ["AC", "KC", "QC", "JC", "TC"]})
     assert {"bid": 3, "no_trump": True} in st.bid_options(1)
     bid_round(st, {1: {"bid": 3, "no_trump": True}})
     assert view(st, 0)["no_trump"] == [1] and st.bids[1] == 3
     from pbem.engine.scoring import score_hand
 
+    assert st.bids[3] == 1  # the partner's plain bid
     st.won = [2, 6, 3, 2]  # the side's 3 + 1 made with 8, no trick won by a ruff
     side = score_hand(st)["sides"][1]
-    assert (side["no_trump"], side["points"], side["bags"]) == (True, 2 * 40 + 4, 4)
+    assert (side["no_trump"], side["points"], side["bags"]) == (True, points, 4)
+
+
+def test_B14_the_partners_plain_bid_is_not_doubled_when_set():
+    """pagat: "the penalty is if you lose is double the penalty for a normal bid": the
+    no-trump bidder's 3 costs 60, the partner's plain 1 costs 10."""
+    from pbem.engine.scoring import score_hand
+
+    st = started(NT, {1: ["2S", "AH", "KH", "QH", "JH", "TH", "9H", "8H", "AC", "KC", "QC",
+                          "JC", "TC"]})
+    bid_round(st, {1: {"bid": 3, "no_trump": True}, 3: 1})
+    st.won = [5, 2, 5, 1]
+    side = score_hand(st)["sides"][1]
+    assert (side["set"], side["points"]) == (True, -(2 * 30 + 10))
 
 
 def test_B14_a_trick_won_with_a_spade_on_another_lead_loses_the_bid():
@@ -750,7 +827,8 @@ def test_B14_a_trick_won_with_a_spade_on_another_lead_loses_the_bid():
     st.tricks.append(([(2, "2H"), (3, "3H"), (0, "4H"), (1, "2S")], 1))  # a ruff: broken
     row = score_hand(st)
     assert row["sides"][1]["no_trump"] is False and row["sides"][1]["set"]
-    assert row["sides"][1]["points"] == -2 * 10 * row["sides"][1]["bid"]
+    # the no-trump 4 costs double, the partner's plain rest of the side's bid single
+    assert row["sides"][1]["points"] == -(2 * 10 * 4 + 10 * (row["sides"][1]["bid"] - 4))
 
 
 def last_trick_ok(st):

@@ -430,6 +430,23 @@ def test_S3_a_special_card_cancels_one_bag_of_the_side_that_takes_it():
     assert (side["bags"], side["points"]) == (2, 112)
 
 
+@pytest.mark.parametrize("edition, bags, cancelled", [(2, 3, False), (1, 2, True)])
+def test_S3_the_special_card_has_no_effect_for_a_side_whose_nils_failed(edition, bags,
+                                                                         cancelled):
+    """pagat: "If the side which wins the special card makes no overtricks, or loses their
+    bid, the special card has no effect." Both partners bid nil and both took tricks (the
+    3S among them): the side lost its bid, so its 3 bags stay 3 (edition 1 cancelled one)."""
+    from pbem.engine.scoring import score_hand
+
+    st = new_game(preset("standard").with_options(bag_cancel_card="3S", edition=edition), 0)
+    deal(st)
+    st.bids, st.won = ["nil", 4, "nil", 5], [2, 5, 1, 5]
+    st.tricks = [([(0, "3S"), (1, "2H"), (2, "3H"), (3, "4H")], 0)]  # the 3S: seat 0's
+    side = score_hand(st)["sides"][0]
+    assert (side["bags"], side.get("bag_cancelled", False)) == (bags, cancelled)
+    assert side["points"] == -200 + bags
+
+
 def test_S3_special_card_must_be_in_the_pack():
     from pbem.engine import RulesError
 

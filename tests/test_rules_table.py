@@ -182,6 +182,93 @@ def test_T6a_identical_cards_cancel():
     assert table.winning([(1, "KH"), (2, "AS"), (3, "AS"), (4, "2S")]) == 3  # a 2S trumps
 
 
+CANCEL = preset("six-handed").with_options(identical="cancel")
+ALL_PAIRED = {1: ["AH"], 2: ["AH"], 3: ["KH"], 4: ["KH"], 5: ["QH"], 0: ["QH"]}
+
+
+def play_trick(st, cards):
+    for seat, card in cards:
+        do(st, seat, card)
+
+
+@pytest.mark.parametrize("edition", [2, 1])
+def test_T6a_a_trick_whose_cards_all_cancel_is_dead(edition):
+    """Seed 004: "If identical cards are played in a round, they cancel and cannot take the
+    trick. Tricks won by no one are "dead" and discarded." Edition 2: no seat takes it and
+    its leader leads again; edition 1 (games begun before) gave it to the leader."""
+    st = ready_to_play(CANCEL.with_options(edition=edition), fixed_hands(CANCEL, ALL_PAIRED))
+    play_trick(st, [(s, ALL_PAIRED[s][0]) for s in (1, 2, 3, 4, 5, 0)])
+    assert st.to_act() == [1] and len(st.tricks) == 1
+    if edition == 1:
+        assert trick_winner(st) == 1 and st.won == [0, 1, 0, 0, 0, 0]
+        return
+    assert trick_winner(st) is None and st.won == [0] * 6
+    assert view(st, 0)["tricks"][0]["winner"] is None
+    play_out(st)
+    row = st.history[-1]
+    assert row["dead"] >= 1 and sum(s["tricks"] for s in row["sides"]) == 17 - row["dead"]
+
+
+def test_T6a_a_led_card_that_cancels_with_no_other_of_its_suit_or_a_spade_is_dead():
+    """The led 5H meets its twin, the others have no heart and play clubs (no trump): no
+    card is left that could take the trick, so it is dead (edition 2), and the card that
+    ended it can be taken back, giving no trick back to anyone."""
+    packs = [[r + "H" for r in "AKQJT98765432"]] * 2
+    hands = fixed_hands(CANCEL, {1: packs[0], 2: packs[1], 3: ["2C"], 4: ["3C"], 5: ["4C"],
+                                 0: ["6C"]})
+    st = ready_to_play(CANCEL, hands)
+    play_trick(st, [(1, "5H"), (2, "5H"), (3, "2C"), (4, "3C"), (5, "4C")])
+    do(st, 0, "6C")
+    assert trick_winner(st) is None and st.won == [0] * 6 and st.to_act() == [1]
+    do(st, 0, {"type": "undo"})
+    assert not st.tricks and st.trick[-1] == (5, "4C") and st.won == [0] * 6
+    do(st, 0, "6C")
+    assert trick_winner(st) is None
+    # one uncancelled card of the suit led still takes it
+    assert st.table.taker([(1, "5H"), (2, "5H"), (3, "2H"), (4, "3C")]) == 2
+
+
+@pytest.mark.parametrize("edition, holds", [(2, False), (1, True)])
+def test_T6a_a_claim_must_win_a_trick_that_could_go_dead(edition, holds):
+    """A claim needs every remaining trick. On the last trick every card has its twin: the
+    leader's claim held when such a trick went to the leader (edition 1); from edition 2
+    the trick is dead, won by no one, and the claim is refused."""
+    from pbem.engine.claims import claim_holds
+
+    r = CANCEL.with_options(edition=edition)
+    st = ready_to_play(r, fixed_hands(r, ALL_PAIRED))
+    assert st.to_act() == [1]
+    st.hands = [list(ALL_PAIRED[s]) for s in range(6)]  # the last trick, 16 played before
+    st.tricks = [([], 1)] * 16
+    assert claim_holds(st, 1) is holds
+
+
+def test_T6a_an_old_log_replays_as_it_was_played():
+    """The log format is a contract: a log whose rules name no edition was written before
+    editions, and replays on edition 1, where the all-cancelled trick was the leader's."""
+    import json
+
+    from pbem.gamelog import export, read_log, replay_log
+
+    old = CANCEL.with_options(edition=1)
+    st = new_game(old, 0)
+    events = [deal(st, fixed_hands(old, ALL_PAIRED))] + bid_round(st)
+    header, *lines = export(old, events, [f"p{i}" for i in range(6)]).splitlines()
+    head = json.loads(header)
+    del head["rules"]["edition"]  # as every log written before editions
+    lines = [json.dumps(head)] + lines
+    for s in (1, 2, 3, 4, 5, 0):
+        card = ALL_PAIRED[s][0]
+        lines.append(json.dumps({"seq": len(lines), "type": "play", "seat": s, "card": card}))
+    text = "\n".join(lines) + "\n"
+    assert read_log(text)[1].edition == 1
+    again = replay_log(text)
+    assert again.tricks[0][1] == 1 and again.won[1] == 1
+    head["rules"]["edition"] = 2
+    lines[0] = json.dumps(head)
+    assert replay_log("\n".join(lines) + "\n").tricks[0][1] is None
+
+
 def test_T7_five_players_2C_2D_removed_ten_each_without_partners():
     """docs/rules.md T7: "five players, 2C and 2D removed, 10 each"; five seats cannot sit in
     partnerships of two, so each plays alone (as in cutthroat)."""

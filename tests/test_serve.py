@@ -48,11 +48,17 @@ def messages(maildir: Path):
         return []
 
 
+def init_site(env: dict) -> None:
+    """`pbem init` in env's data directory: a new site, as an operator makes one."""
+    subprocess.run(PBEM + ["init"], env=env, capture_output=True, check=True)
+
+
 def test_serve_answers_a_move_by_mail(tmp_path):
     port, web = free_port(), free_port()
     env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path), PBEM_SMTP_PORT=str(port),
                PBEM_WEB_PORT=str(web), PBEM_BASE_URL=f"http://127.0.0.1:{web}")
     env.pop("DATABASE_URL", None)
+    init_site(env)
     new = subprocess.run(PBEM + ["game", "new", "--seat", "ann@example.org", "--seat", "robot",
                                  "--seat", "robot", "--seat", "robot", "--first-dealer", "3"],
                          env=env, capture_output=True, text=True, check=True)
@@ -123,6 +129,7 @@ def test_pbem_clock_fires_a_due_deadline(tmp_path):
 
     env = dict(os.environ, PBEM_VAR_DIR=str(tmp_path))
     env.pop("DATABASE_URL", None)
+    init_site(env)
     subprocess.run(PBEM + ["game", "new", "--seat", "ann@example.org", "--seat", "robot",
                            "--seat", "robot", "--seat", "robot", "--first-dealer", "3",
                            "--no-auto-vacation"],  # the robot moves at the timeout

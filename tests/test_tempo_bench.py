@@ -13,6 +13,9 @@ from pbem.engine import new_game, preset, view
 from pbem.engine.orders import next_card, read
 from tests.test_no_stall import HANDS
 
+# one xdist worker runs this file (scripts/test): the tallied games made once for the file
+pytestmark = pytest.mark.xdist_group("test_tempo_bench")
+
 STD = preset("standard")
 
 
@@ -33,6 +36,19 @@ def test_orders_play_only_legal_cards_and_never_ask_more(games):
             assert d[name] >= 4 * hands  # every bid is a person's
         played += tallies[tempo.ORDERS].by_order
     assert played > 0  # the careful player's orders did play cards
+
+
+def test_settled_hands_playing_themselves_never_ask_more(games):
+    """Issue 33: a settled hand's rest plays itself; the policies with it ask fewer cards
+    (the same news: a hand still ends with a move)."""
+    fewer = 0
+    for tallies, hands in games:
+        d = {name: t.decisions for name, t in tallies.items()}
+        assert d[tempo.FORCED_SETTLED] <= d[tempo.FORCED]
+        assert d[tempo.SETTLED] <= d[tempo.AHEAD]
+        fewer += d[tempo.FORCED] - d[tempo.FORCED_SETTLED]
+        assert tallies[tempo.SETTLED].news("hand") == 3 * (hands - 1)
+    assert fewer > 0
 
 
 def test_bids_ahead_answer_beside_the_first_bid_and_need_no_turn_mail(games):

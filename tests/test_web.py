@@ -55,6 +55,7 @@ ROUTES = {
     "/t/<token>/say": "test_say_on_the_table_page",
     "/t/<token>/undo": "test_undo_on_the_table_page",
     "/t/<token>/resign": "test_resign_on_the_table_page_asks_to_confirm",
+    "/t/<token>/note": "test_notes_on_the_table_page_only_the_author_sees",  # test_notes
     # sending an invitation again: tests/test_web_flow.py
     "/t/<token>/invite": "test_the_creators_table_says_who_has_said_yes_and_sends_again",
     # the league pages: tests/test_web_leagues.py
@@ -77,6 +78,7 @@ ROUTES = {
     "/o/<admin_token>/remind": "test_the_organisers_forms_and_their_refusals",
     "/o/<admin_token>/message": "test_the_organisers_forms_and_their_refusals",
     "/o/<admin_token>/pause": "test_the_organisers_forms_and_their_refusals",
+    "/o/<admin_token>/replay": "test_a_replay_is_dealt_in_the_league_and_counts",
     "/api/leagues": "test_a_season_page_during_and_after_play",
     "/api/l/<int:league_id>": "test_a_season_page_during_and_after_play",
     "/api/l/<int:league_id>/s/<int:number>": "test_a_season_page_during_and_after_play",
@@ -93,6 +95,24 @@ ROUTES = {
     "/o/<admin_token>/address": "test_the_organiser_page_gives_a_new_organiser_address",
     "/t/<token>/seq": "test_the_seq_answers_304_until_the_game_moves",
     "/live.js": "test_two_pages_on_one_game_follow_it_without_a_click",
+    # a player's own data: tests/test_privacy_mail.py
+    "/home/data.json": "test_the_home_page_downloads_and_forgets_after_a_confirm",
+    "/home/forget": "test_the_home_page_downloads_and_forgets_after_a_confirm",
+    # the language menu: tests/test_i18n_web.py
+    "/lang": "test_the_language_menu_keeps_a_visitors_choice_and_a_players_setting",
+    "/forget/<token>": "test_forget_me_by_mail_asks_first_and_the_link_forgets",
+    # the operator's: tests/test_health.py
+    "/healthz": "test_healthz_reads_nothing_and_readyz_says_the_database_is_away",
+    "/readyz": "test_readyz_wants_the_migrations_head",
+    "/metrics": "test_metrics_answer_loopback_or_the_token_only",
+    # open seeks: tests/test_seeks.py
+    "/seeks": "test_seeks_on_the_home_page_and_at_seeks",
+    "/seeks/new": "test_seeks_on_the_home_page_and_at_seeks",
+    "/seeks/<int:seek_id>/accept": "test_seeks_on_the_home_page_and_at_seeks",
+    "/seeks/<int:seek_id>/cancel": "test_seeks_on_the_home_page_and_at_seeks",
+    # a duplicate league's board: tests/test_league_duplicate.py
+    "/l/<int:league_id>/s/<int:number>/r/<int:rnd>/b/<int:board>":
+        "test_a_table_still_playing_a_board_sees_nothing_of_it_from_another",
 }  # and test_docs_api_md_documents_every_endpoint for /api/
 
 
@@ -211,7 +231,7 @@ def test_a_new_game_waits_for_its_creators_confirmation(store, client):
         assert s.exec(select(Player)).all() == []  # no account for anyone yet
         (ask,) = s.exec(select(Outbox)).all()
     assert ask.to_addr == "a@x.test" and ask.subject == "Confirm your new game of Spades"
-    assert "b@x.test, robot, c@x.test" in ask.body_text
+    assert "b@x.test, robot and c@x.test" in ask.body_text
     (link,) = confirmation_links(store, "a@x.test")
 
     seen = counts(store)
@@ -403,7 +423,8 @@ def test_move_links_from_a_turn_mail(store, client):
     assert m.ref.startswith("link:") and m.source == "web"
     used = counts(store)
     r = posted(client, links["bid 4"], {"csrf": csrf(client)})  # replayed
-    assert "used already" in r.text and counts(store) == used
+    assert "already played" in r.text.lower() and counts(store) == used  # the truth, not red
+    assert 'class="error"' not in r.text
     assert game_state(store, gid).bids[seat] == 4
 
     # the game moves on until this seat is due again; the mail's other link is stale

@@ -23,7 +23,7 @@ from pbem.league.manage import OPERATOR, add_season, join, withdraw
 from pbem.league.reports import fixtures as report_fixtures
 from pbem.league.reports import ratings, season_reliability, season_standings
 from pbem.organise import seasons
-from pbem.store.models import Entry, Fixture, League, Move, Outbox, Player, Season, Seat
+from pbem.store.models import Entry, Fixture, Game, League, Move, Outbox, Player, Season, Seat
 from tests.league_helpers import (
     ONE_HAND,
     ORGANISER,
@@ -33,6 +33,7 @@ from tests.league_helpers import (
     play_out,
     play_season,
     playing_games,
+    replay_ruled,
     season,
     snapshot,
     state,
@@ -158,7 +159,7 @@ def test_create_a_league_by_the_form(store, client):
            ({"options": "nosuch=1"}, "unknown option 'nosuch'"),
            ({"options": "target=abc"}, "whole number"),
            ({"entry": "trio"}, "entries are single or pair"),
-           ({"pairing": "knockout"}, "pairing is round-robin or swiss"),
+           ({"pairing": "knockout"}, "pairing is round-robin, swiss or duplicate"),
            ({"preset": "cutthroat-4", "options": ""}, "cutthroat-4 has no partnerships of two"),
            ({"rounds": "many"}, "rounds: a whole number"),
            ({"rounds": "0"}, "a season has 1 to 100 rounds"),
@@ -664,8 +665,9 @@ def test_every_league_route_is_tested_here():
 
     here = {name for name in globals() if name.startswith("test_")}
     ours = {rule: test for rule, test in ROUTES.items()
-            if re.match(r"/(l|j|o)(/|$)|/api/(leagues|l/)", rule)}
-    assert len(ours) == 24 and set(ours.values()) <= here
+            if re.match(r"/(l|j|o)(/|$)|/api/(leagues|l/)", rule)
+            and "/b/<int:board>" not in rule}  # a duplicate board: test_league_duplicate.py
+    assert len(ours) == 25 and set(ours.values()) <= here
 
 
 def test_docs_describe_the_league_json(store, client):
@@ -688,7 +690,7 @@ def test_docs_describe_the_league_json(store, client):
     assert set(sn["ratings"]) == set(live["ratings"])
 
 
-ORGANISER_ACTS = ("rule", "more", "robot", "remind", "message", "pause")
+ORGANISER_ACTS = ("rule", "more", "robot", "remind", "message", "pause", "replay")
 
 
 def test_the_organisers_forms_and_their_refusals(app, store, client):
@@ -745,7 +747,54 @@ def test_the_organisers_forms_and_their_refusals(app, store, client):
     refused(client, f"{o}/pause", "has no season 4", store, season="4", do="resume")
     assert "Resumed: season 1." in post(client, f"{o}/pause", season="1", do="resume").text
     r = post(client, f"{o}/message", season="1", subject="Hello", text="Round 2 soon.")
-    assert "went to 8 player(s)" in r.text
+    assert "went to 8 players" in r.text
     with store.session() as s:
         assert len(s.exec(select(Outbox).where(
             Outbox.dedupe_key.like(f"message:{lid}:%"))).all()) == 9
+
+
+def _played_counts(store, lid) -> dict:
+    with store.session() as s:
+        return {r.entry: r.played for r in season_standings(s, season(store, lid))}
+
+
+def _players_at(store, gid) -> list:
+    with store.session() as s:
+        return [x.player_id for x in s.exec(select(Seat).where(Seat.game_id == gid)
+                                           .order_by(Seat.seat)).all()]
+
+
+def test_a_replay_is_dealt_in_the_league_and_counts(app, store, client):
+    lid, gid = replay_ruled(store)
+    o = f"/o/{the_league(store, lid).admin_token}"
+    page = html.unescape(client.get(f"/l/{lid}").text)
+    assert "None" not in page  # the struck game shows its scores as played
+    line = next(r for r in rows(page, "fixture") if f"game {gid}" in r[3])
+    assert re.fullmatch(r"-?\d+ : -?\d+", line[2].split(" (ruled")[0]), line[2]
+    assert "No games finished yet" not in page and "No rated game yet" in page
+    assert all(n == 0 for n in _played_counts(store, lid).values())
+
+    refused(client, f"{o}/replay", "is not ruled a replay", store,
+            game=str(fixtures(store, lid)[1].game_id))
+    refused(client, f"{o}/replay", "the game: a whole number", store, game="x")
+    r = post(client, f"{o}/replay", game=str(gid))
+    assert 'class="notice"' in r.text and f"Game {gid} is replayed as game" in r.text
+    old = next(f for f in fixtures(store, lid) if f.game_id == gid)
+    new = next(f for f in fixtures(store, lid) if f.game_id == old.result["replayed_by"])
+    assert new.round == old.round == 1 and new.game_id != gid
+    assert new.seats == old.seats and new.board == 2 and new.status == "playing"
+    assert _players_at(store, new.game_id) == _players_at(store, gid)
+    with store.session() as s:
+        assert s.get(Game, new.game_id).status == "playing"  # dealt
+    page = html.unescape(client.get(f"/l/{lid}").text)  # listed at once, playing
+    assert [r[2] for r in rows(page, "fixture") if f"game {new.game_id}" in r[3]] == ["playing"]
+    # once only; and the struck game takes no more rulings: its replay does
+    refused(client, f"{o}/replay", "replayed already", store, game=str(gid))
+    refused(client, f"{o}/rule", f"was replayed as game {new.game_id}", store,
+            game=str(gid), result="win", side="1", reason="again")
+
+    play_out(store, new.game_id, seed=2)
+    assert all(n == 1 for n in _played_counts(store, lid).values())  # the replay counts, once
+    page = html.unescape(client.get(f"/l/{lid}").text)
+    assert f'(replayed as <a href="/g/{new.game_id}">game {new.game_id}</a>)' in page
+    assert "None" not in page

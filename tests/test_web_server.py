@@ -2,6 +2,7 @@
 body past the limit, announced or chunked, before the app sees it; a body within it reaches
 the app; stop() ends the server."""
 
+import http.client
 import socket
 import threading
 import time
@@ -93,5 +94,45 @@ def test_stop_ends_the_server():
     site.stop()
     runner.join(10)
     assert not runner.is_alive()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+
+
+def test_stop_lets_a_request_in_the_app_finish_and_refuses_the_next():
+    """stop() waits for the request the app is making (a move's write ends whole), and a
+    request on a connection kept open after it never reaches the app (503)."""
+    entered, release, calls = threading.Event(), threading.Event(), []
+
+    def app(environ, start_response):
+        calls.append(environ["PATH_INFO"])
+        if environ["PATH_INFO"] == "/slow":
+            entered.set()
+            release.wait(10)
+        start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "2")])
+        return [b"ok"]
+
+    port = free_port()
+    site = make_server("127.0.0.1", port, app)
+    threading.Thread(target=site.run, daemon=True).start()
+    kept = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    kept.request("GET", "/first")
+    assert kept.getresponse().read() == b"ok"  # the connection stays open (HTTP/1.1)
+    slow: list[bytes] = []
+    threading.Thread(target=lambda: slow.append(exchange(
+        port, b"GET /slow HTTP/1.0\r\nHost: x\r\n\r\n")), daemon=True).start()
+    assert entered.wait(10)
+    stopper = threading.Thread(target=site.stop)
+    stopper.start()
+    time.sleep(0.3)
+    assert stopper.is_alive()  # waiting for /slow
+    release.set()
+    stopper.join(10)
+    deadline = time.monotonic() + 5
+    while not slow and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not stopper.is_alive() and slow and slow[0].endswith(b"ok")
+    kept.request("GET", "/after")
+    answer = kept.getresponse()
+    assert answer.status == 503 and calls == ["/first", "/slow"]
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=2).close()

@@ -10,10 +10,11 @@ import threading
 import click
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy import exc
 from sqlalchemy.engine import make_url
 
 from .. import gc_tuning
-from ..config import load
+from ..config import Settings, load, require_site
 from ..deadlines import CLOCKS, MAX_HOURS, check
 from ..engine import RulesError, preset
 from ..seatclock import DEFAULTS as BANK
@@ -54,22 +55,38 @@ OPTION = click.option("--option", "-o", "options", multiple=True, metavar="KEY=V
 
 
 # -- the game store ---------------------------------------------------------------------------
-# Every store command works on DATABASE_URL (default: a SQLite file under ./var). A SQLite
-# database is created and migrated on first use; PostgreSQL, shared by many processes, is
-# migrated only by `pbem db upgrade`, and the other commands refuse until it is current.
+# Every store command works on DATABASE_URL (default: the SQLite file in the data directory,
+# PBEM_VAR_DIR). None makes a database or a key: `pbem init` (or `pbem db upgrade`) does. A
+# SQLite file is migrated on first use; PostgreSQL, shared by many processes, only by `pbem
+# db upgrade`, and the other commands refuse until it is current.
 
 
 def where(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-def open_store():
-    """The configured store, brought up to date first if it is a SQLite file."""
-    url = load().database_url
+def unreachable(url: str, e: exc.DBAPIError) -> click.ClickException:
+    """A database that is down or missing, in one line (the driver's first line says why)."""
+    first = str(e.orig).strip().splitlines()[0] if e.orig is not None else type(e).__name__
+    return click.ClickException(f"cannot use the database at {where(url)}: {first}")
+
+
+def revision(url: str) -> str | None:
+    """The database's migration (None: none yet), or a one-line error if it cannot be read."""
+    try:
+        with store_for(url).engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    except exc.DBAPIError as e:
+        raise unreachable(url, e) from None
+
+
+def open_store(cfg: Settings | None = None):
+    """The configured store, if the site is there (pbem.config.require_site), brought up to
+    date first if it is a SQLite file."""
+    url = require_site(cfg or load()).database_url
     store = store_for(url)
     head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
-    with store.engine.connect() as conn:
-        current = MigrationContext.configure(conn).get_current_revision()
+    current = revision(url)
     if current != head:
         if not url.startswith("sqlite"):
             fail(f"the database at {where(url)} is not up to date: run `pbem db upgrade`", 1)
@@ -178,14 +195,18 @@ def pad_table(pad: dict, names) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def stop_on_sigterm() -> None:
-    """SIGTERM (systemd's stop, `kill`) stops the command as Ctrl-C does, so that it stops
-    the processes it started before it goes."""
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+def stop_on_signals() -> None:
+    """SIGINT and SIGTERM (Ctrl-C, systemd's stop, `kill`) both stop the command as Ctrl-C
+    does, so that it stops what it started before it goes. Set here, not inherited: a
+    background job (`pbem serve &`) starts with SIGINT ignored. Only the main thread may
+    set them (click's test runner may call from another)."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.default_int_handler)
 
 
 def run_until_stopped(banner: str, stop) -> None:
-    """Say what runs, wait for Ctrl-C (or SIGINT), then stop it."""
+    """Say what runs, wait for Ctrl-C (or SIGINT, SIGTERM), then stop it."""
     gc_tuning.for_long_running()
     click.echo(banner)
     try:

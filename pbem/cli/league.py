@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from ..i18n import _, ngettext
+from ..league import boards
 from ..league.archive import export_league, write_folder
 from ..league.manage import (
     ENTRY_KINDS,
@@ -28,7 +30,7 @@ from ..league.pause import pause, resume
 from ..league.reports import fixtures, ratings, season_of, season_standings
 from ..league.verdicts import describe as describe_ruling
 from ..organise import care
-from ..organise.adjudicate import adjudicate
+from ..organise.adjudicate import adjudicate, deal_replay
 from ..organise.adjudicate import parse as parse_ruling
 from ..organise.seasons import start_season, substitute
 from .common import (
@@ -126,12 +128,13 @@ def league_show(league_id, number, as_json):
             latest_season(s, league_id)
         table = season_standings(s, season)
         rounds, rated = fixtures(s, season), ratings(s, league)
+        dup = {"rounds": boards.rounds(league, season), "standings": boards.table(s, season)} \
+            if league.pairing == "duplicate" else None
     if as_json:
-        click.echo(json.dumps({"league": league_id, "season": season.number,
-                               "status": season.status, "round": season.round,
-                               "rounds": season.rounds,
-                               "standings": [asdict(r) for r in table], "fixtures": rounds,
-                               "ratings": rated}, indent=2))
+        shown = {"league": league_id, "season": season.number, "status": season.status,
+                 "round": season.round, "rounds": season.rounds,
+                 "standings": [asdict(r) for r in table], "fixtures": rounds, "ratings": rated}
+        click.echo(json.dumps(shown | ({"duplicate": dup} if dup else {}), indent=2))
         return
     click.echo(f"{league.name}, season {season.number} ({season.status}, round "
                f"{season.round} of {season.rounds or '?'}; {season.starts} to {season.ends})")
@@ -143,19 +146,44 @@ def league_show(league_id, number, as_json):
                    f"{r.lost:>3} {r.byes:>3} {r.points:>4} {r.points_for:>6} "
                    f"{r.points_against:>6} {r.diff:>6} {r.bags:>4} "
                    f"{r.nils_made}/{r.nils_failed}{out}")
+    if dup:
+        _duplicate_table(dup)
     for rnd in rounds:
         click.echo(f"round {rnd['round']}:")
         for t in rnd["tables"]:
-            sides = " v ".join(" & ".join(x["names"]) + (f" {x['score']}" if t["status"] ==
-                               "over" else "") + (" (won)" if x["won"] else "")
-                               for x in t["sides"])
-            click.echo(f"  table {t['board']}: game {t['game_id']}, {t['status']}: {sides}")
+            sides = " v ".join(" & ".join(x["names"]) + _score(t, x) +
+                               (" (won)" if x["won"] else "") for x in t["sides"])
+            ruled = f" (ruled: {t['ruling']})" if t.get("ruling") else ""
+            again = (_(" (replayed as game %(game)s)") % {"game": t["replayed_by"]}
+                     if t.get("replayed_by") else "")
+            click.echo(f"  table {t['board']}: game {t['game_id']}, {t['status']}: {sides}"
+                       f"{ruled}{again}")
         if rnd["byes"]:
             click.echo(f"  bye: {', '.join(rnd['byes'])}")
     for kind in ("players", "pairs"):
         if rated[kind]:
             click.echo(f"ratings ({kind}): " + ", ".join(f"{x['name']} {x['rating']:.0f}"
                                                           for x in rated[kind]))
+
+
+def _duplicate_table(dup: dict) -> None:
+    """A duplicate season's table and each round's commitment (and seed, once over)."""
+    click.echo(f"duplicate: {'#':>3} {'entry':>5} {'name':<24} {'boards':>6} {'mp':>9} "
+               f"{'%':>6} {'imps':>7}")
+    for r in dup["standings"]:
+        click.echo(f"           {r['rank']:>3} {r['entry']:>5} {r['name'][:24]:<24} "
+                   f"{r['boards']:>6} {r['mp']:>4}/{r['top']:<4} {r['percent']:>6.2f} "
+                   f"{r['imps']:>7.2f}")
+    for x in dup["rounds"]:
+        click.echo(f"round {x['round']} boards committed to {x['commitment']}"
+                   + (f", seed {x['seed']}" if x["seed"] else " (seed shown when it is over)"))
+
+
+def _score(table: dict, side: dict) -> str:
+    """A side's score as the league counts it; as played where a ruling struck the game."""
+    if table["status"] != "over":
+        return ""
+    return f" {side['played'] if side['score'] is None else side['score']}"
 
 
 @league_group.command("join")
@@ -179,7 +207,9 @@ def league_start(league_id):
     """Start the season taking entries now: entries close and round one is drawn."""
     store = open_store()
     season = _refused(start_season, store, league_id, OPERATOR)
-    click.echo(f"season {season.number} started: {season.rounds} rounds")
+    click.echo(ngettext("season %(season)s started: %(rounds)s round",
+                        "season %(season)s started: %(rounds)s rounds", season.rounds)
+               % {"season": season.number, "rounds": season.rounds})
 
 
 @league_group.command("season")
@@ -229,6 +259,17 @@ def league_rule(league_id, game_id, words, reason):
     result = _refused(adjudicate, open_store(), league_id, OPERATOR, game_id, ruling)
     ev = result.events[0]
     click.echo(f"game {game_id}: ruling at seq {ev['seq']}: {describe_ruling(ev)}")
+
+
+@league_group.command("replay")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.argument("game_id", metavar="GAME", type=int)
+def league_replay(league_id, game_id):
+    """Deal again GAME, ruled a replay: a new table of its round, the same seats; its
+    result counts in the league in place of GAME's."""
+    new_id = _refused(deal_replay, open_store(), league_id, OPERATOR, game_id)
+    click.echo(_("game %(game)s is replayed as game %(new)s, dealt now")
+               % {"game": game_id, "new": new_id})
 
 
 @league_group.command("more-hours")

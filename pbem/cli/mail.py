@@ -5,10 +5,11 @@ import sys
 
 import click
 
+from .. import logs
 from ..config import MAX_SMTP_PROCESSES, load
 from ..digest import send_digests
 from ..store.outbox import drain
-from .common import fail, open_store, run_until_stopped, stop_on_sigterm
+from .common import fail, open_store, run_until_stopped
 
 
 @click.command("smtp")
@@ -18,21 +19,23 @@ from .common import fail, open_store, run_until_stopped, stop_on_sigterm
 def smtp_cmd(lmtp, processes):
     """Only the inbound mail handler (beside other processes that send the outbox)."""
     cfg = load()
-    store = open_store()  # migrated here, once, before any worker opens it
-    what = f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}"
+    logs.setup(cfg)  # the operator's log: a line a mail (docs/operating.md)
+    store = open_store(cfg)  # migrated here, once, before any worker opens it
+    what = (f"data directory {cfg.var_dir}\n"
+            f"{'LMTP' if lmtp else 'SMTP'} on {cfg.smtp_host}:{cfg.smtp_port}")
     processes = processes or cfg.smtp_processes
     if processes > 1:
         from ..mail.workers import Workers
 
-        stop_on_sigterm()
         pool = Workers(cfg, processes, lmtp=lmtp)
         pool.start()
         run_until_stopped(f"{what}, {processes} processes", pool.stop)
         return
     from ..mail.inbound import controller  # aiosmtpd: loaded only by the commands that serve
+    from ..serve import listening
 
     ctl = controller(store, cfg, cfg.smtp_host, cfg.smtp_port, lmtp=lmtp)
-    ctl.start()
+    listening("mail", cfg.smtp_host, cfg.smtp_port, "PBEM_SMTP_PORT", ctl.start)
     run_until_stopped(what, ctl.stop)
 
 
@@ -41,6 +44,7 @@ def outbox_cmd():
     """Send what the outbox holds now, once (`pbem serve` does this every few seconds)."""
     from ..serve import delivery  # the servers' module: loaded only by the commands that serve
 
+    logs.setup(load())
     click.echo(f"sent {drain(open_store(), delivery(load()))}")
 
 

@@ -9,6 +9,7 @@ from ..engine import PRESETS, IllegalAction, pretty, score_pad
 from ..engine.tricks import table_for
 from ..engine.view import sort_cards
 from ..gamelog import export
+from ..i18n import _
 from ..simulate import MAX_HANDS, play_game
 from .common import OPTION, bid_text, build_rules, fail
 
@@ -162,9 +163,10 @@ class _Narrator:
         self.trick.append((ev["seat"], ev["card"]))
         if len(self.trick) < n:
             return
-        winner = self.trick[self.table.winning(self.trick)][0]
+        best = self.table.taker(self.trick)
         cards = ", ".join(f"{s}:{pretty(c)}" for s, c in self.trick)
-        click.echo(f"  trick: {cards} -> seat {winner}")
+        taker = _("no one (dead)") if best is None else f"seat {self.trick[best][0]}"
+        click.echo(f"  trick: {cards} -> {taker}")
         self.trick = []
 
     def show_score(self, row):

@@ -2,9 +2,10 @@
 
 import click
 
+from .. import logs
 from ..clock import scheduler
 from ..config import MAX_SMTP_PROCESSES, load
-from .common import open_store, run_until_stopped, stop_on_sigterm
+from .common import open_store, run_until_stopped
 
 
 @click.command("serve")
@@ -16,14 +17,14 @@ from .common import open_store, run_until_stopped, stop_on_sigterm
 def serve_cmd(lmtp, no_smtp, no_web, smtp_processes):
     """Run pbem: the web on PBEM_WEB_HOST:PBEM_WEB_PORT (127.0.0.1:5000), mail in on
     PBEM_SMTP_HOST:PBEM_SMTP_PORT (127.0.0.1:2525), and the outbox sent (to PBEM_SMTP_URL,
-    or into the Maildir under ./var)."""
+    or into the Maildir in the data directory, PBEM_VAR_DIR). Ctrl-C, SIGINT or SIGTERM
+    stops it."""
     from ..serve import run  # the web and mail servers: loaded only when serving
 
     cfg = load()
+    logs.setup(cfg)  # the operator's log (docs/operating.md)
     processes = smtp_processes or cfg.smtp_processes
-    if processes > 1 and not no_smtp:
-        stop_on_sigterm()  # the receiving processes are stopped, not left behind
-    run(open_store(), cfg, smtp=not no_smtp, lmtp=lmtp, web=not no_web, echo=click.echo,
+    run(open_store(cfg), cfg, smtp=not no_smtp, lmtp=lmtp, web=not no_web, echo=click.echo,
         smtp_processes=processes)
 
 
@@ -32,9 +33,12 @@ def serve_cmd(lmtp, no_smtp, no_web, smtp_processes):
 def clock_cmd(every):
     """Only the clock: reminders and timeouts (beside web workers that run none). Two clocks
     at once are safe: the database decides what fired."""
-    sched = scheduler(open_store(), every)
+    cfg = load()
+    logs.setup(cfg)
+    sched = scheduler(open_store(cfg), every)
     sched.start()
-    run_until_stopped(f"clock: deadlines checked every {every:g} s",
+    run_until_stopped(f"data directory {cfg.var_dir}\nclock: deadlines checked every "
+                      f"{every:g} s",
                       lambda: sched.shutdown(wait=False))
 
 

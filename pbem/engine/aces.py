@@ -9,6 +9,8 @@ whether its partner holds the rest: the question pagat's table asks aloud ("can 
 aces?"). A seat that holds no ace is never offered it (it could not have asked).
 """
 
+from .errors import N_, Words
+
 ACES = ("AS", "AH", "AD", "AC")
 
 
@@ -33,13 +35,13 @@ def with_aces(st, seat, options: list[dict]) -> list[dict]:
     return options + [dict(o, aces=True) for o in plain]
 
 
-def aces_problem(st, seat, ev) -> str | None:
+def aces_problem(st, seat, ev) -> Words | None:
     if not st.rules.aces_bonus:
-        return "this game has no four-aces bonus"
+        return Words(N_("this game has no four-aces bonus"))
     if ev["aces"] is not True or ev["bid"].__class__ is not int or ev.get("blind"):
-        return "the four aces are announced with a number bid: bid 4 aces"
+        return Words(N_("the four aces are announced with a number bid: bid 4 aces"))
     if not aces_open(st, seat):
-        return "your side cannot announce the four aces now"
+        return Words(N_("your side cannot announce the four aces now"))
     return None
 
 

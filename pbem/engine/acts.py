@@ -9,7 +9,7 @@ import re
 from operator import itemgetter
 
 from .dummy import exposed
-from .errors import IllegalAction
+from .errors import N_, IllegalAction, Words
 
 QUIET = ("say", "concede")  # talk and offers: no seat's move means anything else after them
 TALK_MAX = 300  # characters in one `say`
@@ -88,9 +88,10 @@ def clean_talk(text: str) -> str:
     return " ".join(_CONTROLS.sub(" ", text).split())
 
 
-def _need(cond, msg):
+def _need(cond, msg, **values):
+    """Refuse with `msg` (a template marked N_, and its values) unless `cond`."""
     if not cond:
-        raise IllegalAction(msg)
+        raise IllegalAction(msg, **values)
 
 
 def _seat(st, ev) -> int:
@@ -105,10 +106,10 @@ def _seat(st, ev) -> int:
 def check_say(st, ev):
     _seat(st, ev)
     text = ev.get("text")
-    _need(isinstance(text, str) and text.strip(), "say what? write: say and your words")
-    _need(len(text) <= TALK_MAX, f"too long: say at most {TALK_MAX} characters "
-          f"(this was {len(text)})")
-    _need(text == clean_talk(text), "talk is one line of plain text")
+    _need(isinstance(text, str) and text.strip(), N_("say what? write: say and your words"))
+    _need(len(text) <= TALK_MAX, N_("too long: say at most %(most)s characters (this was "
+                                    "%(length)s)"), most=TALK_MAX, length=len(text))
+    _need(text == clean_talk(text), N_("talk is one line of plain text"))
 
 
 def step_say(st, ev):
@@ -133,16 +134,16 @@ def resign_events(st, seat: int, action: dict) -> list[dict] | None:
 def check_concede(st, ev):
     seat = _seat(st, ev)
     mates = [s for s in st.sides[st.side_of[seat]] if s != seat]
-    _need(mates, "you have no partner: resign ends the game for you at once")
+    _need(mates, N_("you have no partner: resign ends the game for you at once"))
     off = ev.get("off", False)
     _need(off in (True, False), "off is true or false")
     if off:
-        _need(seat in st.offers, "you have not offered to resign")
+        _need(seat in st.offers, N_("you have not offered to resign"))
     else:
-        _need(seat not in st.offers, "you have offered to resign already: your partner "
-              "decides now (resign off takes it back)")
-        _need(not all(m in st.offers for m in mates), "your partner offered already: "
-              "agreeing is a resign")
+        _need(seat not in st.offers, N_("you have offered to resign already: your partner "
+                                        "decides now (resign off takes it back)"))
+        _need(not all(m in st.offers for m in mates), N_("your partner offered already: "
+                                                         "agreeing is a resign"))
 
 
 def step_concede(st, ev):
@@ -228,14 +229,13 @@ def mark_shown(st, before) -> None:
             return
 
 
-def _shown_words(st, undoer: int, seat: int, new: set) -> str:
+def _shown_words(st, undoer: int, seat: int, new: set) -> Words:
     if new & set(st.dummy_hand):
-        what = "you the dummy"
-    elif seat == undoer:
-        what = "you cards you had not seen"
-    else:
-        what = f"seat {seat} cards they had not seen"
-    return f"you cannot take it back: it showed {what}"
+        return Words(N_("you cannot take it back: it showed you the dummy"))
+    if seat == undoer:
+        return Words(N_("you cannot take it back: it showed you cards you had not seen"))
+    return Words(N_("you cannot take it back: it showed seat %(seat)s cards they had not "
+                    "seen"), seat=seat)
 
 
 def _copy(value):
@@ -263,12 +263,13 @@ def check_undo(st, ev, live: bool = False):
     before `mark_shown`) replays as it was."""
     seat = _seat(st, ev)
     point = st.undo_point
-    _need(point is not None and point[0] == seat, "there is no move of yours to take back: "
-          "only your own last bid or card, before anyone else acts (not a card that ended "
-          "the hand, a claim or a card played for you)")
+    _need(point is not None and point[0] == seat, N_(
+        "there is no move of yours to take back: only your own last bid or card, before "
+        "anyone else acts (not a card that ended the hand, a claim or a card played for you)"))
     if live and len(point) > 4:
-        raise IllegalAction(point[4])
-    _need(ev.get("undo") == point[1], f"the move you may take back is move {point[1]}")
+        raise IllegalAction(point[4].template, **point[4].values)
+    _need(ev.get("undo") == point[1], N_("the move you may take back is move %(move)s"),
+          move=point[1])
 
 
 def step_undo(st, ev):
@@ -305,7 +306,8 @@ def _unplay(st, seat, saved):
     at, st.must_lead = saved if saved.__class__ is tuple else (saved, None)
     if not st.trick:  # the card ended its trick: the trick is back on the table
         trick, winner = st.tricks.pop()
-        st.won[winner] -= 1
+        if winner is not None:  # (T6a: a dead trick was won by no one)
+            st.won[winner] -= 1
         st.trick = trick
     st.hands[seat].insert(at, st.trick[-1][1])
     st.trick = st.trick[:-1]

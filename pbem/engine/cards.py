@@ -6,6 +6,8 @@ Parsing accepts what people type: "qh", "Q♥", "Q♥️" (an emoji keyboard's),
 
 import re
 
+from .errors import N_, Refusal
+
 SUITS = "SHDC"
 RANKS = "23456789TJQKA"
 JOKERS = ("BJ", "LJ")
@@ -52,7 +54,7 @@ def parse_card(text: str) -> str:
         m = _SHORT.match(w) or _WORDY.match(w)
         if m and m.group(1) in _RANK_WORDS and m.group(2) in _SUIT_WORDS:
             return _RANK_WORDS[m.group(1)] + _SUIT_WORDS[m.group(2)]
-    raise ValueError(f"not a card: {text.translate(_INVISIBLE).strip()!r}")
+    raise Refusal(N_("not a card: %(card)s"), card=repr(text.translate(_INVISIBLE).strip()))
 
 
 def is_card(text: str) -> bool:

@@ -14,7 +14,7 @@ What keeps the search small (docs/rules.md, "Claims"):
 
 import threading
 
-from .errors import IllegalAction
+from .errors import N_, IllegalAction
 from .rules import NILS
 from .tricks import breaks_spades, playable_cards, spades_closed
 
@@ -24,8 +24,8 @@ LIVE_BUDGET = 1_200
 # A logged claim is verified again on replay; earlier versions accepted claims within
 # 50,000 positions of a cruder search, so replay allows more and stays bounded.
 REPLAY_BUDGET = 200_000
-TOO_EARLY = ("the server cannot prove that claim yet (too many ways to play on): "
-             "play a trick or two and claim again; nothing has changed")
+TOO_EARLY = N_("the server cannot prove that claim yet (too many ways to play on): "
+               "play a trick or two and claim again; nothing has changed")
 KNOWN = 512  # positions whose answer is kept: the server checks a claim before its write
 _known: dict[tuple, object] = {}  # position -> True, False, or the budget that ran out
 _lock = threading.Lock()
@@ -209,9 +209,10 @@ class _Search:
         broken = broken or breaks_spades(self.table, trick)
         if len(trick) < n:
             return self.holds(hands, suits, trick, (turn + 1) % n, broken, done)
-        winner = trick[self.table.winning(list(trick))][0]
-        if winner not in self.winners:
+        best = self.table.taker(list(trick))
+        if best is None or trick[best][0] not in self.winners:  # (T6a: a dead trick)
             return False
+        winner = trick[best][0]
         suits = tuple(tuple(x for x in raw if x[2] < n) for raw in suits)
         return self.holds(hands, suits, (), winner, broken, done + 1)
 

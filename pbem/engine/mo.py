@@ -8,6 +8,7 @@ that hand and will lead the first trick"; failing "will cause the team to lose t
 One call a hand: once a side has called, the first tricks are promised (the first to call).
 """
 
+from .errors import N_, Words
 from .rules import MO_CALLS
 
 
@@ -28,17 +29,22 @@ def with_mo(st, seat, options: list[dict]) -> list[dict]:
     return options + [dict(o, mo=c) for o in plain for c in calls]
 
 
-def mo_problem(st, seat, ev) -> str | None:
-    """Why the call in bid event `ev` may not be made, or None if it may."""
+def mo_problem(st, seat, ev) -> Words | None:
+    """Why the call in bid event `ev` may not be made, or None if it may. The calls'
+    names are command words, quoted as a bid is written."""
     call, r = ev["mo"], st.rules
     if r.mo == "none":
-        return "this game plays no Mo or Bemo calls"
+        return Words(N_("this game plays no Mo or Bemo calls"))
     if not isinstance(call, str) or call not in MO_CALLS[r.mo]:
-        return f"the calls here are {' and '.join(MO_CALLS[r.mo])}, not {call!r}"
+        little, big = MO_CALLS[r.mo]
+        return Words(N_("the calls here are %(little)s and %(big)s, not %(call)s"),
+                     little=little, big=big, call=repr(call))
     if st.mo is not None:
-        return f"seat {st.mo['seat']} has already called {st.mo['call']} this hand"
+        return Words(N_("seat %(seat)s has already called %(call)s this hand"),
+                     seat=st.mo["seat"], call=st.mo["call"])
     if ev["bid"].__class__ is not int or ev.get("blind"):
-        return f"{call} goes with a number bid you have looked at: bid 4 {call}"
+        return Words(N_("%(call)s goes with a number bid you have looked at: bid 4 %(call)s"),
+                     call=call)
     return None
 
 

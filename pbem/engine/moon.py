@@ -10,8 +10,13 @@ and the side loses 400 points if it fails."
 The moon is the side's contract: a partner still to bid is skipped (nothing is left to
 bid), a partner's number bid before it is part of it, and a side with a nil bid may not
 bid moon (its nil bidder could not take a trick). One moon a hand.
+
+From edition 2 a moon and a double nil (every seat of a side bids nil) exclude each other,
+as the encyclopedia says: "A team cannot bid to Shoot The Moon if the other team bids
+Double Nil, and vice versa." The second of the two is refused.
 """
 
+from .errors import N_, Words
 from .rules import MOONS, NILS
 
 
@@ -22,10 +27,42 @@ def moon_options(st, seat, side_unlooked: bool) -> list[dict]:
         return []
     if any(st.bids[m] in NILS for m in st.sides[st.side_of[seat]]):
         return []
+    if r.edition >= 2 and _double_nil_bid(st, st.side_of[seat]):
+        return []
     out = [{"bid": "blind moon"}] if r.blind_moon and side_unlooked else []
     if r.moon:  # like a number, a moon may be bid without looking first (and then looks)
         out.append({"bid": "moon"})
     return out
+
+
+def clash_possible(r) -> bool:
+    """Could a moon and a double nil meet in one hand under these rules (edition 2)?"""
+    return r.edition >= 2 and bool(r.moon or r.blind_moon) and r.nil and r.partnerships
+
+
+def nil_barred(st, seat) -> bool:
+    """Would a nil from `seat` complete its side's double nil against another side's moon?"""
+    if not clash_possible(st.rules):
+        return False
+    me = st.side_of[seat]
+    mates = [st.bids[m] for m in st.sides[me] if m != seat]
+    return bool(mates) and all(b in NILS for b in mates) and any(
+        st.bids[s] in MOONS for s in range(st.n) if st.side_of[s] != me)
+
+
+def clash_reason(st, seat, bid) -> Words | None:
+    """Why `bid` is refused if a moon and a double nil are what keep it out, else None."""
+    if bid in NILS and nil_barred(st, seat):
+        return Words(N_("your side cannot bid double nil against a moon"))
+    if bid in MOONS and clash_possible(st.rules) and _double_nil_bid(st, st.side_of[seat]):
+        return Words(N_("your side cannot bid a moon against a double nil"))
+    return None
+
+
+def _double_nil_bid(st, side_index) -> bool:
+    """Has another side than this one bid a double nil (all of its seats nil)?"""
+    return any(len(seats) > 1 and all(st.bids[s] in NILS for s in seats)
+               for j, seats in enumerate(st.sides) if j != side_index)
 
 
 def skip_partners(st, seat):

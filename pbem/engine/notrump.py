@@ -10,6 +10,8 @@ spade on another suit's lead. Not played: partner's consent (a bid here is the s
 own) and blind no trump (offering it would tell an unseen hand whether it holds a spade).
 """
 
+from .errors import N_, Words
+
 
 def no_trump_open(st, seat) -> bool:
     return bool(st.rules.no_trump and st.looked[seat]
@@ -24,13 +26,13 @@ def with_no_trump(st, seat, options: list[dict]) -> list[dict]:
     return options + [dict(o, no_trump=True) for o in plain]
 
 
-def no_trump_problem(st, seat, ev) -> str | None:
+def no_trump_problem(st, seat, ev) -> Words | None:
     if not st.rules.no_trump:
-        return "this game has no no-trump bids"
+        return Words(N_("this game has no no-trump bids"))
     if ev["no_trump"] is not True or ev["bid"].__class__ is not int or ev.get("blind"):
-        return "no trump goes with a number bid: bid 4 no trump"
+        return Words(N_("no trump goes with a number bid: bid 4 no trump"))
     if not no_trump_open(st, seat):
-        return "a no-trump bid needs a spade in your hand"
+        return Words(N_("a no-trump bid needs a spade in your hand"))
     return None
 
 

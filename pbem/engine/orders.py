@@ -22,7 +22,9 @@ suit led: a void seat's discard is its player's choice.
 import re
 
 from .cards import SUIT_NAMES, SUITS, parse_card
+from .errors import N_, Refusal
 from .rules import NILS
+from .words import english as in_english
 
 _SUIT = {name: s for s, name in SUIT_NAMES.items()} | {n[:-1]: s for s, n in SUIT_NAMES.items()}
 _THEN = re.compile(r"^(?:play\s+)?(.+?)\s+then\s+(.+)$")
@@ -37,7 +39,32 @@ MAX_ORDERS = 13  # a hand's worth: a seat never has more cards to order
 
 def read(text: str) -> list[dict] | None:
     """The orders a line gives, or None if it is no order; ValueError if it is one, badly
-    written (a word that is no card or suit)."""
+    written (a word that is no card or suit). The order words are English; its cards,
+    suits and "then" may be German, French, Spanish or Portuguese (pbem.engine.words):
+    "joue dame de cœur puis roi de cœur", "follow low in Kreuz"."""
+    try:
+        found = _read(text)
+    except ValueError as e:  # "lead as de picas next": an order, its card not English
+        return _foreign(text, e)
+    return found if found is not None else _foreign(text, None)
+
+
+def _foreign(text: str, english: ValueError | None) -> list[dict] | None:
+    """The orders of the line's English reading; English's own error where it has one."""
+    reading = in_english(text)
+    if reading is None:
+        if english is not None:
+            raise english
+        return None
+    try:
+        return _read(reading)
+    except ValueError:
+        if english is not None:
+            raise english from None
+        raise
+
+
+def _read(text: str) -> list[dict] | None:
     line = " ".join(text.lower().split())
     if m := _THEN.match(line):
         cards = [m.group(1)] + re.split(r"\s+then\s+(?:play\s+)?", m.group(2))
@@ -57,10 +84,10 @@ def bid_order(action: dict) -> dict:
     """A bid action (pbem.engine.parse_action) as an order; ValueError for a blind bid,
     which is made at one's turn before looking, never ahead."""
     if action.get("type") != "bid":
-        raise ValueError("only a bid can be given ahead of the bidding")
+        raise Refusal(N_("only a bid can be given ahead of the bidding"))
     if action.get("blind") or action.get("bid") == "blind nil":
-        raise ValueError("a blind bid cannot be given ahead: it is made at your turn, "
-                         "before you look at your cards")
+        raise Refusal(N_("a blind bid cannot be given ahead: it is made at your turn, "
+                         "before you look at your cards"))
     return {"kind": "bid", "bid": action["bid"]}
 
 
@@ -79,7 +106,7 @@ def next_bid(st, seat: int, orders: list[dict]) -> tuple[int, dict | None]:
 
 def _suit(word: str) -> str:
     if word not in _SUIT:
-        raise ValueError(f"{word!r} is not a suit")
+        raise Refusal(N_("%(word)s is not a suit"), word=repr(word))
     return _SUIT[word]
 
 

@@ -7,6 +7,7 @@ side bidding, the seat that bid for the side) bids again in the same order: its 
 keep it, or one more. It is logged as another `bid` event, so old logs read as before.
 """
 
+from .errors import N_, Words
 from .rules import NILS, promised
 
 
@@ -34,7 +35,7 @@ def raise_options(st, seat) -> list[dict]:
     return out
 
 
-def raise_problem(ev) -> str | None:
+def raise_problem(ev) -> Words | None:
     if "mo" in ev or "aces" in ev or "no_trump" in ev or ev.get("blind") or ev.get("bid") in NILS:
-        return "the raise round keeps a bid or raises it by one, nothing more"
+        return Words(N_("the raise round keeps a bid or raises it by one, nothing more"))
     return None

@@ -18,6 +18,11 @@ MOONS = ("moon", "blind moon")  # B10: the bids that promise every trick to the 
 NIL_FAIL_MODES = ("bags", "help", "set_partner", "nothing", "bags_unless_set")
 # B12: call -> (the first tricks the side must win, points made or lost). Bemo is added to
 # the bid (pagat); Mo's side also leads the first trick and takes no bags (the encyclopedia).
+# The rules' editions: 1 as played before issue 33; 2 follows the seeds in T6a (a trick whose
+# identical cards all cancel is dead), S3 (no bag cancelled for a side whose bid is lost),
+# B10 (a moon side takes its bonuses; no moon against a double nil), B15 (no raise of a
+# forced bid) and B14 (only the no-trump bidder's own bid counts double).
+EDITION = 2
 MO_CALLS = {
     "bemo": {"little bemo": (6, 60), "big bemo": (9, 90)},
     "mo": {"little mo": (7, 150), "big mo": (10, 250)},
@@ -27,6 +32,9 @@ MO_CALLS = {
 @dataclass(frozen=True)
 class Rules:
     preset: str = "standard"
+    # which reading of the seed texts the game plays (EDITION, docs/rules.md "Editions"): a
+    # game keeps the edition it began with, so an old log replays as it was played
+    edition: int = EDITION
     robot: str = "fast"  # who plays for an empty seat: the "fast" robot or the "sampler"
     # T: table
     players: int = 4  # T1 T2 T3 T5 T6
@@ -182,6 +190,14 @@ class Rules:
         base = preset(name)
         return base.with_options(**{k: v for k, v in data.items() if k != "preset"})
 
+    @classmethod
+    def stored(cls, data: object) -> "Rules":
+        """A ruleset a game, league or log stored: one stored before editions were recorded
+        names none, and keeps edition 1 (what it was played under)."""
+        if isinstance(data, dict) and "edition" not in data:
+            data = {**data, "edition": 1}
+        return cls.from_dict(data)
+
     def with_options(self, **options) -> "Rules":
         known = {f.name: f for f in fields(self) if f.name != "sides"}
         clean = {}
@@ -259,6 +275,7 @@ BOUNDS = {
     "blind_nil_exchange": (0, 4), "double_nil_exchange": (0, 4), "side_min": (0, 26),
     "moon": (0, 1000), "blind_moon": (0, 1000), "last_spades_bonus": (0, 100),
     "last_trick_bonus": (0, 100), "aces_bonus": (0, 1000), "double_nil_bonus": (0, 1000),
+    "edition": (1, EDITION),
 }
 
 
@@ -409,6 +426,10 @@ def _check_forced(r: Rules, bad) -> None:
             bad(f"{name}: one partner bids the side's minimum alone: side_min up to bid_max")
     elif r.side_min:
         bad(f"{name} bids the spades held: set side_min=0")
+    # seed 004: "each player must bid the exact number of spades in their hand or go Nil"
+    if r.edition >= 2 and r.raise_round and r.forced_bids in ("whiz", "mirror"):
+        bad(f"{name} bids the spades held, which a raise round would change: "
+            "set raise_round=false")
 
 
 def _sides(r: Rules) -> tuple[tuple[int, ...], ...]:

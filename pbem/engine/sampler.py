@@ -227,8 +227,10 @@ class _Playout:
         if len(trick) < self.r.players:
             self._next = (seat + 1) % self.r.players
             return
-        winner = trick[self.t.winning(trick)][0]
-        self.won[winner] += 1
+        best = self.t.taker(trick)
+        winner = trick[0 if best is None else best][0]  # T6a: a dead trick, its leader
+        if best is not None:  # leads again
+            self.won[winner] += 1
         self.done += 1
         self.trick = []
         self._next = winner

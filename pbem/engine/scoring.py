@@ -15,6 +15,10 @@ def score_hand(st) -> dict:
     row = {"hand": st.hand_no + 1, "dealer": st.dealer, "sides": []}
     if st.claimed_by is not None:
         row["claimed_by"] = st.claimed_by
+    if st.table.dead_tricks:  # T6a: tricks won by no one, so the sides' tricks add up
+        dead = sum(1 for _, w in st.tricks if w is None)
+        if dead:
+            row["dead"] = dead
     for i, side in enumerate(st.sides):
         res = _score_side(st, i, side)
         penalty = _bag_penalty(st, i, res["bags"])
@@ -39,6 +43,10 @@ def _score_side(st, i, side) -> dict:
         moon = moon_score(st, i, side)
         if moon:
             res.update(moon)
+            if r.edition >= 2 and (r.any_bonus or st.mo is not None):
+                # its bonuses too (S7: "the winner of last trick wins 10 bonus points"), but
+                # none of a number bid's: the moon's own value pays for taking every trick
+                _add_calls_and_bonuses(st, i, side, res, 0, tricks_all, False)
             return res
     # the nil bidders apart, and the others' bids, blind bids and tricks: one loop (a
     # comprehension or generator a total costs a call each)
@@ -81,7 +89,7 @@ def _score_side(st, i, side) -> dict:
         contract, over, made_set, extra = _contract(st, i, bid, tricks, blind,
                                                     forced_set or kept is False)
         if kept is not None:  # double both ways
-            contract, res["no_trump"] = 2 * contract, kept
+            contract, res["no_trump"] = _no_trump_value(st, side, bid, contract), kept
         points += contract
         bags += over
         if extra:
@@ -89,7 +97,10 @@ def _score_side(st, i, side) -> dict:
     scored = bags
     if r.nil_fail == "bags_unless_set" and made_set and nils:  # counted, but worth nothing
         scored -= sum(won[s] for s in failed)
-    if bags and not made_set and r.bag_cancel_card and _took_cancel_card(st, side):  # S3
+    # S3, pagat: "If the side ... loses their bid, the special card has no effect": a side
+    # of nil bids alone has lost its bid once one of them failed (edition 1 missed this)
+    lost = made_set or (r.edition >= 2 and not numeric and any(won[s] for s in nils))
+    if bags and not lost and r.bag_cancel_card and _took_cancel_card(st, side):  # S3
         bags, scored = bags - 1, scored - 1  # one bag less
         res["bag_cancelled"] = True
     if st.mo is not None and mo_immune(st, i):  # B12: a side that called Mo takes no bags
@@ -103,6 +114,17 @@ def _score_side(st, i, side) -> dict:
     if blind:
         res["blind"] = True
     return res
+
+
+def _no_trump_value(st, side, bid, contract) -> int:
+    """B14: the contract's points with the no-trump bids doubled. pagat: "The value of the
+    bid is double that of a normal bid for that number of tricks if won; the penalty is if
+    you lose is double the penalty for a normal bid": the no-trump bidder's bid counts
+    twice, a partner's plain bid once (edition 1 doubled the whole contract)."""
+    own = sum(st.bids[s] for s in side if s in st.no_trump)
+    if st.rules.edition < 2 or own >= bid:
+        return 2 * contract
+    return contract + (10 * own if contract > 0 else -10 * own)
 
 
 def _took_cancel_card(st, side) -> bool:

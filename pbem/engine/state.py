@@ -26,11 +26,11 @@ from .cards import FACES
 from .claims import LIVE_BUDGET, REPLAY_BUDGET, claim_holds
 from .commitment import deal_digest
 from .dummy import choose_declarer, hand_in_play, next_hand, play_order, set_hand
-from .errors import IllegalAction
+from .errors import N_, IllegalAction, Words
 from .forced import forced_fits
 from .leftover import give_leftover, leftover_after_bidding
 from .mo import mo_leads, mo_problem, with_mo
-from .moon import moon_options, skip_partners
+from .moon import clash_reason, moon_options, nil_barred, skip_partners
 from .notrump import no_trump_problem, with_no_trump
 from .raises import raise_options, raise_problem, start_raises
 from .rules import MOONS, NILS, Rules, promised
@@ -109,7 +109,8 @@ class State:
         self.discarding = False  # D6: the pass step due is the leftover taker's discard
         self.turn = -1
         self.trick: list[tuple[int, str]] = []
-        self.tricks: list[tuple[list[tuple[int, str]], int]] = []  # finished: (cards, winner)
+        # finished: (cards, winner); the winner None for a dead trick (T6a, edition 2)
+        self.tricks: list[tuple[list[tuple[int, str]], int | None]] = []
         self.won = [0] * n
         self.broken = False
         self.must_lead: str | None = None
@@ -290,10 +291,13 @@ class State:
             others = [b for s, b in enumerate(self.bids) if s != seat and b is not None]
             if len(others) + 1 == len(self.bid_turns):
                 banned = r.hand_size - sum(promised(b, r.hand_size) for b in others)
-        if need is None and reach is None and banned is None:
+        barred = nil_barred(self, seat)  # B10: no double nil against a moon
+        if need is None and reach is None and banned is None and not barred:
             return None
 
         def fits(bid) -> bool:
+            if barred and bid in NILS:
+                return False
             value = promised(bid, r.hand_size)
             if reach is not None and bid not in NILS and value < reach:
                 return False
@@ -331,9 +335,19 @@ class State:
 # -- events: check, then step --------------------------------------------------------
 
 
-def _need(cond, msg):
+# a phase as a refusal names it ("phase: bidding"), marked for the catalogue
+PHASES = {"deal": N_("the deal"), "draw": N_("drawing"), "pass": N_("passing cards"),
+          "bid": N_("bidding"), "play": N_("the play"), "over": N_("the game is over")}
+
+
+def _phase(st: State) -> Words:
+    return Words(PHASES.get(st.phase, st.phase))
+
+
+def _need(cond, msg, **values):
+    """Refuse with `msg` (a template marked N_ where a player reads it) unless `cond`."""
     if not cond:
-        raise IllegalAction(msg)
+        raise IllegalAction(msg, **values)
 
 
 def _seat_of(st: State, ev) -> int:
@@ -350,7 +364,7 @@ def _is_subset(cards, hand) -> bool:
 
 def check_deal(st: State, ev):
     r = st.rules
-    _need(st.phase == "deal", f"no deal is due now (phase: {st.phase})")
+    _need(st.phase == "deal", N_("no deal is due now (phase: %(phase)s)"), phase=_phase(st))
     _need(ev.get("dealer") == st.dealer, f"seat {st.dealer} deals now, not {ev.get('dealer')!r}")
     hands = ev.get("hands")
     _need(isinstance(hands, list) and len(hands) == st.n and all(isinstance(h, list)
@@ -458,8 +472,8 @@ def _start_bidding(st: State):
 
 def check_draw(st: State, ev):
     seat = _seat_of(st, ev)
-    _need(st.phase == "draw", "there is nothing to draw now")
-    _need(seat == st.turn, f"it is seat {st.turn}'s turn to draw")
+    _need(st.phase == "draw", N_("there is nothing to draw now"))
+    _need(seat == st.turn, N_("it is seat %(seat)s's turn to draw"), seat=st.turn)
     _need(isinstance(ev.get("keep"), bool), "a draw says keep: true or false")
 
 
@@ -478,7 +492,7 @@ def step_draw(st: State, ev):
 
 def check_look(st: State, ev):
     seat = _seat_of(st, ev)
-    _need(st.phase == "bid" and not st.looked[seat], "you have already seen your cards")
+    _need(st.phase == "bid" and not st.looked[seat], N_("you have already seen your cards"))
 
 
 def step_look(st: State, ev):
@@ -498,16 +512,22 @@ def _seen(st: State, seat: int):
 def check_bid(st: State, ev):
     seat = _seat_of(st, ev)
     if st.phase != "bid":  # (each refusal's words are made only when it is refused)
-        raise IllegalAction(f"this is not the time to bid (phase: {st.phase})")
+        raise IllegalAction(N_("this is not the time to bid (phase: %(phase)s)"),
+                            phase=_phase(st))
     if st.comeout_side is not None:
-        raise IllegalAction("first say whether you come out of the blind bid")
+        raise IllegalAction(N_("first say whether you come out of the blind bid"))
     if seat not in st.bid_turns[st.bid_index]:
-        raise IllegalAction(
-            f"it is not your turn to bid: waiting for seat {st.bid_turns[st.bid_index][0]}")
+        raise IllegalAction(N_("it is not your turn to bid: waiting for seat %(seat)s"),
+                            seat=st.bid_turns[st.bid_index][0])
     bid, blind = ev.get("bid"), bool(ev.get("blind"))
     if not st.bid_allowed(seat, bid, blind):
         want = {"bid": bid, "blind": True} if blind else {"bid": bid}
-        raise IllegalAction(f"bid {_bid_text(want)} is not allowed here: {_bid_hint(st, seat)}")
+        why = None if blind else clash_reason(st, seat, bid)
+        if why is not None:
+            raise IllegalAction(N_("bid %(bid)s is not allowed here: %(why)s; %(hint)s"),
+                                bid=_bid_text(want), why=why, hint=_bid_hint(st, seat))
+        raise IllegalAction(N_("bid %(bid)s is not allowed here: %(hint)s"),
+                            bid=_bid_text(want), hint=_bid_hint(st, seat))
     problem = raise_problem(ev) if st.raising else None
     if problem is None and "mo" in ev:
         problem = mo_problem(st, seat, ev)
@@ -516,7 +536,7 @@ def check_bid(st: State, ev):
     if problem is None and "no_trump" in ev:
         problem = no_trump_problem(st, seat, ev)
     if problem is not None:
-        raise IllegalAction(problem)
+        raise IllegalAction(problem.template, **problem.values)
 
 
 def _bid_text(b) -> str:
@@ -525,9 +545,11 @@ def _bid_text(b) -> str:
     return ("blind " if b.get("blind") else "") + str(b["bid"]) + mo
 
 
-def _bid_hint(st: State, seat: int) -> str:
+def _bid_hint(st: State, seat: int) -> Words:
     opts = st.bid_options(seat)
-    return "you may bid " + ", ".join(_bid_text(o) for o in opts) if opts else "no bid is open"
+    if not opts:
+        return Words(N_("no bid is open"))
+    return Words(N_("you may bid %(bids)s"), bids=", ".join(_bid_text(o) for o in opts))
 
 
 def step_bid(st: State, ev):
@@ -568,8 +590,9 @@ def _after_bidding(st: State):
 
 def check_comeout(st: State, ev):
     seat = _seat_of(st, ev)
-    _need(st.comeout_side is not None and st.phase == "bid", "there is no blind bid to come out of")
-    _need(st.side_of[seat] == st.comeout_side, "only the blind bidders may come out")
+    _need(st.comeout_side is not None and st.phase == "bid",
+          N_("there is no blind bid to come out of"))
+    _need(st.side_of[seat] == st.comeout_side, N_("only the blind bidders may come out"))
 
 
 def step_come_out(st: State, ev):
@@ -606,14 +629,15 @@ def _exchange_steps(st: State):
 
 def check_pass(st: State, ev):
     seat = _seat_of(st, ev)
-    _need(st.phase == "pass", "no cards are being passed now")
+    _need(st.phase == "pass", N_("no cards are being passed now"))
     seats, k = st.pass_steps[0]
-    _need(seat in seats and seat not in st.passes, "you have no cards to pass now")
+    _need(seat in seats and seat not in st.passes, N_("you have no cards to pass now"))
     cards = ev.get("cards")
     if cards == [] and may_decline(st, seat):
         return  # the nil bidder keeps its cards: no exchange this hand
-    _need(isinstance(cards, list) and len(cards) == k, f"pass exactly {k} cards")
-    _need(_is_subset(cards, st.hands[seat]), "you can only pass cards you hold")
+    _need(isinstance(cards, list) and len(cards) == k, N_("pass exactly %(count)s cards"),
+          count=k)
+    _need(_is_subset(cards, st.hands[seat]), N_("you can only pass cards you hold"))
 
 
 def may_decline(st: State, seat: int) -> bool:
@@ -699,27 +723,31 @@ def _start_play(st: State):
 def check_play(st: State, ev):
     seat = _seat_of(st, ev)
     if st.phase != "play":
-        raise IllegalAction(f"this is not the time to play a card (phase: {st.phase})")
+        raise IllegalAction(N_("this is not the time to play a card (phase: %(phase)s)"),
+                            phase=_phase(st))
     if seat != st.turn:
-        raise IllegalAction(f"it is not your turn: waiting for seat {st.turn}")
+        raise IllegalAction(N_("it is not your turn: waiting for seat %(seat)s"), seat=st.turn)
     card = ev.get("card")
     if card not in st.hand_of(seat):
-        where = "the dummy" if st.hand_of(seat) is not st.hands[seat] else "your hand"
-        raise IllegalAction(f"{card!r} is not in {where}")
+        if st.hand_of(seat) is not st.hands[seat]:
+            raise IllegalAction(N_("%(card)s is not in the dummy"), card=repr(card))
+        raise IllegalAction(N_("%(card)s is not in your hand"), card=repr(card))
     if card not in st.playable(seat):
-        raise IllegalAction(f"you may not play {card} now: {_play_reason(st, seat)}")
+        raise IllegalAction(N_("you may not play %(card)s now: %(reason)s"), card=card,
+                            reason=_play_reason(st, seat))
 
 
-def _play_reason(st: State, seat) -> str:
+def _play_reason(st: State, seat) -> Words:
     if st.must_lead:
-        return f"the first trick is led with {st.must_lead}"
+        return Words(N_("the first trick is led with %(card)s"), card=st.must_lead)
     if not st.trick:
-        return "spades may not be led yet"
+        return Words(N_("spades may not be led yet"))
     if st.rules.must_beat and st.trick:
-        return "you must follow suit, and beat the highest card so far if you can"
+        return Words(N_("you must follow suit, and beat the highest card so far if you can"))
     if st.rules.rake and st.trick[0][1] == "BJ":
-        return "the big joker was led: play your highest spade (rake 'em and shake 'em)"
-    return "you must follow suit"
+        return Words(N_("the big joker was led: play your highest spade (rake 'em and shake "
+                        "'em)"))
+    return Words(N_("you must follow suit"))
 
 
 def step_play(st: State, ev):
@@ -737,13 +765,30 @@ def step_play(st: State, ev):
 def _trick_over(st: State, trick):
     """The trick's last card is down: its winner takes it and leads next; the hand's last
     trick ends the hand (its cards can no longer be taken back)."""
-    winner = st.turn = trick[st.table.winning(trick)][0]
-    st.won[winner] += 1  # (as _trick_done: a call fewer a trick)
-    st.tricks.append((trick, winner))
+    if st.table.dead_tricks:
+        _trick_taken(st, trick)
+    else:
+        winner = st.turn = trick[st.table.winning(trick)][0]
+        st.won[winner] += 1  # (as _trick_done: a call fewer a trick)
+        st.tricks.append((trick, winner))
     st.trick = []
     if len(st.tricks) == st.table.hand_size:
         _end_hand(st)
         st.undo_point = None
+
+
+def _trick_taken(st: State, trick):
+    """T6a, edition 2: a trick won by no one is dead: it counts for no seat, and the seed
+    says nothing of the next lead, so its leader leads again (as nobody took the lead from
+    it). It stays in `tricks` with no winner: a hand still has hand_size tricks."""
+    best = st.table.taker(trick)
+    if best is None:
+        st.turn = trick[0][0]
+        st.tricks.append((trick, None))
+        return
+    winner = st.turn = trick[best][0]
+    st.won[winner] += 1
+    st.tricks.append((trick, winner))
 
 
 def _trick_done(st: State, winner: int):
@@ -773,11 +818,11 @@ def check_claim(st: State, ev, live: bool = False):
     """A claim made now is searched within the live budget (a quick answer); a logged one,
     replayed, within the larger one, so that every claim once accepted is verified again."""
     seat = _seat_of(st, ev)
-    _need(st.rules.claims, "claims are not played in this game")
-    _need(st.phase == "play", "a claim can only be made during the play")
+    _need(st.rules.claims, N_("claims are not played in this game"))
+    _need(st.phase == "play", N_("a claim can only be made during the play"))
     budget = LIVE_BUDGET if live else REPLAY_BUDGET
     _need(claim_holds(st, seat, budget),
-          "the claim does not hold: the other side could still win a trick")
+          N_("the claim does not hold: the other side could still win a trick"))
 
 
 def step_claim(st: State, ev):
@@ -789,7 +834,7 @@ def step_claim(st: State, ev):
 
 def check_misdeal(st: State, ev):
     seat = _seat_of(st, ev)
-    _need(st.misdeal_allowed(seat), "a misdeal can't be called with this hand now")
+    _need(st.misdeal_allowed(seat), N_("a misdeal can't be called with this hand now"))
 
 
 def step_misdeal(st: State, ev):
@@ -890,7 +935,7 @@ def _check(st: State, ev: dict, live: bool = False) -> None:
         raise IllegalAction(f"expected seq {st.seq + 1}, got {ev.get('seq')!r}")
     kind = ev.get("type")
     if st.phase == "over" and kind not in ("reveal", "adjudicate"):
-        raise IllegalAction("the game is over")
+        raise IllegalAction(N_("the game is over"))
     if kind.__class__ is not str or kind not in EVENTS:  # (a list or an object: no hash)
         raise IllegalAction(f"unknown event type {kind!r}")
     if kind == "claim" or kind == "undo":  # (a live claim is searched, a live undo asked

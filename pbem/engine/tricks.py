@@ -7,6 +7,7 @@ from .acts import BidKeep
 from .bidlist import only_plain
 from .cards import RANKS
 from .frozen import Action
+from .moon import clash_possible
 from .rules import Rules
 
 
@@ -27,6 +28,8 @@ class CardTable:
                 self.power[card] = RANKS.index(card[0]) + (100 if card[1] == "S" else 0)
         self.second_wins = rules.identical == "second"
         self.cancel = rules.identical == "cancel"
+        # T6a, edition 2: a trick whose cards all cancel is dead, won by no one (taker())
+        self.dead_tricks = self.cancel and rules.edition >= 2
         self.deck = tuple(rules.deck())
         self.sorted_deck = sorted(self.deck)
         # following suit is all there is to a card on a trick: no Y5 rake, no must-beat
@@ -66,7 +69,8 @@ class CardTable:
         self.only_plain_bids = only_plain(rules)
         # no B4 side minimum, B8 total or B15 forced bids: every bid open fits
         self.free_bids = not (rules.side_min or rules.no_exact_total) \
-            and rules.forced_bids == "none"
+            and rules.forced_bids == "none" and not clash_possible(rules)  # B10: a moon
+        # bars a double nil (and so a nil) there
         # blind bids go by whether the side has looked, not the seat (B5, B3)
         self.side_unseen = rules.bidding == "side" or rules.blind_side_unseen
         # one pack: no two cards of a trick are alike, so the first card of the highest
@@ -106,17 +110,31 @@ class CardTable:
 
     def _winning_cancelled(self, trick) -> int:
         """T6a "both cancel": two identical cards on a trick win nothing; the best other
-        card of the suit led (or trump) wins, and if none is left the leader takes it."""
+        card of the suit led (or trump) wins, and if none is left the leader is ahead (a
+        finished trick of that kind is dead from edition 2: see taker())."""
+        best = self._best_uncancelled(trick)
+        return 0 if best is None else best
+
+    def _best_uncancelled(self, trick) -> int | None:
         suit, power = self.suit, self.power
         led = suit[trick[0][1]]
         played = [c for _, c in trick]
-        best, best_key = 0, -1
+        best, best_key = None, -1
         for i, card in enumerate(played):
             if played.count(card) > 1 or suit[card] not in (led, "S"):
                 continue
             if power[card] > best_key:
                 best, best_key = i, power[card]
         return best
+
+    def taker(self, trick) -> int | None:
+        """Index into a finished `trick` of the card that takes it, or None for a dead trick.
+        Seed 004 (six players): "If identical cards are played in a round, they cancel and
+        cannot take the trick. Tricks won by no one are "dead" and discarded." (edition 2;
+        edition 1 gave such a trick to its leader)."""
+        if self.dead_tricks:
+            return self._best_uncancelled(trick)
+        return self.winning(trick)
 
     def beats(self, card, trick) -> bool:
         """Would `card` win the trick if played now (T2a)."""

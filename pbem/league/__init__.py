@@ -8,6 +8,8 @@ of it calls the door; what deals, seats or rules through the door is pbem.organi
     ledger     each season's table kept current result by result
     reports    standings, ratings, fixtures and flagged tables, for pages, mail and the CLI
     archive    every game's log and the league's record, exported at once
+    duplicate  duplicate seasons: the same boards at every table, matchpoints, IMPs: pure
+    boards     a duplicate season's table, rounds and boards, shown once a round is over
     pairing    who sits at which table (round robin, Swiss, seats drawn): pure
     standings  the league table and Elo ratings from results: pure
     glicko     Glicko-2 ratings from results: pure

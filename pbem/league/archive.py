@@ -12,8 +12,9 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from ..store.games import export
-from ..store.models import Fixture, Player, Season
+from ..store.models import Fixture, League, Player, Season
 from ..store.states import Store
+from . import boards
 from .manage import get_league
 from .reports import entries_of, fixtures_of, rated_fixtures, ratings, season_standings, seasons
 from .rows import id_of
@@ -31,7 +32,8 @@ def export_league(store: Store, league_id: int, whole: bool = False) -> dict[str
     with store.session() as s:
         league = get_league(s, league_id)
         emails = dict(s.exec(select(Player.id, Player.email)).all())
-        season_records = [_season(s, season, emails) for season in seasons(s, id_of(league))]
+        season_records = [_season(s, league, season, emails)
+                          for season in seasons(s, id_of(league))]
         record = {"format": FORMAT,
                   "league": {"id": league.id, "name": league.name, "rules": league.rules,
                              "time_control": league.time_control, "entry": league.entry,
@@ -46,9 +48,13 @@ def export_league(store: Store, league_id: int, whole: bool = False) -> dict[str
     return files
 
 
-def _season(s: Session, season: Season, emails: dict[int | None, str]) -> dict:
+def _season(s: Session, league: League, season: Season,
+            emails: dict[int | None, str]) -> dict:
     fixtures = fixtures_of(s, season)
-    return {"number": season.number, "starts": season.starts.isoformat(),
+    if league.pairing == "duplicate":  # a round's tables only once it is over (its boards)
+        fixtures = [f for f in fixtures if boards.closed(season, f.round)]
+    return _duplicate(s, league, season) | {
+            "number": season.number, "starts": season.starts.isoformat(),
             "ends": season.ends.isoformat(), "status": season.status, "rounds": season.rounds,
             "schedule": season.schedule,
             "entries": [{"id": e.id, "name": e.name, "status": e.status,
@@ -63,6 +69,16 @@ def _season(s: Session, season: Season, emails: dict[int | None, str]) -> dict:
             "byes": [{"round": f.round, "entry": f.seats[0]}
                      for f in fixtures if f.status == "bye"],
             "standings": [asdict(row) for row in season_standings(s, season)]}
+
+
+def _duplicate(s: Session, league: League, season: Season) -> dict:
+    """A duplicate season's rounds (each one's commitment, and its seed once over: the
+    boards can be dealt again) and its duplicate table."""
+    if league.pairing != "duplicate":
+        return {}
+    return {"duplicate": {"boards": league.rules.get("max_hands"),
+                          "rounds": boards.rounds(league, season),
+                          "standings": boards.table(s, season)}}
 
 
 def _timeouts(fixture: Fixture) -> list[int] | None:

@@ -19,6 +19,7 @@ from sqlalchemy import Row, or_
 from sqlmodel import Session, col, select
 
 from ..engine import Rules
+from ..i18n import DEFAULT, language
 from ..store.models import Entry, Fixture, League, Season
 from .results import game_result
 from .standings import (
@@ -125,8 +126,10 @@ class Ledger:
             self.byes[row.seats[0]] += 1
         self.rows[row.id] = row
         self.boards.setdefault(row.round, {})[row.board] = row.id
-        new = game_result(row, self.sides) if row.status == "over" else None
-        if new is not None:  # None: still playing, a bye, or struck by a ruling (a replay)
+        shown = row.status == "over" and not (row.result or {}).get("hidden")
+        new = game_result(row, self.sides) if shown else None
+        if new is not None:  # None: still playing, a bye, hidden (a duplicate round still
+            # playing: pbem.league.duplicate), or struck by a ruling (a replay)
             count(self.tallies, new, self.forfeit_after, self.struck)
             add_time(self.sums, new)
             self.counted[row.id] = new
@@ -142,15 +145,20 @@ class Ledger:
         names, won = self.names, winner_after(res, self.forfeit_after) if res else None
         out = forfeiting(res, self.forfeit_after) if res else set()
         ruling = (row.result or {}).get("ruling")
+        hidden = (row.result or {}).get("hidden")
+        played = None if hidden else (row.result or {}).get("scores")  # a struck game shows
         self.ruled.discard(row.id)
         if ruling:
             self.ruled.add(row.id)
         self.lines[row.id] = {
-            "board": row.board, "game_id": row.game_id, "status": row.status,
+            "board": row.board, "game_id": row.game_id,
+            "status": "playing" if hidden else row.status,
             "rated": res.rated if res else None,
-            "ruling": describe(ruling) if ruling else None,
+            "ruling": english(ruling) if ruling else None, "ruled": ruling or None,
+            "replayed_by": (row.result or {}).get("replayed_by"),
             "sides": [{"names": list(dict.fromkeys(names[row.seats[x]] for x in side)),
                        "score": res.scores[i] if res else None,
+                       "played": played[i] if played else None,
                        "won": won == i, "forfeit": i in out}
                       for i, side in enumerate(self.sides)]}
 
@@ -191,7 +199,7 @@ class Ledger:
 
     def rulings(self) -> list[dict]:
         return [{"game_id": row.game_id, "round": row.round, "board": row.board,
-                 "ruling": describe(row.result["ruling"])}
+                 "ruling": english(row.result["ruling"]), "ruled": row.result["ruling"]}
                 for row in sorted((self.rows[x] for x in self.ruled),
                                   key=lambda f: (f.round, f.board))]
 
@@ -225,3 +233,10 @@ def read(s: Session, season: Season, league: League, what: Callable[[Ledger], T]
 def forget() -> None:
     with _lock:
         _ledgers.clear()
+
+
+def english(ruling: dict) -> str:
+    """A ruling in English, as the JSON API gives it: a line is kept across requests of every
+    language, so a page says it again in its own (`ruled`, pbem.league.verdicts.describe)."""
+    with language(DEFAULT):
+        return describe(ruling)

@@ -13,18 +13,21 @@ from .. import asks
 from ..config import load
 from ..deadlines import check as check_clock
 from ..engine import Rules
+from ..i18n import _, current, language, told
 from ..signing import Signer, secret_keys
+from ..store import prefs
 from ..store.addresses import AddressError, check_address
 from ..store.games import new_token, player_for
 from ..store.models import Confirmation, Entry, Fixture, League, Outbox, Player, Season
 from ..store.states import Store
+from .duplicate import DuplicateError, check_rules
 from .results import changed
 from .rows import id_of
 
 OPERATOR = "operator"  # the command line: may do what the organiser may
 Asker = int | str  # who asks: a player's id, or OPERATOR
 ENTRY_KINDS = ("single", "pair")  # players with partners drawn per game; fixed partnerships
-PAIRINGS = ("round-robin", "swiss")
+PAIRINGS = ("round-robin", "swiss", "duplicate")
 JOIN, PARTNER = "pbem.join", "pbem.partner"  # the purposes of the signed links we mail
 
 
@@ -85,7 +88,7 @@ def check_league(spec: LeagueSpec) -> LeagueSpec:
     _check_format(spec)
     check_forfeit(spec.timeout_forfeit)
     if not 0 < len(name) <= 100:
-        raise LeagueError("a league needs a name (up to 100 characters)")
+        raise LeagueError(_("a league needs a name (up to 100 characters)"))
     _check_dates(spec.starts, spec.ends)
     return replace(spec, organiser=organiser, name=name, time_control=tc)
 
@@ -95,7 +98,8 @@ MOST_TIMEOUTS = 1000  # a forfeit after more timeouts than this in one game is n
 
 def check_forfeit(timeout_forfeit: int | None) -> None:
     if timeout_forfeit is not None and not 1 <= timeout_forfeit <= MOST_TIMEOUTS:
-        raise LeagueError(f"a side forfeits after 1 to {MOST_TIMEOUTS} timeouts in a game")
+        raise LeagueError(_("a side forfeits after 1 to %(most)s timeouts in a game")
+                          % {"most": MOST_TIMEOUTS})
 
 
 def table_size(rules: Rules, entry: str) -> int:
@@ -106,17 +110,25 @@ def table_size(rules: Rules, entry: str) -> int:
 def _check_format(spec: LeagueSpec) -> None:
     entry, rules, size = spec.entry, spec.rules, table_size(spec.rules, spec.entry)
     if entry not in ENTRY_KINDS:
-        raise LeagueError(f"entries are single or pair, not {entry!r}")
+        raise LeagueError(_("entries are single or pair, not %(entry)s") % {"entry": repr(entry)})
     if spec.pairing not in PAIRINGS:
-        raise LeagueError(f"pairing is round-robin or swiss, not {spec.pairing!r}")
+        raise LeagueError(_("pairing is round-robin, swiss or duplicate, not %(pairing)s")
+                          % {"pairing": repr(spec.pairing)})
+    if spec.pairing == "duplicate":
+        try:
+            check_rules(rules, entry)
+        except DuplicateError as e:
+            raise LeagueError(str(e)) from None
     if entry == "pair" and any(len(side) != 2 for side in rules.sides):
-        raise LeagueError(f"{rules.preset} has no partnerships of two: entries must be single")
+        raise LeagueError(_("%(preset)s has no partnerships of two: entries must be single")
+                          % {"preset": rules.preset})
     if spec.rounds is not None and not 1 <= spec.rounds <= 100:
-        raise LeagueError("a season has 1 to 100 rounds")
+        raise LeagueError(_("a season has 1 to 100 rounds"))
     if spec.max_entries is not None and spec.max_entries < size:
-        raise LeagueError(f"a table needs {size} entries: allow at least that many")
+        raise LeagueError(_("a table needs %(size)s entries: allow at least that many")
+                          % {"size": size})
     if not 1 <= spec.stale_hours <= 24 * 90:
-        raise LeagueError("a table is flagged after 1 hour to 90 days without a move")
+        raise LeagueError(_("a table is flagged after 1 hour to 90 days without a move"))
 
 
 def _time_control(tc: dict | None) -> dict:
@@ -127,35 +139,41 @@ def _time_control(tc: dict | None) -> dict:
         check_clock(tc)
         return tc
     except ValueError as e:
-        raise LeagueError(f"a bad time control: {e}") from None
+        raise LeagueError(_("a bad time control: %(why)s") % {"why": told(e)}) from None
 
 
 def _check_dates(starts: date, ends: date) -> None:
     if ends < starts:
-        raise LeagueError(f"the season ends ({ends}) before it starts ({starts})")
+        raise LeagueError(_("the season ends (%(ends)s) before it starts (%(starts)s)")
+                          % {"ends": ends, "starts": starts})
 
 
 def _organiser_mail(league: League, boss: Player) -> Outbox:
     cfg = load()
-    text = (f"Your league \"{league.name}\" is ready.\n\n"
-            f"Your organiser's page (keep it to yourself): {cfg.base_url}/o/{league.admin_token}\n"
-            f"The join link to pass on: {cfg.base_url}/j/{league.join_token}\n"
-            f"Players can also mail pbem@{cfg.mail_domain}: join {league.id}\n")
-    return Outbox(to_addr=boss.email, subject=f"Your league: {league.name}", body_text=text,
-                  headers={"Auto-Submitted": "auto-generated"},
+    values = {"league": league.name, "page": f"{cfg.base_url}/o/{league.admin_token}",
+              "join": f"{cfg.base_url}/j/{league.join_token}",
+              "address": f"pbem@{cfg.mail_domain}", "number": league.id}
+    with language(prefs.language(boss)):
+        text = _("Your league \"%(league)s\" is ready.\n\nYour organiser's page (keep it to "
+                 "yourself): %(page)s\nThe join link to pass on: %(join)s\nPlayers can also "
+                 "mail %(address)s: join %(number)s") % values + "\n"
+        subject, lang = _("Your league: %(league)s") % values, current()
+    return Outbox(to_addr=boss.email, subject=subject, body_text=text,
+                  headers={"Auto-Submitted": "auto-generated", "Content-Language": lang},
                   dedupe_key=f"league:{league.id}:organiser")
 
 
 def get_league(s: Session, league_id: object) -> League:
     league = s.get(League, league_id) if isinstance(league_id, int) else None
     if league is None:
-        raise LeagueError(f"there is no league {league_id}")
+        raise LeagueError(_("there is no league %(league)s") % {"league": league_id})
     return league
 
 
 def require_organiser(league: League, by: Asker) -> None:
     if by != OPERATOR and by != league.organiser_id:
-        raise LeagueError(f"only the organiser of {league.name} may do that")
+        raise LeagueError(_("only the organiser of %(league)s may do that")
+                          % {"league": league.name})
 
 
 def league_fixture(s: Session, league_id: object, by: Asker, game_id: object
@@ -168,7 +186,8 @@ def league_fixture(s: Session, league_id: object, by: Asker, game_id: object
         if isinstance(game_id, int) else None
     season = s.get(Season, fixture.season_id) if fixture else None
     if fixture is None or season is None or season.league_id != league.id:
-        raise LeagueError(f"game {game_id} is not a game of {league.name}")
+        raise LeagueError(_("game %(game)s is not a game of %(league)s")
+                          % {"game": game_id, "league": league.name})
     return league, fixture
 
 
@@ -176,7 +195,7 @@ def latest_season(s: Session, league_id: int) -> Season:
     season = s.exec(select(Season).where(Season.league_id == league_id)
                     .order_by(col(Season.number).desc())).first()
     if season is None:  # a league is made with its first season
-        raise LeagueError(f"there is no league {league_id}")
+        raise LeagueError(_("there is no league %(league)s") % {"league": league_id})
     return season
 
 
@@ -189,7 +208,7 @@ def add_season(store: Store, league_id: int, by: Asker, starts: date, ends: date
         require_organiser(league, by)
         last = latest_season(s, id_of(league))
         if last.status == "open":
-            raise LeagueError(f"season {last.number} has not started yet")
+            raise LeagueError(_("season %(season)s has not started yet") % {"season": last.number})
         season = Season(league_id=id_of(league), number=last.number + 1, starts=starts,
                         ends=ends)
         s.add(season)
@@ -215,14 +234,18 @@ def request_join(store: Store, league_id: int, email: str, name: str = "",
         league = get_league(s, league_id)
         _check_entry(s, league, _open_season(s, league), email, partner)
     def text(link: str) -> str:
-        mate = f" with {partner} as your partner" if partner else ""
-        return (f"Someone (we hope you) asked to enter you in the league \"{league.name}\""
-                f"{mate}.\n\nTo confirm, open this link and press the button: {link}\n\n"
-                "If it was not you, ignore this mail: nothing happens without the button.\n")
+        values = {"league": league.name, "partner": partner, "link": link}
+        return "\n\n".join([
+            _("Someone (we hope you) asked to enter you in the league \"%(league)s\" with "
+              "%(partner)s as your partner.") % values if partner else
+            _("Someone (we hope you) asked to enter you in the league \"%(league)s\".") % values,
+            _("To confirm, open this link and press the button: %(link)s") % values,
+            _("If it was not you, ignore this mail: nothing happens without the button.")]) + "\n"
 
     data = {"l": league.id, "e": email, "m": name.strip()[:100], "p": partner}
-    asks.ask(store, email, JOIN, data, "/j/confirm/", f"Confirm your entry: {league.name}",
-             text)  # one a day for the same request: the form cannot flood a mailbox
+    with language(asks.reader_language(store, email)):  # one a day for the same request:
+        asks.ask(store, email, JOIN, data, "/j/confirm/",  # the form cannot flood a mailbox
+                 _("Confirm your entry: %(league)s") % {"league": league.name}, text)
     return email
 
 
@@ -260,11 +283,11 @@ def accept_partner(store: Store, entry_id: int, email: str) -> Entry:
         entry = s.get(Entry, entry_id)
         mate = s.get(Player, entry.partner_id) if entry and entry.partner_id else None
         if entry is None or mate is None or mate.email != address(email):
-            raise LeagueError("this entry does not name you as a partner")
+            raise LeagueError(_("this entry does not name you as a partner"))
         season = s.get(Season, entry.season_id)
         if entry.status != "pending" or season is None or season.status != "open":
-            raise LeagueError("this entry is no longer waiting for you"
-                              if entry.status != "pending" else "the season has started")
+            raise LeagueError(_("this entry is no longer waiting for you")
+                              if entry.status != "pending" else _("the season has started"))
         entry.status = "active"
         s.add(entry)
         s.commit()
@@ -282,17 +305,20 @@ def withdraw(store: Store, league_id: int, by: Asker, entry_id: int, games: str 
     its games stand in the league table or are struck (for everyone), the organiser's
     choice only."""
     if games not in WITHDRAWN_GAMES:
-        raise LeagueError(f"a withdrawn entry's games stand or are struck, not {games!r}"[:120])
+        raise LeagueError(_("a withdrawn entry's games stand or are struck, not %(games)s")
+                          % {"games": repr(games)[:60]})
     with store.session() as s:
         league = get_league(s, league_id)
         entry = s.get(Entry, entry_id)
         season = s.get(Season, entry.season_id) if entry else None
         if entry is None or season is None or season.league_id != league.id:
-            raise LeagueError(f"there is no entry {entry_id} in {league.name}")
+            raise LeagueError(_("there is no entry %(entry)s in %(league)s")
+                              % {"entry": entry_id, "league": league.name})
         if by not in (entry.player_id, entry.partner_id) or games != "stand":
             require_organiser(league, by)
         if entry.status == "withdrawn" or season.status == "over":
-            raise LeagueError(f"{entry.name} is not playing in season {season.number}")
+            raise LeagueError(_("%(name)s is not playing in season %(season)s")
+                              % {"name": entry.name, "season": season.number})
         if season.status == "open":
             s.delete(entry)
         else:
@@ -309,26 +335,31 @@ def _open_season(s: Session, league: League, lock: bool = False) -> Season:
     q = select(Season).where(Season.league_id == league.id, Season.status == "open")
     season = s.exec(q.with_for_update() if lock else q).first()
     if season is None:
-        raise LeagueError(f"{league.name} is not taking entries now: its season has started")
+        raise LeagueError(_("%(league)s is not taking entries now: its season has started")
+                          % {"league": league.name})
     return season
 
 
 def _check_entry(s: Session, league: League, season: Season, email: str,
                  partner: str | None) -> None:
     if league.entry == "pair" and not partner:
-        raise LeagueError(f"{league.name} is for fixed partnerships: name your partner")
+        raise LeagueError(_("%(league)s is for fixed partnerships: name your partner")
+                          % {"league": league.name})
     if league.entry == "single" and partner:
-        raise LeagueError(f"{league.name} is for single players: partners are drawn per game")
+        raise LeagueError(_("%(league)s is for single players: partners are drawn per game")
+                          % {"league": league.name})
     if partner == email:
-        raise LeagueError("your partner must be someone else")
+        raise LeagueError(_("your partner must be someone else"))
     entries = s.exec(select(Entry).where(Entry.season_id == season.id)).all()
     ids = {x for e in entries for x in (e.player_id, e.partner_id) if x}
     for who in (email, partner):
         player = s.exec(select(Player).where(Player.email == who)).first() if who else None
         if player and player.id in ids:
-            raise LeagueError(f"{who} is entered in {league.name} already")
+            raise LeagueError(_("%(address)s is entered in %(league)s already")
+                              % {"address": who, "league": league.name})
     if league.max_entries is not None and len(entries) >= league.max_entries:
-        raise LeagueError(f"{league.name} is full: {league.max_entries} entries")
+        raise LeagueError(_("%(league)s is full: %(most)s entries")
+                          % {"league": league.name, "most": league.max_entries})
 
 
 def address(email: str) -> str:
@@ -348,23 +379,35 @@ def _entry_name(name: str, player: Player, mate: Player | None) -> str:
 def _welcome(league: League, season: Season, entry: Entry, player: Player,
              mate: Player | None) -> Outbox:
     cfg = load()
-    wait = f" once {mate.email} says yes" if mate else ""
-    text = (f"You are entered in \"{league.name}\", season {season.number}{wait}. It starts on "
-            f"{season.starts.isoformat()}; your first table comes by mail then.\n"
-            f"The league: {cfg.base_url}/l/{league.id}\n")
-    return Outbox(to_addr=player.email, subject=f"You are in: {league.name}", body_text=text,
-                  headers={"Auto-Submitted": "auto-generated"},
+    values = {"league": league.name, "season": season.number, "mate": mate.email if mate else "",
+              "starts": season.starts.isoformat(), "link": f"{cfg.base_url}/l/{league.id}"}
+    with language(prefs.language(player)):
+        if mate:
+            text = _("You are entered in \"%(league)s\", season %(season)s once %(mate)s says "
+                     "yes. It starts on %(starts)s; your first table comes by mail then.\nThe "
+                     "league: %(link)s") % values + "\n"
+        else:
+            text = _("You are entered in \"%(league)s\", season %(season)s. It starts on "
+                     "%(starts)s; your first table comes by mail then.\nThe league: %(link)s"
+                     ) % values + "\n"
+        subject, lang = _("You are in: %(league)s") % values, current()
+    return Outbox(to_addr=player.email, subject=subject, body_text=text,
+                  headers={"Auto-Submitted": "auto-generated", "Content-Language": lang},
                   dedupe_key=f"entry:{entry.id}:welcome")
 
 
 def _partner_mail(league: League, entry: Entry, player: Player, mate: Player) -> Outbox:
     cfg = load()
     link = Signer(secret_keys(cfg), PARTNER).dumps({"x": entry.id, "e": mate.email})
-    text = (f"{player.email} entered \"{league.name}\" with you as partner.\n\n"
-            f"To say yes, open this link and press the button: {cfg.base_url}/j/partner/{link}"
-            "\n\nIf you do not want to play, ignore this mail: the entry stays out.\n")
-    return Outbox(to_addr=mate.email, subject=f"Partner in {league.name}?", body_text=text,
-                  headers={"Auto-Submitted": "auto-generated"},
+    values = {"address": player.email, "league": league.name,
+              "link": f"{cfg.base_url}/j/partner/{link}"}
+    with language(prefs.language(mate)):
+        text = _("%(address)s entered \"%(league)s\" with you as partner.\n\nTo say yes, open "
+                 "this link and press the button: %(link)s\n\nIf you do not want to play, "
+                 "ignore this mail: the entry stays out.") % values + "\n"
+        subject, lang = _("Partner in %(league)s?") % values, current()
+    return Outbox(to_addr=mate.email, subject=subject, body_text=text,
+                  headers={"Auto-Submitted": "auto-generated", "Content-Language": lang},
                   dedupe_key=f"entry:{entry.id}:partner")
 
 

@@ -10,6 +10,8 @@ from sqlmodel import Session, col, select
 
 from ..config import load
 from ..deadlines import PAUSED, shift_bank
+from ..i18n import N_, _, current, language
+from ..store import prefs
 from ..store.games import mailable
 from ..store.models import (
     Deadline,
@@ -39,8 +41,9 @@ def pause(store: Store, league_id: int, by: Asker, season_number: int | None = N
         league, seasons = _seasons(s, league_id, by, season_number, paused=False)
         for season in seasons:
             if _pauses_since(s, season, now - timedelta(days=1)) >= PAUSES_PER_DAY:
-                raise LeagueError(f"season {season.number} was paused {PAUSES_PER_DAY} times "
-                                  "in the last day: each pause mails every player, so wait")
+                raise LeagueError(_("season %(season)s was paused %(times)s times in the last "
+                                    "day: each pause mails every player, so wait")
+                                  % {"season": season.number, "times": PAUSES_PER_DAY})
             season.paused_at = now
             s.add(season)
             for game in _games(s, season):
@@ -49,9 +52,7 @@ def pause(store: Store, league_id: int, by: Asker, season_number: int | None = N
                 for row in _rows(s, game, "pending"):
                     row.state, row.paused_at = PAUSED, now
                     s.add(row)
-            _tell(s, league, season, now, f"is paused from {_when(now)}: no deadline runs "
-                  "until it resumes, and then each has the time it had left. You may still "
-                  "move meanwhile.", "paused")
+            _tell(s, league, season, now, {"when": _when(now)}, "paused")
         s.commit()
         return [x.number for x in seasons]
 
@@ -66,9 +67,8 @@ def resume(store: Store, league_id: int, by: Asker, season_number: int | None = 
         for season in seasons:
             for game in _games(s, season):
                 _restart(s, game, now)
-            _tell(s, league, season, now, f"resumed at {_when(now)} (paused since "
-                  f"{_when(_paused_since(season))}): the deadlines run again, each with the "
-                  "time it had left.", "resumed")
+            _tell(s, league, season, now, {"when": _when(now),
+                                           "since": _when(_paused_since(season))}, "resumed")
             season.paused_at = None
             s.add(season)
         s.commit()
@@ -122,15 +122,24 @@ def _seasons(s: Session, league_id: int, by: Asker, number: object, paused: bool
     if number is not None:
         if not isinstance(number, int) or not s.exec(select(Season.id).where(
                 Season.league_id == league.id, Season.number == number)).first():
-            raise LeagueError(f"{league.name} has no season {number}")
+            raise LeagueError(_("%(league)s has no season %(season)s")
+                              % {"league": league.name, "season": number})
         q = q.where(Season.number == number)
     found = [x for x in s.exec(q.order_by(col(Season.number))).all()
              if (x.paused_at is not None) == paused]
     if not found:
-        raise LeagueError(f"{league.name} has no running season "
-                          f"{'paused' if paused else 'to pause'}"
-                          f"{f' (season {number})' if number is not None else ''}")
+        raise LeagueError(_nothing_to(league.name, paused, number))
     return league, found
+
+
+def _nothing_to(name: str, paused: bool, number: object) -> str:
+    """Why there is no season to pause or resume, in whole sentences."""
+    values = {"league": name, "season": number}
+    if number is None:
+        return (_("%(league)s has no running season paused") if paused
+                else _("%(league)s has no running season to pause")) % values
+    return (_("%(league)s has no running season paused (season %(season)s)") if paused
+            else _("%(league)s has no running season to pause (season %(season)s)")) % values
 
 
 def _games(s: Session, season: Season) -> list[Game]:
@@ -143,18 +152,34 @@ def _rows(s: Session, game: Game, state: str) -> list[Deadline]:
                                               Deadline.state == state)).all())
 
 
-def _tell(s: Session, league: League, season: Season, now: datetime, what: str,
+# (subject, text) of a pause's and a resume's mails
+_SAID = {"paused": (N_("%(league)s: season %(season)s paused"),
+                    N_("%(league)s, season %(season)s, is paused from %(when)s: no deadline runs "
+                       "until it resumes, and then each has the time it had left. You may still "
+                       "move meanwhile.\nThe league: %(link)s")),
+         "resumed": (N_("%(league)s: season %(season)s resumed"),
+                     N_("%(league)s, season %(season)s, resumed at %(when)s (paused since "
+                        "%(since)s): the deadlines run again, each with the time it had left."
+                        "\nThe league: %(link)s"))}
+
+
+def _tell(s: Session, league: League, season: Season, now: datetime, values: dict,
           kind: str) -> None:
+    """Every player of the season hears of its pause or resume, in their language."""
     ids = {x for e in s.exec(select(Entry).where(Entry.season_id == season.id,
                                                  Entry.status != "withdrawn")).all()
            for x in (e.player_id, e.partner_id) if x}
-    text = (f"{league.name}, season {season.number}, {what}\n"
-            f"The league: {load().base_url}/l/{league.id}\n")
+    values = dict(values, league=league.name, season=season.number,
+                  link=f"{load().base_url}/l/{league.id}")
+    subject, text = _SAID[kind]
     for p in s.exec(select(Player).where(col(Player.id).in_(ids))).all():
         if mailable(p):
-            s.add(Outbox(to_addr=p.email, subject=f"{league.name}: season {season.number} "
-                         f"{kind}", body_text=text, headers={"Auto-Submitted": "auto-generated"},
-                         dedupe_key=f"{kind}:{season.id}:{now.isoformat()}:{p.id}"))
+            with language(prefs.language(p)):
+                s.add(Outbox(to_addr=p.email, subject=_(subject) % values,
+                             body_text=_(text) % values + "\n",
+                             headers={"Auto-Submitted": "auto-generated",
+                                      "Content-Language": current()},
+                             dedupe_key=f"{kind}:{season.id}:{now.isoformat()}:{p.id}"))
 
 
 def _when(t: datetime) -> str:

@@ -16,10 +16,11 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from ..engine.acts import QUIET
-from ..notify import seat_names
+from ..i18n import _, current
 from ..store.games import table_of
 from ..store.models import Entry, Fixture, Game, League, Move, Player, Season
 from ..store.states import Store
+from ..table import seat_names
 from . import ledger
 from .glicko import glicko2
 from .ledger import members, pair_key
@@ -42,8 +43,9 @@ def _cached(key: Hashable, compute: Callable[[], T]) -> T:
 
 def kept(key: Hashable, compute: Callable[[], T]) -> T:
     """compute(), or its value kept under `key` among the many small parts of views (a
-    round of a season's fixtures, rendered): the key names every input that changes."""
-    return _kept(_parts, PARTS, key, compute)
+    round of a season's fixtures, rendered): the key names every input that changes, and
+    the reader's language is added to it (a rendered part holds its words)."""
+    return _kept(_parts, PARTS, (current(), key), compute)
 
 
 def _kept(store: OrderedDict, size: int, key: Hashable, compute: Callable[[], T]) -> T:
@@ -96,7 +98,8 @@ def season_of(s: Session, league_id: int, number: int) -> Season:
     season = s.exec(select(Season).where(Season.league_id == league_id,
                                          Season.number == number)).first()
     if season is None:
-        raise LeagueError(f"league {league_id} has no season {number}")
+        raise LeagueError(_("league %(league)s has no season %(season)s")
+                          % {"league": league_id, "season": number})
     return season
 
 
@@ -112,11 +115,11 @@ def fixtures_of(s: Session, season: Season) -> list[Fixture]:
 
 def view(s: Session, what: str, league: League, season: Season, compute: Callable[[], T]) -> T:
     """compute(), kept while neither the season nor the league's ratings change: for a
-    whole rendered view of a season (its page)."""
+    whole rendered view of a season (its page), one for each language it is read in."""
     key = _season_key(season)
     if key is None:
         return compute()
-    return _cached((what, league.seed, key, ratings_key(s, league)), compute)
+    return _cached((what, current(), league.seed, key, ratings_key(s, league)), compute)
 
 
 def season_standings(s: Session, season: Season) -> list:
@@ -198,12 +201,16 @@ def _both(key: tuple, games: list, names: dict) -> list[dict]:
 
 
 def fixtures(s: Session, season: Season) -> list[dict]:
-    """The season's rounds, each with its tables (names by side, game, result) and byes."""
-    return [view for _, view in fixture_rounds(s, season)]
+    """The season's rounds, each with its tables (names by side, game, result, a ruling in
+    English words) and byes: as the JSON API and the command line give them."""
+    return [dict(view, tables=[{k: v for k, v in t.items() if k != "ruled"}
+                               for t in view["tables"]])
+            for _, view in fixture_rounds(s, season)]
 
 
 def fixture_rounds(s: Session, season: Season) -> list[tuple[int, dict]]:
-    """The rounds of `fixtures`, each with a stamp that changes whenever the round does."""
+    """The rounds of `fixtures`, each with a stamp that changes whenever the round does, and
+    each ruled table's ruling itself (`ruled`: a page says it in its own language)."""
     return _season_cached(s, "fixtures", season, lambda: ledger.read(
         s, season, _league_of(s, season), lambda led: led.fixtures()))
 

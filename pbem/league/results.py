@@ -11,8 +11,9 @@ from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
 from ..engine import State, score_pad
-from ..store.models import Deadline, Fixture, Game, Move, Season
+from ..store.models import Deadline, Fixture, Game, League, Move, Season
 from ..store.models import now as utcnow
+from .duplicate import board_lines
 from .rows import id_of
 from .standings import GameResult
 from .verdicts import counted
@@ -24,6 +25,10 @@ def record(s: Session, game: Game, st: State) -> int | None:
     if fixture is None or fixture.status == "over":
         return None
     result = result_of(st) | seat_record(s, id_of(game), st.n)
+    pairing = s.exec(select(League.pairing).join(Season, col(Season.league_id) == League.id)
+                     .where(Season.id == fixture.season_id)).one()
+    if pairing == "duplicate":  # each board, hidden from the other tables until the round ends
+        result |= {"boards": board_lines(st), "hidden": True}
     finish(s, fixture, result)
     return fixture.season_id
 
@@ -50,7 +55,9 @@ def changed(s: Session, season_id: int, fixture: Fixture | None = None) -> None:
 
 
 MOVES = ("bid", "play", "claim")  # what a seat's player is asked to do
-OWN = ("mail", "web", "cli", "auto")  # the seat's player moved (auto: their own order)
+# the seat's player moved (auto: their own order or only card; settled: the rest of a hand
+# no play could change, pbem.engine.settled, which their `auto on` let play itself)
+OWN = ("mail", "web", "cli", "auto", "settled")
 
 
 def seat_record(s: Session, game_id: int, n: int) -> dict:

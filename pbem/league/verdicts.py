@@ -5,6 +5,8 @@ count, or None when the game is to be replayed (it counts for nothing)."""
 
 from collections.abc import Iterable
 
+from ..i18n import _
+
 
 def in_force(events: Iterable[dict]) -> dict | None:
     """The ruling in force after a game's log events (the export's logs, read again)."""
@@ -39,16 +41,16 @@ def counted(played: dict, ruling: dict | None) -> dict | None:
 
 def describe(ruling: dict) -> str:
     """A ruling in words, for pages and mails (sides are numbered from 1 there)."""
-    kind = ruling["result"]
+    kind, values = ruling["result"], {"reason": ruling["reason"]}
     if kind == "win":
-        what = f"a win for side {ruling['side'] + 1}"
-    elif kind == "loss":
-        what = f"a loss for side {ruling['side'] + 1}"
-    elif kind == "replay":
-        what = "to be replayed: the game counts for nothing"
-    elif kind == "adjust":
-        what = "scores adjusted by " + ", ".join(
-            f"side {i + 1} {x:+d}" for i, x in enumerate(ruling["points"]))
-    else:
-        what = f"the ruling at move {ruling['undo']} taken back"
-    return f"{what} ({ruling['reason']})"
+        return _("a win for side %(side)s (%(reason)s)") % dict(values, side=ruling["side"] + 1)
+    if kind == "loss":
+        return _("a loss for side %(side)s (%(reason)s)") % dict(values, side=ruling["side"] + 1)
+    if kind == "replay":
+        return _("to be replayed: the game counts for nothing (%(reason)s)") % values
+    if kind == "adjust":
+        points = ", ".join(_("side %(side)s %(points)s") % {"side": i + 1, "points": f"{x:+d}"}
+                           for i, x in enumerate(ruling["points"]))
+        return _("scores adjusted by %(points)s (%(reason)s)") % dict(values, points=points)
+    return _("the ruling at move %(move)s taken back (%(reason)s)") % dict(
+        values, move=ruling["undo"])

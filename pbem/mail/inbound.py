@@ -29,28 +29,32 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import aliased
 from sqlmodel import select
 
-from .. import compose
+from .. import compose, logs
 from ..engine import parse_action, view
+from ..i18n import current, gettext, language, listing
 from ..notify import (
     answer_stands,
     link_maker,
     mail_row,
+    played_for,
     reply_address,
-    seat_names,
-    turn_subject,
+    settled_news,
     turn_values,
+    your_turn,
 )
 from ..organise.seasons import tell_organisers
 from ..play import Seen
 from ..signing import secret_keys
-from ..store import bounces
+from ..store import bounces, prefs
 from ..store.accounts import account_address, keyed, organiser_address
 from ..store.games import GAME_ON_FIRST_SEAT
 from ..store.masking import MaskKeys
 from ..store.models import Game, Inbound, League, Move, Outbox, Player, Seat
+from ..table import seat_names
 from . import shunt
 from .authres import verdict
 from .bounce import classify
+from .commands import aliases
 from .commands.acting import did
 from .commands.base import Context
 from .commands.registry import (
@@ -64,6 +68,7 @@ from .commands.registry import (
     STRANGERS,
 )
 from .commands.runner import failure, run, summary, summary_text
+from .normal import for_reading
 from .once import once
 from .plain import plain_answer
 from .reader import ForgedSender, Incoming, Unreadable, read
@@ -156,8 +161,15 @@ class Processor:
         return self._first(_TOKEN, t=local[5:]) is not None
 
     def process(self, envelope_from: str, rcpt: str, raw: bytes) -> str:
-        """Handle the mail for `rcpt`; returns what was done (for the log and tests)."""
+        """Handle the mail for `rcpt`; returns what was done (for the log and tests). The
+        operator's log gets a line for it (pbem.logs.MailIn)."""
+        with logs.MailIn(envelope_from) as line:
+            line.outcome = self._process(envelope_from, rcpt, raw, line)
+            return line.outcome
+
+    def _process(self, envelope_from: str, rcpt: str, raw: bytes, line: "logs.MailIn") -> str:
         inc = read(raw, envelope_from, self.cfg.mail_domain)
+        line.sender = inc.sender
         key = f"{rcpt.lower()} {inc.message_id or hashlib.sha256(raw).hexdigest()}"
         if len(key) > 190:  # fits every column it keys (Outbox.dedupe_key is 200)
             key = "sha256:" + hashlib.sha256(key.encode()).hexdigest()
@@ -168,14 +180,16 @@ class Processor:
                 return "duplicate"
         elif (who := self._who(inc, rcpt, key)) is None:
             return "duplicate"
+        line.game = who[2].game.id if who and who[2] else None
         answers = Answers()  # our answers' Outbox rows, written with the Inbound row
         try:
             if bounce:
                 outcome = self._bounce(rcpt, raw)
             elif who is None:
                 outcome = inc.ignore or "ignored"
-            else:
-                outcome = self._answer(inc, key, *who, answers)
+            else:  # answered in the language of the player the mail names (a stranger: ours)
+                with language(prefs.language(who[1])):
+                    outcome = self._answer(inc, key, *who, answers)
         finally:
             table = who[2] if who else None
             if table is not None and table.live is not None:  # read, no seat's mail took it
@@ -312,7 +326,7 @@ class Processor:
         same way (`player`: its entry's name)."""
         ctx = Context(self.store, player, None, inc.message_id or key, sender=inc.sender)
         lines = inc.lines or _subject_command(inc.subject)
-        if not lines or lines[0].split(" ", 1)[0].lower() not in {c.name for c in STRANGERS}:
+        if not lines or aliases.name(lines[0].split(" ", 1)[0]) not in {c.name for c in STRANGERS}:
             return "unknown sender"
         return "refused" if run(ctx, lines[:1], STRANGERS) else "done"
 
@@ -329,11 +343,12 @@ class Processor:
                       league=league.id if league else None)
         lines = inc.lines or _subject_command(inc.subject)
         error = run(ctx, lines, once(commands, key, ONCE)) if lines else None
-        text = summary(ctx, lines, error, commands)
         here = (organiser_address(league, self.cfg.mail_domain) if league else
                 account_address(player, self.cfg.mail_domain))
-        out.append(self._send(key, player.email, "Re: " + (inc.subject or "your mail"), text,
-                              inc.message_id, None, here))
+        with language(prefs.language(ctx.player or player)):  # as `lang` may have just set
+            text = summary(ctx, lines, error, commands)
+            subject = "Re: " + (inc.subject or gettext("your mail"))
+            out.append(self._send(key, player.email, subject, text, inc.message_id, None, here))
         return "refused" if error else "done"
 
     def _plain(self, inc, player, key, out) -> str:
@@ -342,14 +357,14 @@ class Processor:
         address's owner gets, once an hour at most, their account address and a link that
         does what the mail asked (pbem.mail.plain)."""
         lines = inc.lines or _subject_command(inc.subject)
-        if lines and lines[0].split(" ", 1)[0].lower() in {c.name for c in STRANGERS}:
+        if lines and aliases.name(lines[0].split(" ", 1)[0]) in {c.name for c in STRANGERS}:
             done = self._stranger(inc, key, player)
             if done == "done":  # else the answer below says where to write
                 return done
         # only lines that name an account command go in the answer and its link: the rest
         # may be a forger's words, which we do not carry to the address's owner
         ours = [" ".join(x.split())[:100] for x in lines
-                if x.split(" ", 1)[0].lower().rstrip(":") in ACCOUNT_NAMES]
+                if aliases.name(x.split(" ", 1)[0]) in ACCOUNT_NAMES]
         row = plain_answer(self.store, self.cfg, player, ours, inc.subject)
         if row is None:
             return "plain address: answered within the hour"
@@ -357,25 +372,41 @@ class Processor:
         return "plain address: answered"
 
     def _reply(self, inc, seat, player, key, ctx, lines, error, names, game=None) -> dict:
+        with language(prefs.language(ctx.player or player)):  # as `lang` may have just set
+            return self._reply_here(inc, seat, player, key, ctx, lines, error, names, game)
+
+    def _reply_here(self, inc, seat, player, key, ctx, lines, error, names, game=None) -> dict:
         """Every answer to a seat's mail shows the table and the moves legal now, text and
         HTML, threaded under the mail (and so the turn mail) it answers. `game`: the answer
         is written with the mail's move, from the table it left; where that is the seat's
         turn it is the turn mail too (pbem.notify.answer_stands, which sends none then):
         the deadline, and a turn mail's Message-ID, so a reply to it is read as one."""
         st = ctx.state
-        turn = game is not None and answer_stands(game, st, seat.seat)
+        # a move's write that left this very table (a line before the last: its write sent
+        # the seat no turn mail, acting.Deferring) makes the answer the turn mail too
+        asked = ctx.asked if ctx.asked is not None and ctx.asked.st.seq == st.seq else None
+        game = game or (asked.game if asked is not None else None)
+        turn = asked is not None and game is not None and answer_stands(game, st, seat.seat)
         said = {"done": ctx.done, "error": failure(error, lines),
                 "text": summary_text(ctx, lines, SEAT_COMMANDS)}
-        subject = f"Game {seat.game_id}: " + outcome(ctx, lines, error)
+        subject = gettext("Game %(game)s: %(outcome)s") % {
+            "game": seat.game_id, "outcome": outcome(ctx, lines, error)}
         if turn:  # what the turn mail would tell, as the move's write arms it
             values = turn_values(self.cfg, ctx.asked, seat)  # the write's Table
-            subject = f"{turn_subject(seat.game_id, st.seq)}, {outcome(ctx, lines, error)}"
+            subject = gettext("Game %(game)s: %(outcome)s; %(turn)s") % {
+                "game": seat.game_id, "outcome": outcome(ctx, lines, error),
+                "turn": your_turn(st, seat.seat)}
         else:
-            v = compose.context(view(st, seat.seat), seat.game_id, names)
+            if ctx.player is not None:  # a `name` line of this mail: its answer shows it
+                names = [ctx.player.name if i == seat.seat else n for i, n in enumerate(names)]
+            v = compose.context(view(st, seat.seat), seat.game_id, names,
+                                st.table)
             link = link_maker(self.cfg, seat.game_id, seat.seat, st.seq)
             values = {"v": v, "names": names, "due": None,
                       "moves": compose.moves(v, reply_address(self.cfg, seat), link),
-                      "table_url": f"{self.cfg.base_url}/t/{seat.token}"}
+                      "table_url": f"{self.cfg.base_url}/t/{seat.token}",
+                      "for_you": played_for(asked, seat.seat) if asked else [],
+                      "settled": settled_news(asked) if asked else ""}
         values.update(said)
         row = mail_row(self.cfg, seat, player, f"reply:{key}"[:200], subject,
                        compose.render("reply.txt", **values),
@@ -398,24 +429,29 @@ class Processor:
 
     def _refuse_unverified(self, inc, seat, player, key, why):
         game = seat.game_id if seat else None
-        text = (f"A mail from your address was not obeyed: {why}. Nothing was done. If you "
-                "sent it, your mail provider may be rewriting it; write to us from its own "
-                "web or app client.\n")
+        text = gettext("A mail from your address was not obeyed: %(why)s. Nothing was done. If "
+                       "you sent it, your mail provider may be rewriting it; write to us from "
+                       "its own web or app client.") % {"why": why} + "\n"
         reply_to = (reply_address(self.cfg, seat) if seat else
                     account_address(player, self.cfg.mail_domain))
-        subject = (f"Game {game}: " if game else "") + "a mail was not obeyed"
+        subject = (gettext("Game %(game)s: a mail was not obeyed") % {"game": game} if game
+                   else gettext("A mail was not obeyed"))
         return self._send(key, player.email, subject, text, inc.message_id, game, reply_to)
 
     def _warn_forged_keyed(self, inc, player, key):
-        text = (f"A mail to one of your secret addresses came from {inc.sender}, not from "
-                f"your address, so it was ignored. Write from {player.email} to be obeyed.\n")
-        return self._send(key, player.email, "A mail was ignored", text, None, None,
+        text = gettext("A mail to one of your secret addresses came from %(sender)s, not from "
+                       "your address, so it was ignored. Write from %(address)s to be obeyed."
+                       ) % {"sender": inc.sender, "address": player.email} + "\n"
+        return self._send(key, player.email, gettext("A mail was ignored"), text, None, None,
                           account_address(player, self.cfg.mail_domain))
 
     def _warn_forged(self, inc, seat, player, key):
-        text = (f"A mail for your seat in game {seat.game_id} came from {inc.sender}, not from "
-                f"your address, so it was ignored. Reply from {player.email} to play.\n")
-        return self._send(key, player.email, f"Game {seat.game_id}: a mail was ignored", text,
+        values = {"game": seat.game_id, "sender": inc.sender, "address": player.email}
+        text = gettext("A mail for your seat in game %(game)s came from %(sender)s, not from "
+                       "your address, so it was ignored. Reply from %(address)s to play."
+                       ) % values + "\n"
+        return self._send(key, player.email, gettext("Game %(game)s: a mail was ignored") % values,
+                          text,
                           None, seat.game_id, reply_address(self.cfg, seat))
 
     def _send(self, key, to, subject, text, in_reply_to, game_id, reply_to) -> dict:
@@ -424,7 +460,8 @@ class Processor:
             in_reply_to = None  # a Message-ID too long to keep is kept as a hash, not an id
         root = compose.thread_root(game_id, self.cfg.mail_domain) if game_id else None
         refs = " ".join(x for x in (root, in_reply_to) if x)
-        headers = {"Reply-To": reply_to, "Auto-Submitted": "auto-replied"}
+        headers = {"Reply-To": reply_to, "Auto-Submitted": "auto-replied",
+                   "Content-Language": current()}
         if in_reply_to or root:
             headers.update({"In-Reply-To": in_reply_to or root, "References": refs})
         mail = (compose.game_mail(game_id, self.cfg.mail_domain, subject, text) if game_id
@@ -493,9 +530,11 @@ def _write_answers(s, key: str, outcome: str, rows: list[dict]) -> None:
 
 
 def _subject_command(subject: str) -> list[str]:
-    """A command in the subject counts when the body has none."""
-    word = subject.split(" ", 1)[0].lower() if subject else ""
-    if word in NAMES:
+    """A command in the subject counts when the body has none (normalised as a body's line
+    is: `ｂｉｄ　４` is `bid 4`)."""
+    subject = for_reading(" ".join(subject.split()))
+    word = subject.split(" ", 1)[0] if subject else ""
+    if aliases.name(word) in NAMES:  # "hilfe" is "help"
         return [subject]
     try:
         parse_action(subject)
@@ -509,17 +548,21 @@ def outcome(ctx, lines, error) -> str:
     "nothing done"."""
     # a repeat was our own earlier try of this mail, never answered: told as done
     new = [did(a) for a, _repeat in ctx.moves] + ctx.ahead
-    said = "you " + " and ".join(new) if new else ""
+    said = gettext("you %(did)s") % {"did": listing(new)} if new else ""
     if error:
         line = error[0] if len(error[0]) <= 40 else error[0][:39] + "…"
-        return (said + "; " if said else "") + f"not done: {line}"
+        refused = gettext("not done: %(line)s") % {"line": line}
+        return gettext("%(done)s; %(refused)s") % {"done": said, "refused": refused} \
+            if said else refused
     if said:
         return said
     if not lines:
-        return "nothing done: no command found"
+        return gettext("nothing done: no command found")
     if ctx.want_help:
-        return "help"
-    return "your table" if any(d.startswith("status") for d in ctx.done) else "your games"
+        return gettext("help")
+    if any(d.startswith("status") for d in ctx.done):
+        return gettext("your table")
+    return gettext("your games")
 
 
 OK = "250 2.0.0 OK: message accepted"

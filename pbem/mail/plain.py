@@ -10,7 +10,9 @@ from datetime import timedelta
 from sqlmodel import col, select
 
 from ..asks import MAX_LINK
+from ..i18n import _, current, language
 from ..signing import COMMANDS, Signer, secret_keys
+from ..store import prefs
 from ..store.accounts import WARNING, account_address, organiser_address
 from ..store.models import League, Outbox, Player
 from ..store.models import now as utcnow
@@ -40,29 +42,33 @@ def plain_answer(store, cfg, player: Player, lines: list[str], subject: str) -> 
             return None
         leagues = s.exec(select(League).where(League.organiser_id == player_id)
                          .order_by(col(League.id))).all()
-    text = _text(cfg, player, lines, leagues)
-    return {"to_addr": player.email, "subject": "Your mail to us did nothing: your account address",
+    with language(prefs.language(player)):
+        text = _text(cfg, player, lines, leagues)
+        subject, lang = _("Your mail to us did nothing: your account address"), current()
+    return {"to_addr": player.email, "subject": subject,
             "body_text": text, "dedupe_key": _key(player_id, now),
             "headers": {"Reply-To": account_address(player, cfg.mail_domain),
-                        "Auto-Submitted": "auto-replied"}}
+                        "Auto-Submitted": "auto-replied", "Content-Language": lang}}
 
 
 def _text(cfg, player, lines, leagues) -> str:
-    mine = account_address(player, cfg.mail_domain)
-    out = ["Your mail to " f"pbem@{cfg.mail_domain} did nothing: anyone can write a mail "
-           "with your address as its sender, so we act only on mail to your own account "
-           f"address, {mine} ({WARNING}). Reply to this mail, or write to that address, "
-           "from your own address."]
+    values = {"plain": f"pbem@{cfg.mail_domain}", "warning": _(WARNING),
+              "mine": account_address(player, cfg.mail_domain), "hours": LINK_HOURS}
+    out = [_("Your mail to %(plain)s did nothing: anyone can write a mail with your address "
+             "as its sender, so we act only on mail to your own account address, %(mine)s "
+             "(%(warning)s). Reply to this mail, or write to that address, from your own "
+             "address.") % values]
     if lines:
-        out += ["", "Your mail asked:", *[f"  {x}" for x in lines], ""]
+        out += ["", _("Your mail asked:"), *[f"  {x}" for x in lines], ""]
         link = _link(cfg, player, lines)
-        out.append(f"To do it now, open this link and press the button (within "
-                   f"{LINK_HOURS} hours, once): {link}" if link else
-                   "That is more than a link can carry: write it to your account address.")
+        out.append(_("To do it now, open this link and press the button (within %(hours)s "
+                     "hours, once): %(link)s") % dict(values, link=link) if link else
+                   _("That is more than a link can carry: write it to your account address."))
     for lg in leagues:
-        out += ["", f"Organiser commands for league {lg.id} are taken only at its organiser "
-                f"address, {organiser_address(lg, cfg.mail_domain)} ({WARNING})."]
-    out += ["", "If you did not write to us, ignore this mail: nothing was done."]
+        out += ["", _("Organiser commands for league %(league)s are taken only at its "
+                      "organiser address, %(address)s (%(warning)s).") % dict(
+            values, league=lg.id, address=organiser_address(lg, cfg.mail_domain))]
+    out += ["", _("If you did not write to us, ignore this mail: nothing was done.")]
     return "\n".join(out) + "\n"
 
 

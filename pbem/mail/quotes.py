@@ -1,20 +1,36 @@
-"""What the player wrote in a reply, as lines: not what they quoted, nor their sign-off.
+"""What the player wrote in a reply, as command lines: not what they quoted, nor their
+greeting, sign-off, footer or name, in any language and script.
 
-Read above, below and between quoted blocks (top-posting, bottom-posting, interleaving).
-A quoted line (">") is skipped and reading goes on after it. An attribution line ("On ...
-wrote:", "Am ... schrieb ...:" and the like in the languages below) is skipped when a quoted
-block follows; when unquoted text follows it (some clients quote without ">") the rest is
-the old mail, so reading ends. Reading also ends at an Outlook header block ("From:",
-"Von:", "De :"...), a "-----Original Message-----" style banner, the signature delimiter,
-a client footer ("Sent from my iPhone", "Get Outlook for Android") or a sign-off ("Thanks,",
-"Cheers - Ann"). A greeting before the first command is skipped.
+Read by structure rather than by word lists. Read above, below and between quoted blocks
+(top-posting, bottom-posting, interleaving): a quoted line (">") is skipped and reading goes
+on after it. An attribution is told by its shape: one to three rows (clients wrap it), none
+a command, just above a quoted block, holding a date, a time or an address, or ending in a
+colon; so is a webmail's banner ("-------- Původní e-mail --------") with its "Name: value"
+rows above a quote. Both are skipped. A quoted mail's header block ("От: ...", "差出人: ...")
+or banner anywhere else ends the reading. A greeting is a short first line ending in a
+comma or an exclamation mark that holds no command ("Привет!", "नमस्ते,"). Once a command was
+read, the first line that is no command (mail.command_like) ends the mail quietly: sign-offs,
+phone footers and names in any language; a command written wrong is still given to the
+commands to be answered "not done", as is any line that fails before a command was read.
 
-Languages: English, German, French, Spanish, Italian, Dutch, Portuguese, Polish, Swedish.
+What we know by words stays as a surer first test in the nine languages below: attribution
+verbs ("On ... wrote:", "Am ... schrieb ...:"), which end the reading when unquoted old mail
+follows; Outlook's header labels; sign-offs and client footers ("Sent from my iPhone",
+"Cheers - Ann"), which end it wherever they stand; greetings ("Hi Ann"). The lines given
+out are normalised for reading (mail.normal: NFKC, ASCII digits, Turkish I), a `say`
+line's words kept as written.
+
+Languages known by words: English, German, French, Spanish, Italian, Dutch, Portuguese,
+Polish, Swedish. By shape: any (tests/lang_corpus.py holds 18 more).
 """
 
 import re
 
 from ..engine import parse_action
+from ..engine.words import fold
+from .command_like import looks_like_command
+from .commands.aliases import ALIASES
+from .normal import for_reading, normal
 
 MAX_LINES = 20  # lines read from one mail; a reply is short
 
@@ -87,47 +103,79 @@ _GAME_WORDS = set(
     "ace king queen jack ten nine eight seven six five four three two deuce trey joker big "
     "little small spade spades heart hearts diamond diamonds club clubs".split())
 
-_INVISIBLE = dict.fromkeys(map(ord, "\ufe0e\ufe0f\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+# invisible marks: emoji variation selectors, zero-width characters, the soft hyphen, and
+# the bidirectional marks Arabic and Hebrew clients put around names, addresses and numbers
+_INVISIBLE = dict.fromkeys(map(ord, "\ufe0e\ufe0f\u200b\u200c\u200d\u2060\ufeff\u00ad"
+                                    "\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e"
+                                    "\u2066\u2067\u2068\u2069"))
 _SPACES = re.compile(r"[\s\u00a0\u2007\u202f]+")
+# what an attribution holds in any language: a time, a date, or an address (after NFKC and
+# ASCII digits: mail.normal)
+_WHEN_OR_WHO = re.compile(r"\d{1,2}[:.]\d{2}|\b\d{4}\b|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|"
+                          r"\d\s?(年|月|日|년|월|일)|@")
+# a row of a quoted mail's header block in any language ("От: ...", "差出人: ...",
+# "보낸 사람: ...", "*Von:* ...")
+_HEADER_ROW = re.compile(r"^\*?[^\W\d_][\w .'’()-]{0,28}?\*?\s?:\*?\s*\S")
+# a greeting's end: comma or exclamation mark, Latin, Arabic or CJK
+_GREETING_END = ",!،，！、"
+MAX_GREETING = 40  # characters: a greeting is a short line
+MAX_WRAP = 3  # rows a client wraps an attribution over
+MAX_HEADER_ROWS = 8  # rows of a quoted mail's header block
+_BANNER = re.compile(r"^[-_=]{2,30}\s*[^-_=\s].{0,60}?[-_=]{2,30}$|^_{10,}$")
 
 
 def clean(line: str) -> str:
-    """One line as typed: emoji variation selectors and zero-width characters removed,
-    non-breaking and other spaces made plain, collapsed and stripped."""
+    """One line as typed: emoji variation selectors, zero-width characters and bidirectional
+    marks removed, non-breaking and other spaces made plain, collapsed and stripped."""
     return _SPACES.sub(" ", line.translate(_INVISIBLE)).strip()
 
 
 def command_lines(text: str) -> list[str]:
+    """The lines the player wrote as commands, normalised for reading (mail.normal)."""
     rows = [clean(r) for r in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     out: list[str] = []
+    read_one = talk = False  # a command was read; the row above was table talk
     i = 0
     while i < len(rows) and len(out) < MAX_LINES:
         line = rows[i]
         if not line or line.startswith(">"):
-            i += 1
+            i, talk = i + 1, False
             continue
         n = _attribution(rows, i)
         if n:
-            nxt = next((r for r in rows[i + n:] if r), "")
-            if nxt.startswith(">"):
+            if _next(rows, i + n).startswith(">"):
                 i += n
                 continue  # a quoted block follows: read on below it
             break  # the old mail follows, unquoted
-        # "Ciao," and "Hej," greet and take leave: before any command, a greeting
-        if not out and GREETING.match(line) and not _game_words(line):
+        if not out and _greeting(line):
             i += 1
             continue
-        if any(p.match(line) for p in ENDS) or SIGNOFF.match(line):
+        if _ends(rows, i):
             break
-        out.append(line)
+        command = looks_like_command(line)
+        if read_one and not command and not talk:
+            break  # after the commands, the player's own lines: a sign-off, a footer, a name
+        out.append(line if talk and not command else for_reading(line))
+        read_one = read_one or command
+        talk = command and _is_talk(out[-1]) or talk and not command
         i += 1
     if len(out) > 1 and _is_name(out[-1]):
         out.pop()  # "play QH" then "Ann": the name is a signature
     return out
 
 
+def _next(rows: list[str], i: int) -> str:
+    """The first row from i on that is not empty ("" if none)."""
+    return next((r for r in rows[i:] if r), "")
+
+
 def _attribution(rows: list[str], i: int) -> int:
-    """How many rows (1 to 3) the attribution line at row i spans, or 0."""
+    """How many rows (1 to 3) the attribution line at row i spans, or 0: one of the
+    attributions we know by their words, or one told by its shape above a quote."""
+    return _worded(rows, i) or _shaped(rows, i) or _banner_above_quote(rows, i)
+
+
+def _worded(rows: list[str], i: int) -> int:
     if ATTRIBUTION.search(rows[i]) or MUTT.match(rows[i]):
         return 1
     # Gmail wraps a long attribution; the first row is long and starts like one, and is
@@ -138,6 +186,70 @@ def _attribution(rows: list[str], i: int) -> int:
         if all(rows[i:i + n]) and ATTRIBUTION.search(" ".join(rows[i:i + n])):
             return n
     return 0
+
+
+def _shaped(rows: list[str], i: int) -> int:
+    """An attribution in any language and script: one to three rows, none a command, just
+    above a quoted block, holding a date, a time or an address, or ending in a colon
+    ("2026年11月28日(土) 10:00 Pbem Spades <play+...>:", "28.11.2026, 10:00, Pbem:")."""
+    for n in range(1, MAX_WRAP + 1):
+        block = rows[i:i + n]
+        if len(block) < n or not block[-1] or block[-1].startswith(">") or \
+                looks_like_command(block[-1]):
+            return 0
+        if _next(rows, i + n).startswith(">"):
+            said = normal(" ".join(block))
+            return n if _WHEN_OR_WHO.search(said) or said.endswith(":") else 0
+    return 0
+
+
+def _banner_above_quote(rows: list[str], i: int) -> int:
+    """A webmail's banner ("---------- Původní e-mail ----------") or header block, and its
+    "Name: value" rows, just above a quoted block: how many rows, or 0."""
+    if not (_BANNER.match(rows[i]) or _header_block(rows, i)):
+        return 0
+    n = 1
+    while n <= MAX_HEADER_ROWS and rows[i + n:i + n + 1] and _HEADER_ROW.match(
+            normal(rows[i + n])) and not looks_like_command(rows[i + n]):
+        n += 1
+    return n if _next(rows, i + n).startswith(">") else 0
+
+
+def _greeting(line: str) -> bool:
+    """A greeting before the first command: one we know by its words ("Hi Ann"), or a short
+    line that ends in a comma or an exclamation mark and holds no command ("Привет!",
+    "नमस्ते,", "Chào bạn,")."""
+    if _game_words(line) or looks_like_command(line):
+        return False
+    if GREETING.match(line):
+        return True  # before SIGNOFF: "Ciao," and "Hej," greet and take leave
+    if SIGNOFF.match(line):
+        return False  # "Thanks," alone: a sign-off, which ends the mail
+    return len(line) <= MAX_GREETING and normal(line)[-1] in _GREETING_END
+
+
+def _ends(rows: list[str], i: int) -> bool:
+    """Does the old mail, a footer or a sign-off begin at row i?"""
+    line = rows[i]
+    if any(p.match(line) for p in ENDS) or SIGNOFF.match(line):
+        return True
+    return _header_block(rows, i)
+
+
+def _header_block(rows: list[str], i: int) -> bool:
+    """A quoted mail's header block in any language: two rows or more of "Name: value",
+    neither a command, one holding an address, a date or a time."""
+    block = rows[i:i + 2]
+    if len(block) < 2 or not all(_HEADER_ROW.match(normal(r)) for r in block):
+        return False
+    if any(looks_like_command(r) for r in block):
+        return False
+    return any(_WHEN_OR_WHO.search(normal(r)) for r in block)
+
+
+def _is_talk(line: str) -> bool:
+    """Is the line table talk, whose words a mail client may wrap onto the next rows?"""
+    return line.split(" ", 1)[0].casefold().rstrip(":") == "say"
 
 
 def _is_move(line: str) -> bool:
@@ -153,4 +265,6 @@ def _game_words(line: str) -> bool:
 
 
 def _is_name(line: str) -> bool:
-    return bool(_NAME.match(line)) and not _game_words(line) and not _is_move(line)
+    """"Ann" is a signature; "Hilfe" or "Herz Dame" is not."""
+    return bool(_NAME.match(line)) and not _game_words(line) and not _is_move(line) \
+        and fold(line.lower().rstrip(".")) not in ALIASES

@@ -22,7 +22,6 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from email import errors, policy
-from email.header import decode_header, make_header
 from email.headerregistry import AddressHeader, HeaderRegistry
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -30,14 +29,18 @@ from email.utils import getaddresses
 from functools import cached_property
 from typing import cast
 
+from .charsets import decode, header_text
 from .html_text import html_text
 from .quotes import MAX_LINES, command_lines
 
 __all__ = ["MAX_LINES", "ForgedSender", "Incoming", "Unreadable", "command_lines", "html_text",
            "read"]
 
-_SUBJECT_PREFIX = re.compile(r"^\s*((re|fwd?|aw|sv|wg|tr|rv|r|rif|antw|odp|res|vs)\s*:\s*)+",
-                             re.I)
+# reply and forward prefixes, as clients write them in the languages of tests/lang_corpus.py too
+_SUBJECT_PREFIX = re.compile(
+    r"^\s*((re|fwd?|aw|sv|wg|tr|rv|r|rif|antw|odp|res|vs|ynt|ilt|απ|σχετ|השב|הועבר|رد|"
+    r"balas|trả lời|tl|回复|回覆|答复|答覆|转发|轉寄|返信|転送|회신|답장|전달|отв|пересл|"
+    r"відп|vb|továbbítás|válasz)\s*[:：]\s*)+", re.I)
 # subjects of out-of-office and other automatic replies, in the languages we read
 AUTO_SUBJECT = re.compile(
     r"^\s*(?:auto\s*:|(out of (the )?office|automatic reply|auto(matic)?[- ]?reply|autoreply|"
@@ -45,7 +48,11 @@ AUTO_SUBJECT = re.compile(
     r"réponse automatique|absent du bureau|respuesta automática|fuera de la oficina|"
     r"risposta automatica|fuori sede|fuori ufficio|automatisch antwoord|afwezig|"
     r"resposta automática|fora do escritório|automatyczna odpowiedź|poza biurem|"
-    r"nieobecność|autosvar|frånvaro|undeliverable|undelivered mail|delivery status "
+    r"nieobecność|autosvar|frånvaro|自動返信|自动回复|自動回覆|자동 응답|автоответ|"
+    r"автоматический ответ|автоматична відповідь|otomatik yanıt|automatická odpověď|"
+    r"αυτόματη απάντηση|automatikus válasz|automaattinen vastaus|automatisk svar|"
+    r"رد تلقائي|תשובה אוטומטית|स्वचालित उत्तर|trả lời tự động|balasan otomatis|"
+    r"undeliverable|undelivered mail|delivery status "
     r"notification|mail delivery failed|returned mail|delivery failure)\b)", re.I)
 MAX_ID = 200  # longer Message-IDs are kept as a hash, so every key fits its column
 _LOOK_ALIKE = "its name or a comment holds another address"
@@ -171,13 +178,9 @@ def _ats(value: str) -> int:
 
 
 def _decoded_words(value: str) -> str:
-    """`value` with its encoded-words decoded (as written where they will not decode)."""
-    if "=?" not in value:
-        return value
-    try:
-        return str(make_header(decode_header(value)))
-    except Exception:  # the decoder raises many kinds
-        return value
+    """`value` with its encoded-words decoded (as written where they will not decode), by
+    the codecs of their charsets' names as clients write them (mail.charsets)."""
+    return header_text(value)
 
 
 def header(msg, name: str) -> str:
@@ -252,12 +255,10 @@ def body_text(msg) -> str:
 
 def _decoded(part) -> str:
     """A text part's content: its transfer encoding and charset undone (as the standard
-    library's get_content does); an unknown or wrong charset keeps what decodes."""
+    library's get_content does), by the codec of its charset's name as clients write it
+    (mail.charsets); an unknown or wrong charset keeps what decodes as UTF-8."""
     data = part.get_payload(decode=True) or b""
-    try:
-        return data.decode(part.get_content_charset("ascii"), errors="replace")
-    except (LookupError, UnicodeError):
-        return data.decode("utf-8", errors="replace")
+    return decode(data, part.get_content_charset())
 
 
 def _part_text(part) -> str:

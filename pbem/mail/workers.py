@@ -31,7 +31,7 @@ import threading
 import time
 from pathlib import Path
 
-from .. import gc_tuning
+from .. import gc_tuning, logs
 from ..config import Settings
 from ..play import rounds_opened
 from ..store.states import store_for
@@ -167,6 +167,7 @@ def _settings(line: bytes) -> Settings:
 
 def serve(sock: socket.socket, cfg: Settings, lmtp: bool) -> None:
     """Receive mail on `sock` until SIGTERM, SIGINT or the end of stdin (the parent gone)."""
+    logs.setup(cfg)
     handler = Handler(Processor(store_for(cfg.database_url), cfg))
     asyncio.run(_serve(sock, lambda: protocol(handler, lmtp, cfg.smtp_host)))
     # a mail's move that ended a league round opens the next in the background: let it

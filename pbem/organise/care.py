@@ -11,10 +11,12 @@ from sqlmodel import col, select
 from ..config import load
 from ..deadlines import MAX_HOURS, rearm
 from ..engine import choose, view
+from ..i18n import _, language
 from ..league.manage import LeagueError, get_league, league_fixture, require_organiser
 from ..league.rows import id_of
 from ..notify import mail_row
 from ..play import Refused, submit
+from ..store import prefs
 from ..store.games import mailable, players_of
 from ..store.models import Deadline, Entry, Game, Outbox, Player, Season, Seat
 from ..store.models import now as utcnow
@@ -28,12 +30,13 @@ def _playing(store, league_id, by, game_id, running: bool = False):
     """The game's state, for an action on a table still playing (read: no lock held);
     `running`: refused while its league is paused too."""
     with store.reader() as s:
-        _, fixture = league_fixture(s, league_id, by, game_id)
+        _league, fixture = league_fixture(s, league_id, by, game_id)
         if fixture.status != "playing":
-            raise LeagueError(f"game {game_id} is not playing")
+            raise LeagueError(_("game %(game)s is not playing") % {"game": game_id})
         game = s.get(Game, game_id)
         if running and game.paused_at is not None:
-            raise LeagueError(f"game {game_id} is paused: its deadlines wait for the resume")
+            raise LeagueError(_("game %(game)s is paused: its deadlines wait for the resume")
+                              % {"game": game_id})
         st = store.state(s, game)
     store.keep(game_id, st)
     return st.snapshot()
@@ -43,7 +46,8 @@ def more_hours(store, league_id: int, by, game_id: int, hours) -> list[int]:
     """Every deadline of the table moves `hours` on (a bank clock: into the banks), and a
     seat whose `wait` timeout has fired gets a deadline again. Returns the seats to act."""
     if not isinstance(hours, int) or not 1 <= hours <= MAX_HOURS:
-        raise LeagueError(f"more hours is a whole number from 1 to {MAX_HOURS}")
+        raise LeagueError(_("more hours is a whole number from 1 to %(most)s")
+                          % {"most": MAX_HOURS})
     st = _playing(store, league_id, by, game_id, running=True)
     extra_time(store, game_id, hours)
     with store.session() as s:
@@ -69,7 +73,8 @@ def robot_move(store, league_id: int, by, game_id: int, seat=None):
     st = _playing(store, league_id, by, game_id)
     seat = st.to_act()[0] if seat is None and st.to_act() else seat
     if seat not in st.to_act():
-        raise LeagueError(f"seat {seat} of game {game_id} is not to act")
+        raise LeagueError(_("seat %(seat)s of game %(game)s is not to act")
+                          % {"seat": seat, "game": game_id})
     return robot_play(store, game_id, seat, st, f"organiser-robot:{game_id}:{st.seq}:{seat}")
 
 
@@ -93,20 +98,27 @@ def remind(store, league_id: int, by, game_id: int) -> int:
         league = get_league(s, league_id)
         seats = _humans_to_act(s, game_id, st)
         players = players_of(s, seats)
-        rows = [mail_row(cfg, x, players[x.player_id],
-                         f"remind:{game_id}:{st.move_seq}:{x.seat}",
-                         f"Game {game_id}: your move, please",
-                         f"The organiser of {league.name} asks you to make your move in game "
-                         f"{game_id} now.\nYour table: {cfg.base_url}/t/{x.token}\n")
+        rows = [_reminder(cfg, x, players[x.player_id], league.name, st.move_seq)
                 for x in seats if x.player_id is not None and mailable(players.get(x.player_id))]
         new = [r for r in rows if not s.exec(select(Outbox.id).where(
             Outbox.dedupe_key == r["dedupe_key"])).first()]
         if not new:
-            raise LeagueError(f"no one to remind in game {game_id}: each player to act was "
-                              "reminded of this move already, or gets no mail")
+            raise LeagueError(_("no one to remind in game %(game)s: each player to act was "
+                                "reminded of this move already, or gets no mail")
+                              % {"game": game_id})
         s.add_all(Outbox(**r) for r in new)
         s.commit()
         return len(new)
+
+
+def _reminder(cfg, seat, player, league: str, seq: int) -> dict:
+    """The organiser's reminder to one seat, in its player's language."""
+    values = {"game": seat.game_id, "league": league, "link": f"{cfg.base_url}/t/{seat.token}"}
+    with language(prefs.language(player)):
+        return mail_row(cfg, seat, player, f"remind:{seat.game_id}:{seq}:{seat.seat}",
+                        _("Game %(game)s: your move, please") % values,
+                        _("The organiser of %(league)s asks you to make your move in game "
+                          "%(game)s now.\nYour table: %(link)s") % values + "\n")
 
 
 def message(store, league_id: int, by, subject: str, text: str,
@@ -116,15 +128,15 @@ def message(store, league_id: int, by, subject: str, text: str,
     mailed."""
     subject, text = " ".join((subject or "").split()), (text or "").strip()
     if not 0 < len(subject) <= MAX_SUBJECT or not 0 < len(text) <= MAX_TEXT:
-        raise LeagueError(f"a message has a subject (up to {MAX_SUBJECT} characters) and a "
-                          f"text (up to {MAX_TEXT})")
+        raise LeagueError(_("a message has a subject (up to %(subject)s characters) and a "
+                            "text (up to %(text)s)") % {"subject": MAX_SUBJECT, "text": MAX_TEXT})
     with store.session() as s:
         league = get_league(s, league_id)
         require_organiser(league, by)
         sent = _messages_since(s, id_of(league), utcnow() - timedelta(days=1))
         if sent >= MESSAGES_PER_DAY:
-            raise LeagueError(f"{sent} messages went out in the last day: at most "
-                              f"{MESSAGES_PER_DAY} a day")
+            raise LeagueError(_("%(sent)s messages went out in the last day: at most %(most)s "
+                                "a day") % {"sent": sent, "most": MESSAGES_PER_DAY})
         players = _players_of(s, league, season_number)
         boss = s.get(Player, league.organiser_id)
         n = _messages_since(s, id_of(league)) + 1
@@ -157,7 +169,8 @@ def _players_of(s, league, season_number) -> list[Player]:
     if season_number is not None:
         if not s.exec(select(Season.id).where(Season.league_id == league.id,
                                               Season.number == season_number)).first():
-            raise LeagueError(f"{league.name} has no season {season_number}")
+            raise LeagueError(_("%(league)s has no season %(season)s")
+                              % {"league": league.name, "season": season_number})
         q = q.where(Season.number == season_number)
     ids = {x for e in s.exec(q).all() for x in (e.player_id, e.partner_id) if x}
     return list(s.exec(select(Player).where(col(Player.id).in_(ids))

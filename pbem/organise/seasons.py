@@ -10,11 +10,13 @@ from sqlmodel import col, or_, select
 
 from ..asks import mail_once
 from ..config import load
+from ..i18n import N_, _, language
 from ..league.manage import OPERATOR, LeagueError, address, league_fixture
 from ..league.reports import stale_tables
 from ..league.rounds import begin, open_next
 from ..league.rows import id_of
 from ..play import Refused, hand_over, start
+from ..store import prefs
 from ..store.games import mailable
 from ..store.models import Entry, Fixture, Game, League, Player, Season
 from ..store.models import now as utcnow
@@ -81,7 +83,8 @@ def _start_due(store, today: date) -> int:
                 waiting = s.get(Season, season.id).status == "open"
             if waiting:  # the organiser hears once a day
                 _organiser_note(store, season.league_id, f"short:{season.id}:{today}",
-                                f"Season {season.number} could not start", f"{e}.\n")
+                                N_("Season %(season)s could not start"), N_("%(why)s."),
+                                {"season": season.number, "why": str(e)})
     return started
 
 
@@ -104,21 +107,27 @@ def _flag_stale(store, now: datetime) -> int:
         quiet = (now - t["last_move"]) // timedelta(hours=1)
         flagged += _organiser_note(
             store, league.id, f"stale:{t['game_id']}:{t['seq']}",
-            f"Game {t['game_id']} has not moved for {quiet} hours",
-            f"Game {t['game_id']} (round {t['round']}, table {t['board']}) has waited "
-            f"{quiet} hours for {', '.join(t['waiting'])}.\nYou may give a substitute the "
-            f"seat on your organiser's page: {load().base_url}/o/{league.admin_token}\n")
+            N_("Game %(game)s has not moved for %(hours)s hours"),
+            N_("Game %(game)s (round %(round)s, table %(table)s) has waited %(hours)s hours for "
+               "%(waiting)s.\nYou may give a substitute the seat on your organiser's page: "
+               "%(page)s"),
+            {"game": t["game_id"], "hours": quiet, "round": t["round"], "table": t["board"],
+             "waiting": ", ".join(t["waiting"]),
+             "page": f"{load().base_url}/o/{league.admin_token}"})
     return flagged
 
 
-def _organiser_note(store, league_id, key, subject, text) -> int:
-    """One mail to the league's organiser under `key` (never twice); 1 if it was queued."""
+def _organiser_note(store, league_id, key, subject: str, text: str, values: dict) -> int:
+    """One mail to the league's organiser under `key` (never twice), its words (`subject`,
+    `text`: marked N_) in the organiser's language; 1 if it was queued."""
     with store.session() as s:
         league = s.get(League, league_id)
         boss = s.get(Player, league.organiser_id)
     if not mailable(boss):  # its mail bounces: the organiser's page shows the table
         return 0
-    return mail_once(store, boss.email, f"{league.name}: {subject}", text, key)
+    with language(prefs.language(boss)):
+        return mail_once(store, boss.email, f"{league.name}: {_(subject) % values}",
+                         _(text) % values + "\n", key)
 
 
 def tell_organisers(store, player: Player, status: str) -> int:
@@ -133,9 +142,10 @@ def tell_organisers(store, player: Player, status: str) -> int:
     stopped = player.prefs["bounces"]["stopped"]
     return sum(_organiser_note(
         store, league.id, f"bounces:{league.id}:{player.id}:{stopped}",
-        f"mail to {player.name} bounces",
-        f"Mail to {player.name} <{player.email}> bounces ({status}), so we send them none: "
-        "their seats go on as silent ones, as the league's time control says. You may give "
-        f"a substitute a seat on your organiser's page: {load().base_url}/o/"
-        f"{league.admin_token}\nTheir mail starts again when they write to us from that "
-        "address.\n") for league in leagues)
+        N_("mail to %(name)s bounces"),
+        N_("Mail to %(name)s <%(address)s> bounces (%(status)s), so we send them none: their "
+           "seats go on as silent ones, as the league's time control says. You may give a "
+           "substitute a seat on your organiser's page: %(page)s\nTheir mail starts again "
+           "when they write to us from that address."),
+        {"name": player.name, "address": player.email, "status": status,
+         "page": f"{load().base_url}/o/{league.admin_token}"}) for league in leagues)

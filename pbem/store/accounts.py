@@ -9,11 +9,14 @@ from typing import NamedTuple, TypeVar
 from markupsafe import escape
 from sqlmodel import Session, col, select
 
+from ..config import load
+from ..i18n import N_, _, language
+from . import prefs
 from .models import League, Outbox, Player, new_key
 from .states import Store
 
 ACCOUNT, ORGANISER = "pbem+", "organiser+"
-WARNING = "keep it private: it is how we know it is you"
+WARNING = N_("keep it private: it is how we know it is you")
 Keyed = TypeVar("Keyed", Player, League)  # a row with a secret address
 HEADER = "X-Pbem-Account"  # the footed copy's account address, for the unsubscribe mailto
 _COLUMNS = list(Outbox.model_fields)  # its columns, by name
@@ -56,7 +59,7 @@ def _rekeyed(store: Store, model: type[Keyed], row_id: int, column: str) -> Keye
 
 def keyed(address: str, domain: str) -> tuple[str, str] | None:
     """("account" or "organiser", KEY) for one of our keyed addresses, else None."""
-    local, _, at = address.lower().rpartition("@")
+    local, _at, at = address.lower().rpartition("@")
     if at != domain.lower():
         return None
     for kind, prefix in (("account", ACCOUNT), ("organiser", ORGANISER)):
@@ -66,8 +69,9 @@ def keyed(address: str, domain: str) -> tuple[str, str] | None:
 
 
 def footers(s: Session, players: dict[str, Player], domain: str) -> dict[str, Footer]:
-    """Each player's footer by address: the account address, and the organiser address of
-    each league they organise (made once a batch, not once a mail)."""
+    """Each player's footer by address: the account address, the organiser address of
+    each league they organise, and the site's privacy and terms links where set
+    (PBEM_PRIVACY_URL, PBEM_TERMS_URL); made once a batch, not once a mail."""
     if not players:
         return {}
     by_id = {p.id: p for p in players.values()}
@@ -76,15 +80,29 @@ def footers(s: Session, players: dict[str, Player], domain: str) -> dict[str, Fo
                      .order_by(col(League.id))).all():
         leagues.setdefault(lg.organiser_id, []).append(lg)
     out = {}
+    links = load().site_links  # the site's privacy notice and terms, where set
     for email, p in players.items():
-        lines = [f"Your account address ({WARNING}):", account_address(p, domain)]
-        for lg in leagues.get(p.id or 0, []):
-            lines += [f"Your organiser address for league {lg.id} ({WARNING}):",
-                      organiser_address(lg, domain)]
-        html = "<br>".join(str(escape(x)) for x in lines)
-        out[email] = Footer(account_address(p, domain), "\n".join(lines),
-                            f'<p style="color:#666;font-size:smaller">{html}</p>')
+        with language(prefs.language(p)):  # below a mail in the player's language
+            out[email] = _footer(p, leagues.get(p.id or 0, []), links, domain)
     return out
+
+
+def _footer(p: Player, leagues: list[League], links: list[tuple[str, str]], domain: str
+            ) -> Footer:
+    warning = _(WARNING)
+    lines = [_("Your account address (%(warning)s):") % {"warning": warning},
+             account_address(p, domain)]
+    for lg in leagues:
+        lines += [_("Your organiser address for league %(league)s (%(warning)s):")
+                  % {"league": lg.id, "warning": warning}, organiser_address(lg, domain)]
+    parts = [str(escape(x)) for x in lines]
+    if links:
+        parts.append(" · ".join(f'<a href="{escape(url)}">{escape(_(words))}</a>'
+                                for words, url in links))
+    html = "<br>".join(parts)
+    lines += [f"{_(words)}: {url}" for words, url in links]
+    return Footer(account_address(p, domain), "\n".join(lines),
+                  f'<p style="color:#666;font-size:smaller">{html}</p>')
 
 
 def footed(mail: Outbox, footer: Footer | None) -> Outbox:

@@ -3,8 +3,11 @@ by email-validator, never a DNS lookup (a page or a mail must not wait on the ne
 And the one pattern of a plain address, which an SMTP command may carry as it is."""
 
 import re
+import unicodedata
 
 from email_validator import EmailNotValidError, validate_email
+
+from ..i18n import _
 
 MAX_LENGTH = 254  # RFC 5321: the longest path a mail server must take
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
@@ -24,16 +27,37 @@ def check_address(text: str) -> str:
     text = text if isinstance(text, str) else ""
     shown = text if len(text) <= 80 else text[:80] + "..."
     if not text.strip():
-        raise AddressError("a mail address is needed")
+        raise AddressError(_("a mail address is needed"))
     if len(text) > MAX_LENGTH:
-        raise AddressError(f"{shown!r} is not a mail address: over {MAX_LENGTH} characters")
+        raise AddressError(_("%(address)s is not a mail address: over %(most)s characters")
+                           % {"address": repr(shown), "most": MAX_LENGTH})
     try:
         found = validate_email(text.strip(), check_deliverability=False, allow_smtputf8=False,
                                strict=True, test_environment=True)
-    except EmailNotValidError as e:
-        raise AddressError(f"{shown!r} is not a mail address. {e}") from None
+    except EmailNotValidError:
+        raise AddressError(_("%(address)s is not a mail address: %(why)s")
+                           % {"address": repr(shown), "why": _why(text.strip())}) from None
     assert found.ascii_email is not None  # (always set without SMTPUTF8)
     return found.ascii_email.lower()
+
+
+def _why(text: str) -> str:
+    """Why email-validator refused `text`, in our own words (its own are English and have
+    no catalogue), by what a plain look at the address finds wrong with it."""
+    local, at, domain = text.rpartition("@")
+    if not at:
+        return _("it has no @")
+    if any(c.isspace() or unicodedata.category(c).startswith("C") for c in text):
+        return _("it holds a space or a control character")
+    if any(c in '"<>()[],;:\\' for c in text):
+        return _("it holds quotes, brackets or a name beside the address")
+    if not local.isascii():
+        return _("we send only to addresses in plain Latin letters before the @")
+    if len(local) > 64:
+        return _("the part before the @ is over 64 characters")
+    if local.startswith(".") or local.endswith(".") or ".." in local:
+        return _("a dot may not begin or end the part before the @, nor come twice")
+    return _("the part after the @ is not a domain we can send mail to")
 
 
 def is_plain(address: str) -> bool:

@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection
 from sqlmodel import Session, create_engine
 
-from ..config import _env_int
+from ..config import env_int
 
 if TYPE_CHECKING:  # alembic loads only for a migration
     from alembic.config import Config
@@ -54,12 +54,12 @@ def pg_timeouts(url: str) -> dict:
     page or a 451 to SMTP. The server ends a statement after PBEM_DB_STATEMENT_TIMEOUT s and
     a transaction left idle after PBEM_DB_IDLE_TIMEOUT s (a client that hangs holds no
     lock long). A parameter the URL names itself is left as it says."""
-    network = _env_int("PBEM_DB_NETWORK_TIMEOUT", 4, 1, 3600)
-    args = {"connect_timeout": _env_int("PBEM_DB_CONNECT_TIMEOUT", 4, 2, 3600),
+    network = env_int("PBEM_DB_NETWORK_TIMEOUT", 4, 1, 3600)
+    args = {"connect_timeout": env_int("PBEM_DB_CONNECT_TIMEOUT", 4, 2, 3600),
             "keepalives": 1, "keepalives_idle": network, "keepalives_interval": 1,
             "keepalives_count": network, "tcp_user_timeout": network * 1000}
-    server = {"statement_timeout": _env_int("PBEM_DB_STATEMENT_TIMEOUT", 30, 1, 86400),
-              "idle_in_transaction_session_timeout": _env_int("PBEM_DB_IDLE_TIMEOUT", 60, 1,
+    server = {"statement_timeout": env_int("PBEM_DB_STATEMENT_TIMEOUT", 30, 1, 86400),
+              "idle_in_transaction_session_timeout": env_int("PBEM_DB_IDLE_TIMEOUT", 60, 1,
                                                               86400)}
     named = make_url(url).query
     given = named.get("options", "")

@@ -9,16 +9,19 @@ tells which move its player saw.
 """
 
 import re
-from collections.abc import Iterable
 
-from markupsafe import escape
+from markupsafe import Markup, escape
 
+from ..i18n import N_, _, language, listing, ngettext
 from .models import Outbox
 from .pacing import kind, turn_of
 
-# the words of templates/mail/turn.* that send a reply to "this mail"
-_REPLY_TO_THIS = (("Reply to this mail with one of:", "Write to {} with one of:"),
-                  ("reply to this mail with its words", "write its words to {}"))
+# the sentences of templates/mail/turn.* that send a reply to "this mail", and what a
+# section of a merged mail says instead (in the section's own language)
+_REPLY_TO_THIS = ((N_("It is your turn. Reply to this mail with one of:"),
+                   N_("It is your turn. Write to %(address)s with one of:")),
+                  (N_("Your move: click one (or reply to this mail with its words):"),
+                   N_("Your move: click one (or write its words to %(address)s):")))
 _BREAK = "overflow-wrap: anywhere; word-break: break-all"
 _BODY = re.compile(r"<body[^>]*>(.*)</body>", re.S | re.I)
 
@@ -40,32 +43,53 @@ def pick(rows: list[Outbox]) -> list[Outbox]:
 
 
 def mail(carrier: Outbox, shown: list[Outbox]) -> Outbox:
-    """The one mail (an unsaved row: its id is the carrier's, for the bounce address)."""
-    games = [r.game_id for r in shown]
+    """The one mail (an unsaved row: its id is the carrier's, for the bounce address), in
+    the language of the turn mail it answers for (each section keeps its own)."""
     moves = [r for r in shown if kind(r) == "turn"]
     first = moves[0] if moves else shown[0]
-    if moves:
-        subject = "Spades: your move in games " + _list([r.game_id for r in moves])
-    else:
-        subject = "Spades: news of games " + _list(games)
-    head = (f"Your move in {len(moves)} games" if len(moves) > 1 else
-            f"Your move in game {moves[0].game_id}" if moves else "News of your games")
-    intro = (f"{head}; news of {len(shown) - len(moves)} more.\n" if len(shown) > len(moves)
-             else f"{head}.\n")
-    intro += ("Each game below has its own reply address and links.\n"
-              f"A reply to this mail moves in game {first.game_id}.\n")
-    text = intro + "".join(_section(r, r is first) for r in shown)
+    with language(_lang(first)):
+        subject, intro = _subject(shown, moves), _intro(shown, moves, first)
+        text = intro + "".join(_section(r, r is first) for r in shown)
+        html = _html(intro, shown, first)
     headers = {k: v for k, v in (first.headers or {}).items()
                if k not in ("In-Reply-To", "References")}  # one game's thread is not all
     ids = "+".join(str(r.id) for r in shown)
     return Outbox(id=carrier.id, game_id=None, to_addr=carrier.to_addr, subject=subject[:300],
-                  body_text=text, body_html=_html(intro, shown, first), headers=headers,
+                  body_text=text, body_html=html, headers=headers,
                   dedupe_key=f"{kind(first)}:merged:{ids}"[:200])
 
 
-def _list(ids: Iterable[int | None]) -> str:
-    names = [str(i) for i in ids]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+def _lang(r: Outbox) -> str | None:
+    return (r.headers or {}).get("Content-Language")
+
+
+def _subject(shown: list[Outbox], moves: list[Outbox]) -> str:
+    if moves:
+        return ngettext("Spades: your move in game %(games)s", "Spades: your move in games "
+                        "%(games)s", len(moves)) % {"games": _ids(moves)}
+    return ngettext("Spades: news of game %(games)s", "Spades: news of games %(games)s",
+                    len(shown)) % {"games": _ids(shown)}
+
+
+def _intro(shown: list[Outbox], moves: list[Outbox], first: Outbox) -> str:
+    news = len(shown) - len(moves)
+    if len(moves) == 1:
+        lines = [_("Your move in game %(game)s.") % {"game": first.game_id}]
+    elif moves:
+        lines = [ngettext("Your move in %(num)s game.", "Your move in %(num)s games.",
+                          len(moves)) % {"num": len(moves)}]
+    else:
+        lines = [_("News of your games.")]
+    if moves and news:
+        lines.append(ngettext("News of %(num)s more game.", "News of %(num)s more games.",
+                              news) % {"num": news})
+    lines += [_("Each game below has its own reply address and links."),
+              _("A reply to this mail moves in game %(game)s.") % {"game": first.game_id}]
+    return "\n".join(lines) + "\n"
+
+
+def _ids(rows: list[Outbox]) -> str:
+    return listing([str(r.game_id) for r in rows])
 
 
 def _address(r: Outbox) -> str:
@@ -74,29 +98,38 @@ def _address(r: Outbox) -> str:
 
 def _title(r: Outbox) -> str:
     if kind(r) == "turn":
-        return f"Game {r.game_id}: your move.\nReply to {_address(r)} to move in game {r.game_id}."
-    return f"Game {r.game_id}: news."
+        return "\n".join([_("Game %(game)s: your move.") % {"game": r.game_id},
+                          _("Reply to %(address)s to move in game %(game)s.")
+                          % {"address": _address(r), "game": r.game_id}])
+    return _("Game %(game)s: news.") % {"game": r.game_id}
 
 
 def _elsewhere(body: str, r: Outbox, html: bool) -> str:
     """A section's "reply to this mail" says where to write instead: a reply to the merged
-    mail reaches only the first game (its Reply-To)."""
-    address = _address_html(r) if html else _address(r)
-    for this, there in _REPLY_TO_THIS:
-        body = body.replace(this, there.format(address))
+    mail reaches only the first game (its Reply-To). The section's sentences are in the
+    language its mail was written in."""
+    with language(_lang(r)):
+        for this, there in _REPLY_TO_THIS:
+            if html:  # the template wrote the sentence as HTML, its words escaped
+                body = body.replace(str(Markup(_(this))),
+                                    str(Markup(_(there)) % {"address": _address_html(r)}))
+            else:
+                body = body.replace(_(this), _(there) % {"address": _address(r)})
     return body
 
 
-def _address_html(r: Outbox) -> str:
+def _address_html(r: Outbox) -> Markup:
     """The address, breakable anywhere: one long word must not widen a phone's screen."""
-    return f'<span style="{_BREAK}">{escape(_address(r))}</span>'
+    return Markup(f'<span style="{_BREAK}">{escape(_address(r))}</span>')
 
 
-def _title_html(r: Outbox) -> str:
+def _title_html(r: Outbox) -> Markup:
     if kind(r) == "turn":
-        return (f"<strong>Game {r.game_id}: your move.</strong><br>Reply to "
-                f"{_address_html(r)} to move in game {r.game_id}.")
-    return f"<strong>Game {r.game_id}: news.</strong>"
+        return (Markup("<strong>%s</strong><br>%s") % (
+            _("Game %(game)s: your move.") % {"game": r.game_id},
+            Markup(escape(_("Reply to %(address)s to move in game %(game)s."))) % {
+                "address": _address_html(r), "game": r.game_id}))
+    return Markup("<strong>%s</strong>") % (_("Game %(game)s: news.") % {"game": r.game_id})
 
 
 def _section(r: Outbox, first: bool) -> str:
@@ -107,13 +140,15 @@ def _section(r: Outbox, first: bool) -> str:
 def _html(intro: str, shown: list[Outbox], first: Outbox) -> str | None:
     if not all(r.body_html for r in shown):
         return None  # a text part for all, rather than some games missing from the HTML
-    parts = [f"<p>{escape(intro)}</p>"]
+    parts = ["<p>" + "<br>".join(escape(line) for line in intro.splitlines()) + "</p>"]
     for r in shown:
         html = r.body_html or ""  # (every one has it: checked above)
         m = _BODY.search(html)
         inner = m.group(1) if m else html
         inner = inner if r is first else _elsewhere(inner, r, True)
         parts.append(f'<hr><p style="margin: 0.5em 0">{_title_html(r)}</p>\n{inner}')
-    return ('<!doctype html>\n<html><head><meta name="viewport" content="width=device-width, '
-            'initial-scale=1"></head>\n<body style="font-family: sans-serif; color: #111; '
-            'background: #fff">\n' + "\n".join(parts) + "\n</body></html>")
+    lang = escape(_lang(first) or "en")
+    return (f'<!doctype html>\n<html lang="{lang}"><head><meta name="viewport" '
+            'content="width=device-width, initial-scale=1"></head>\n'
+            '<body style="font-family: sans-serif; color: #111; background: #fff">\n'
+            + "\n".join(parts) + "\n</body></html>")

@@ -8,11 +8,28 @@ email package takes 2 to 5 ms of CPU a turn mail (the hand-made writer before is
 a second; not worth a second MIME writer. A CR or LF in any header value is refused (no
 header injection): the package itself lets one at the end of a value through, which would
 end the headers there.
+
+A mail with no HTML of its own gets one made from its text (pbem.store.text_html): every
+mail has both parts. Every octet is 7-bit, always: a UTF-8 body goes quoted-printable (a
+file base64), never 8bit. A relay, or any hop after it, that meets an 8-bit body may convert
+it to quoted-printable itself, after we signed it, and the DKIM signature no longer holds;
+RFC 6376 5.3 asks signers to convert first. A 7-bit body gives no hop a reason to.
 """
 
 import email.policy
+import json
 import re
 from email.message import EmailMessage
+
+from .text_html import html_of
+
+ATTACHMENT = "X-Pbem-Attachment"  # an Outbox row's file, in its headers: never on the wire
+
+
+def attached(name: str, data: str) -> dict[str, str]:
+    """The Outbox headers that carry the file `name` holding `data` (JSON text)."""
+    return {ATTACHMENT: json.dumps([name, data])}
+
 
 # fold only past 998 octets (RFC 5322's limit): a long link in List-Unsubscribe must stay
 # one word, not become an encoded-word no client opens
@@ -24,16 +41,22 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def write(headers: list[tuple[str, str]], text: str, html: str | None = None,
-          linesep: str = "\r\n") -> bytes:
-    """The message: `headers` in order, then MIME-Version and the text (and HTML) part."""
+          linesep: str = "\r\n", attachment: str | None = None) -> bytes:
+    """The message: `headers` in order, then MIME-Version, the text part and the HTML
+    part (`html`, else made from `text`); `attachment`: a file after them, as `attached`
+    wrote it (a player's own data). No 8-bit octet anywhere."""
     msg = EmailMessage(policy=_BODIES)
     for name, value in headers:
         if "\r" in value or "\n" in value:
             raise ValueError(f"a line break in the {name} header")
         msg[name] = value
+    html = html or html_of(text)
     msg.set_content(_utf8(text), cte=_encoding(text))
-    if html:
-        msg.add_alternative(_utf8(html), subtype="html", cte=_encoding(html))
+    msg.add_alternative(_utf8(html), subtype="html", cte=_encoding(html))
+    if attachment:
+        name, data = json.loads(attachment)
+        msg.add_attachment(data.encode(), maintype="application", subtype="json",
+                           filename=name)
     return msg.as_bytes(policy=POLICY.clone(linesep=linesep))
 
 
@@ -44,6 +67,9 @@ def _utf8(text: str) -> str:
 
 
 def _encoding(text: str) -> str | None:
-    """Quoted-printable for a body holding control characters; else the email package's
-    choice (None: as it is when its lines are short, else the shorter encoding)."""
-    return "quoted-printable" if _CONTROL.search(text) else None
+    """Quoted-printable for a body holding control characters or any non-ASCII one (never
+    base64: text hidden in base64 is a spam filter's sign); else the email package's choice
+    for ASCII (None: as it is when its lines are short, else a 7-bit encoding)."""
+    if _CONTROL.search(text) or not text.isascii():
+        return "quoted-printable"
+    return None

@@ -275,3 +275,54 @@ class WebMail(SQLModel, table=True):
     client: str = Field(max_length=64, index=True)
     to_addr: str = Field(max_length=254, index=True)
     created: datetime = Field(default_factory=now, index=True)
+
+
+# -- a player's private notes (issue 34) -----------------------------------------------------
+
+
+class Note(SQLModel, table=True):
+    """A player's private note on a game (pbem.store.notes): only its author ever sees it.
+    Not a move: no log, page, mail or export of anyone else reads this table. `ref` keeps a
+    mail's line from adding it twice (unique: two deliveries at once, one wins)."""
+
+    __table_args__ = (Index("ix_note_game_player", "game_id", "player_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id")
+    player_id: int = Field(foreign_key="player.id", index=True)
+    text: str = Field(max_length=500)
+    ref: str | None = Field(default=None, unique=True, max_length=300)
+    created: datetime = Field(default_factory=now)
+
+
+# -- open seeks (issue 34) -------------------------------------------------------------------
+
+
+class Seek(SQLModel, table=True):
+    """A player's open seek: a game of `rules` with anyone whose rating is in range; robots
+    fill the empty seats at `due` if `robots` (else it expires then). pbem.organise.seeks:
+    status open -> started (with its game), cancelled or expired; only an open seek changes,
+    under a lock on its row."""
+
+    __table_args__ = (Index("ix_seek_status_due", "status", "due"),)
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="player.id", index=True)  # the poster
+    rules: dict = Field(sa_column=Column(JSON, nullable=False))
+    time_control: dict = Field(default_factory=dict, sa_column=_json_or_empty())
+    rating_min: int | None = Field(default=None)
+    rating_max: int | None = Field(default=None)
+    robots: bool = Field(default=False)  # robots fill the empty seats at `due`
+    status: str = Field(default="open", max_length=10)  # open, started, cancelled, expired
+    due: datetime  # robots fill, or it expires
+    game_id: int | None = Field(default=None, foreign_key="game.id", unique=True)
+    created: datetime = Field(default_factory=now)
+
+
+class SeekSeat(SQLModel, table=True):
+    """A player's seat in a seek, the poster's first; one a player (unique)."""
+
+    __tablename__ = "seek_seat"
+    __table_args__ = (UniqueConstraint("seek_id", "player_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    seek_id: int = Field(foreign_key="seek.id", index=True)
+    player_id: int = Field(foreign_key="player.id", index=True)
+    joined: datetime = Field(default_factory=now)

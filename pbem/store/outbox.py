@@ -25,13 +25,14 @@ from email.utils import format_datetime
 from functools import partial
 from pathlib import Path
 from queue import Empty, SimpleQueue
-from time import monotonic, sleep
+from time import monotonic, perf_counter, sleep
 from typing import Any
 
 from sqlalchemy import Update, func, update
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import col, select
 
+from .. import logs
 from ..config import Settings, load
 from ..signing import secret_keys
 from . import accounts, dkim_sign, merged, mime, pacing, unsubscribe
@@ -40,6 +41,7 @@ from .maildir import MaildirDelivery, key_name
 from .models import Outbox
 from .models import now as utcnow
 from .states import Store
+from .text_html import html_of
 from .wrap import wrap
 
 log = logging.getLogger(__name__)
@@ -65,7 +67,8 @@ Result = tuple[Job, object]  # and None (delivered), an error's text, or LOST
 
 def headers(row: Outbox, domain: str, cfg: Settings | None = None,
             keys: Sequence[str] | None = None) -> list[tuple[str, str]]:
-    """The row's headers in order: ours, then the row's own (each replacing ours)."""
+    """The row's headers in order: ours (List-* on news only: pbem.store.unsubscribe),
+    then the row's own (each replacing ours)."""
     cfg = cfg or load()
     out = {"from": ("From", str(Address(cfg.from_name, "play", domain))),
            "to": ("To", row.to_addr), "subject": ("Subject", row.subject),
@@ -74,7 +77,9 @@ def headers(row: Outbox, domain: str, cfg: Settings | None = None,
            "message-id": ("Message-ID", f"<{key_name(row.dedupe_key)}@{domain}>")}
     theirs = dict(row.headers or {})
     account = theirs.pop(accounts.HEADER, None)  # the footer's address: never on the wire
-    own = unsubscribe.headers(cfg, domain, row.to_addr, row.dedupe_key, keys, account)
+    theirs.pop(mime.ATTACHMENT, None)  # the file, which `wire` attaches
+    own = unsubscribe.headers(cfg, domain, row.to_addr, row.dedupe_key, keys, account
+                              ) if unsubscribe.is_news(row) else {}
     for name, value in [*own.items(), *theirs.items()]:
         out.pop(name.lower(), None)  # a replaced header goes last, as the row wrote it
         out[name.lower()] = (name, value)
@@ -84,12 +89,15 @@ def headers(row: Outbox, domain: str, cfg: Settings | None = None,
 def wire(row: Outbox, domain: str, linesep: str = "\r\n", cfg: Settings | None = None,
          keys: Sequence[str] | None = None) -> bytes:
     """The message as it leaves us, DKIM-signed when a key is set (pbem.store.dkim_sign);
-    the text's lines are 78 columns at most, whoever wrote it. A delivery passes the
-    settings it read once, and the keys it read for this mail (a mail that read the
-    settings again spent most of its cost there)."""
+    the text's lines are 78 columns at most, whoever wrote it; a text-only row gets an
+    HTML part made from its text (as written, not wrapped: a browser wraps it). A delivery
+    passes the settings it read once, and the keys it read for this mail (a mail that
+    read the settings again spent most of its cost there). Every octet 7-bit, so no hop
+    converts what was signed (pbem.store.mime)."""
     cfg = cfg or load()
     data = mime.write(headers(row, domain, cfg, keys), wrap(row.body_text),
-                      row.body_html or None, linesep)
+                      row.body_html or html_of(row.body_text), linesep,
+                      (row.headers or {}).get(mime.ATTACHMENT))
     return dkim_sign.sign(data, domain, cfg.dkim_key, cfg.dkim_selector, linesep)
 
 
@@ -280,11 +288,25 @@ def _run(deliver: Deliver, claim: Lease, job: Job) -> Result:
     row = job[0]
     if not claim.holds(_id(row)):
         return job, LOST
+    started = perf_counter()
     try:
         deliver(job[1])
     except Exception as e:
+        logs.mail_out(row.id, row.game_id, row.to_addr, _answer(e),
+                      logs.ms_since(started))
         return job, f"{type(e).__name__}: {e}"[:1000]
+    logs.mail_out(row.id, row.game_id, row.to_addr,
+                  "250" if hasattr(deliver, "host") else "stored", logs.ms_since(started))
     return job, None
+
+
+def _answer(e: Exception) -> str:
+    """The relay's answer code to a mail it refused (never its text: it may name the
+    address), else the failure's type."""
+    code = getattr(e, "smtp_code", None)
+    if code is None and isinstance(getattr(e, "recipients", None), dict):
+        code = next(iter(e.recipients.values()), (None,))[0]  # type: ignore[attr-defined]
+    return str(code) if code is not None else type(e).__name__
 
 
 LOST = object()

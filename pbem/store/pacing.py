@@ -43,6 +43,9 @@ PACED = ("turn", "news")  # the kinds the cap counts and a merged mail carries
 LEAGUE_MERGE = prefs.LEAGUE_MERGE  # minutes a league game's turn mail waits while unset
 MAX_MERGED = 20  # rows one merged mail takes in (the rest go in the next)
 SETTLED = "settled: "  # last_error of a row settled without a mail of its own
+# a forgotten player's address is HANDLE@FORGOTTEN_DOMAIN (pbem.privacy.forget): under .test
+# (RFC 2606), never delivered, and still an address a log's import takes
+FORGOTTEN_DOMAIN = "forgotten.test"
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,8 @@ class Pacer:
 
     def decide(self, row: Outbox) -> Send | Hold | Skip:
         player = self.players.get(row.to_addr)
+        if row.to_addr.lower().endswith("@" + FORGOTTEN_DOMAIN):  # never, whatever the row
+            return Skip("the player asked to be forgotten")
         if row.dedupe_key.startswith(ANSWERS):
             return Send()
         k = kind(row)

@@ -11,6 +11,7 @@ one writer that locks the player's row, so two writers never lose each other's k
             (unset, or `merge default`: LEAGUE_MERGE in a league's games, else 0)
     notify  how the player hears of others' moves: a mail when a hand is scored (with the new
             hand, to bid ahead on; the default), a mail at every trick, or a daily digest
+    lang    the language of the player's mails and pages (pbem.i18n.LANGUAGES), English unset
 pbem.store.pacing applies quiet, cap and merge as the outbox sends.
 """
 
@@ -21,11 +22,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from sqlmodel import select
 
+from ..i18n import DEFAULT as DEFAULT_LANGUAGE
+from ..i18n import LANGUAGES, N_, _, ngettext
 from .models import Player
 from .states import Store
 
 DEFAULTS: dict[str, Any] = {"zone": "UTC", "rest": [], "quiet": None, "cap": None, "merge": 0,
-            "notify": "every hand"}
+            "notify": "every hand", "lang": DEFAULT_LANGUAGE}
 NOTIFY = ("every hand", "every trick", "digest")
 _OLD_NOTIFY = {"every turn": "every trick"}  # the name `notify every trick` had first
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -64,8 +67,25 @@ def parse_notify(text: str) -> str:
     how = " ".join(text.lower().split())
     how = _OLD_NOTIFY.get(how, how)
     if how not in NOTIFY:
-        raise ValueError("write: notify every hand, notify every trick, or notify digest")
+        raise ValueError(_("write: notify every hand, notify every trick, or notify digest"))
     return how
+
+
+def language(player: Player | None) -> str:
+    """The player's language, a shipped one (a language no longer shipped reads as unset)."""
+    lang = get(player, "lang")
+    return lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def parse_lang(text: str) -> str:
+    """A shipped language by its code or its own name: "de", "Deutsch", "pt-BR"."""
+    word = text.strip().lower()
+    by_name = {name.lower(): code for code, name in LANGUAGES.items()}
+    code = by_name.get(word) or word.replace("_", "-").split("-")[0]
+    if code not in LANGUAGES:
+        raise ValueError(_("%(word)s is not a language here: write one of %(codes)s")
+                         % {"word": repr(text.strip()[:20]), "codes": ", ".join(LANGUAGES)})
+    return code
 
 
 def clock_words(player: Player | None, when: datetime) -> str:
@@ -92,8 +112,8 @@ def _zones() -> dict[str, str]:
 def parse_zone(text: str) -> str:
     name = _zones().get(text.strip().lower())
     if name is None:
-        raise ValueError(f"{text.strip()[:40]!r} is not a time zone: write a name such as "
-                         "Europe/Paris, America/New_York or UTC")
+        raise ValueError(_("%(word)s is not a time zone: write a name such as Europe/Paris, "
+                           "America/New_York or UTC") % {"word": repr(text.strip()[:40])})
     return name
 
 
@@ -107,18 +127,19 @@ def parse_rest(text: str) -> list[int]:
     for w in words:
         day = _DAY_NAMES.get(w)
         if day is None:
-            raise ValueError(f"{w[:20]!r} is not a day: write e.g. rest sat sun, rest weekends, "
-                             "or rest none")
+            raise ValueError(_("%(word)s is not a day: write e.g. rest sat sun, rest weekends, "
+                               "or rest none") % {"word": repr(w[:20])})
         days.add(day)
     if not days or len(days) > MAX_REST_DAYS:
-        raise ValueError(f"rest on 1 to {MAX_REST_DAYS} days a week, or none")
+        raise ValueError(_("rest on 1 to %(most)s days a week, or none") % {"most": MAX_REST_DAYS})
     return sorted(days)
 
 
 def _hour(text: str) -> int:
-    h, _, m = text.strip().partition(":")
+    h, _colon, m = text.strip().partition(":")
     if not h.isdigit() or m not in ("", "00") or not 0 <= int(h) <= 24:
-        raise ValueError(f"{text.strip()[:10]!r} is not an hour: write e.g. quiet 23-7")
+        raise ValueError(_("%(word)s is not an hour: write e.g. quiet 23-7")
+                         % {"word": repr(text.strip()[:10])})
     return int(h) % 24
 
 
@@ -128,10 +149,10 @@ def parse_quiet(text: str) -> list[int] | None:
         return None
     start, sep, end = t.replace(" to ", "-").replace(" ", "").partition("-")
     if not sep:
-        raise ValueError("write e.g. quiet 23-7 (no mail from 23:00 to 07:00), or quiet off")
+        raise ValueError(_("write e.g. quiet 23-7 (no mail from 23:00 to 07:00), or quiet off"))
     a, b = _hour(start), _hour(end)
     if a == b or (b - a) % 24 > MAX_QUIET_HOURS:
-        raise ValueError(f"quiet hours are 1 to {MAX_QUIET_HOURS} hours")
+        raise ValueError(_("quiet hours are 1 to %(most)s hours") % {"most": MAX_QUIET_HOURS})
     return [a, b]
 
 
@@ -140,37 +161,43 @@ def _number(text: str, lo: int, hi: int, what: str, off: int | None = None) -> i
     if t and t[0] in ("off", "none", "no"):
         return off
     if not t or not t[0].isdigit() or not lo <= int(t[0]) <= hi:
-        raise ValueError(f"{what} is a number from {lo} to {hi}, or off")
+        raise ValueError(_("%(what)s is a number from %(lo)s to %(hi)s, or off")
+                         % {"what": _(what), "lo": lo, "hi": hi})
     return int(t[0])
 
 
 def parse_cap(text: str) -> int | None:
-    return _number(text, *CAP_RANGE, "the daily cap")
+    return _number(text, *CAP_RANGE, N_("the daily cap"))
 
 
 def parse_merge(text: str) -> int | None:
     """Minutes; `default` (None: the key is removed) is LEAGUE_MERGE in a league's games."""
     if text.strip().lower() == "default":
         return None
-    return _number(text, *MERGE_RANGE, "the minutes a turn mail waits", off=0)
+    return _number(text, *MERGE_RANGE, N_("the minutes a turn mail waits"), off=0)
 
 
 PARSERS = {"zone": parse_zone, "rest": parse_rest, "quiet": parse_quiet, "cap": parse_cap,
-           "merge": parse_merge}
+           "merge": parse_merge, "lang": parse_lang}
 
 
 def describe(key: str, value: Any) -> str:
     """A setting as the player reads it back."""
-    if key == "rest":
+    if key == "rest":  # the days as the command writes them
         return " ".join(DAYS[d] for d in value) or "none"
     if key == "quiet":
-        return f"{value[0]:02d}:00-{value[1]:02d}:00" if value else "off"
+        return f"{value[0]:02d}:00-{value[1]:02d}:00" if value else _("off")
     if key == "cap":
-        return f"{value} mails a day" if value else "off"
+        return ngettext("%(num)s mail a day", "%(num)s mails a day", value) % {"num": value} \
+            if value else _("off")
     if key == "merge":
         if value is None:
-            return f"default ({LEAGUE_MERGE} minutes in a league's games, else at once)"
-        return f"{value} minutes" if value else "off (each turn mail at once)"
+            return _("default (%(minutes)s minutes in a league's games, else at once)") % {
+                "minutes": LEAGUE_MERGE}
+        return ngettext("%(num)s minute", "%(num)s minutes", value) % {"num": value} \
+            if value else _("off (each turn mail at once)")
+    if key == "lang":
+        return LANGUAGES.get(value, str(value))
     return str(value)
 
 

@@ -9,7 +9,9 @@ new one; the row that failed goes back with its own backoff (pbem.store.outbox),
 again at once: the relay may have taken it before the line dropped. Several connections let
 a slow relay (0.4 s a mail) take a backlog in parallel; a fast one is kept as busy by the
 same few. Where the relay offers PIPELINING, a mail's MAIL, RCPT and DATA go in one write
-(pbem.store.pipelining).
+(pbem.store.pipelining). Every relay gets the same bytes: 7-bit, a UTF-8 body
+quoted-printable, encoded before it is signed (pbem.store.mime), so neither the relay nor a
+hop after it has a reason to convert it and break the DKIM signature.
 
 A mail has TIMEOUT seconds from its start: a watchdog cuts (shuts down) the connection of a
 mail still going then, whatever step it waits in, so no byte of it goes out later and a
@@ -99,11 +101,11 @@ class Relay:
         keys = self.keys or secret_keys(self.cfg)
         if row.id is not None:
             sender = return_path(keys, row, self.domain)
-        data = wire(row, self.domain, cfg=self.cfg, keys=keys)
         due = monotonic() + self.timeout
         conn = getattr(self._local, "conn", None)
         if conn is None or conn not in self._open:
             conn = self._local.conn = self._connect(due)
+        data = wire(row, self.domain, cfg=self.cfg, keys=keys)
         try:
             with self._watch.until(conn, due):
                 send(conn, sender, row.to_addr, data)

@@ -121,7 +121,7 @@ def rules_of(game: Game) -> Rules:
     key = json.dumps(game.rules, sort_keys=True)
     rules = _rules.get(key)
     if rules is None:
-        rules = Rules.from_dict(game.rules)
+        rules = Rules.stored(game.rules)
         if len(_rules) >= MAX_RULES:
             _rules.clear()
         _rules[key] = rules

@@ -1,6 +1,13 @@
-"""One-click unsubscribe (RFC 8058) and List-* headers on every mail we send a player.
+"""One-click unsubscribe (RFC 8058) and List-* headers on a game's or a league's news.
 
-Each mail's `List-Unsubscribe` offers a signed https link (a POST of
+Only news carries them (`is_news`: NEWS, the kinds by their dedupe key's first word, and
+the answer to a seat's mail). A mail that answers what its reader did or asked (a sign-in
+link, a confirmation, an invitation, the answer at their account address, a bounce
+notice, their exported data) has none: it is not a list, and one click there would stop
+all our mail when the reader only wanted that one mail not to come. A kind not in NEWS
+goes without, so a new kind of mail is never a list by accident (docs/mail.md lists both).
+
+Each news mail's `List-Unsubscribe` offers a signed https link (a POST of
 `List-Unsubscribe=One-Click` does it; a GET only asks) and a mailto with the account command
 that does the same. What it stops depends on the mail: news of each trick becomes a daily
 digest, a mail a turn becomes one list a day, and any other mail stops all our mail until
@@ -13,14 +20,20 @@ from typing import Any
 from sqlmodel import select
 
 from ..config import Settings
+from ..i18n import N_
 from ..signing import UNSUBSCRIBE, Signer, secret_keys, signer
-from .models import Player
+from .models import Outbox, Player
 from .states import Store
 
 # the kind of mail (its dedupe key's first word): the pref that stops it, and its words
-KINDS = {"news": ("notify", "digest", "news of every trick and hand"),
-         "turn": ("turns", "daily", "a mail for every turn")}
-ALL = ("mail", "off", "all mail from us")
+# (marked: the page that shows them translates them)
+KINDS = {"news": ("notify", "digest", N_("news of every trick and hand")),
+         "turn": ("turns", "daily", N_("a mail for every turn"))}
+ALL = ("mail", "off", N_("all mail from us"))
+# a game's news, then a league's: what the reader may stop and still play
+NEWS = frozenset({"turn", "news", "over", "digest", "handover", "remind", "timeout", "care",
+                  "extra", "order", "ruling", "vacation",
+                  "bye", "season-over", "message", "paused", "resumed", "stale", "short"})
 LINK_DAYS = 365
 
 
@@ -34,10 +47,18 @@ def stops(kind: str) -> tuple[str, str, str]:
     return KINDS.get(kind, ALL)
 
 
+def is_news(row: Outbox) -> bool:
+    """Does the mail carry List-* headers: a game's or a league's news (a merged mail: as
+    its first), or the answer to a seat's mail (the table and its moves, often the turn
+    mail itself)? Not an answer at an account or organiser address, nor at plain pbem@."""
+    kind = row.dedupe_key.split(":", 1)[0]
+    return kind in NEWS or (kind == "reply" and row.game_id is not None)
+
+
 def headers(cfg: Settings, domain: str, to_addr: str, dedupe_key: str,
             keys: Sequence[str] | None = None, mailto: str | None = None) -> dict[str, str]:
-    """The List-* headers; `keys`: the signing keys, when the caller has them at hand;
-    `mailto`: the player's account address (else plain pbem@)."""
+    """The List-* headers (for a mail that `is_news`); `keys`: the signing keys, when the
+    caller has them at hand; `mailto`: the player's account address (else plain pbem@)."""
     kind = kind_of(dedupe_key)
     pref, value, _ = stops(kind)
     token = signer(tuple(keys or secret_keys(cfg)), UNSUBSCRIBE).dumps({"e": to_addr, "k": kind})

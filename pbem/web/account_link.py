@@ -8,12 +8,14 @@ from flask import Blueprint, current_app, render_template
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
+from ..i18n import _
 from ..mail.commands.base import Context
 from ..mail.commands.registry import ACCOUNT_HERE
 from ..mail.commands.runner import run, summary
 from ..mail.plain import read_link
 from ..store.models import Confirmation, Player
 from . import data, flow
+from .words import link_refusal
 
 bp = Blueprint("account_link", __name__)
 
@@ -27,20 +29,21 @@ def _read(token):
     try:
         d = read_link(token, current_app.config["PBEM_SETTINGS"])
     except ValueError as e:
-        return None, _page(f"{str(e).capitalize()}: write to your account address instead.",
+        return None, _page(link_refusal(e) + " " + _("Write to your account address instead."),
                            400)
     with data.store().reader() as s:
         player = s.get(Player, d.get("p"))
         used = s.exec(select(Confirmation.id).where(Confirmation.ref == _ref(d))).first()
     if player is None or player.email != d.get("e") or not isinstance(d.get("l"), list):
-        return None, _page("This link is not valid.", 400)
+        return None, _page(_("This link is not valid."), 400)
     if used:
-        return None, _page("This link was used already: its commands were done once.", 409)
+        return None, _page(_("This link was used already: its commands were done once."), 409)
     return (d, player), None
 
 
-def _page(text, status=200, title="This link does not work"):
-    return render_template("web/account_done.html", title=title, text=text), status
+def _page(text, status=200, title=None):
+    return render_template("web/account_done.html", title=title or _("This link does not work"),
+                           text=text), status
 
 
 @bp.get("/a/<link:token>")
@@ -49,9 +52,9 @@ def show(token):
     if refusal:
         return refusal
     d, player = found
-    rows = [("Address", player.email)] + [("Command", line) for line in d["l"]]
-    return render_template("web/confirm_new.html", title="Do what your mail asked",
-                           button="Do it", rows=rows)
+    rows = [(_("Address"), player.email)] + [(_("Command"), line) for line in d["l"]]
+    return render_template("web/confirm_new.html", title=_("Do what your mail asked"),
+                           button=_("Do it"), rows=rows)
 
 
 @bp.post("/a/<link:token>")
@@ -65,9 +68,9 @@ def do(token):
             s.add(Confirmation(ref=_ref(d)))
             s.commit()
     except IntegrityError:
-        return _page("This link was used already: its commands were done once.", 409)
+        return _page(_("This link was used already: its commands were done once."), 409)
     ctx = Context(data.store(), player, None, f"link:{d.get('n', '')}", sender=player.email)
     lines = [str(x) for x in d["l"]]
     error = run(ctx, lines, ACCOUNT_HERE) if lines else None
-    return flow.told("Done" if not error else "Partly done",
+    return flow.told(_("Done") if not error else _("Partly done"),
                      summary(ctx, lines, error, ACCOUNT_HERE))

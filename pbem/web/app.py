@@ -9,6 +9,7 @@ from flask.sessions import SecureCookieSessionInterface
 
 from ..config import Settings, load
 from ..engine.view import plural
+from ..i18n import _
 from ..signing import secret_keys
 from ..store.states import store_for
 from . import (
@@ -18,21 +19,26 @@ from . import (
     data,
     flow,
     guard,
+    health,
     home,
     invites,
+    lang,
     league_api,
     leagues,
     links,
     live,
+    my_data,
     newgame,
     newleague,
     organiser_acts,
     pad_cache,
     pages,
+    seeks,
     signin,
     table_acts,
     tables,
     unsubscribe,
+    words,
 )
 
 TEMPLATES = files("pbem.templates")
@@ -51,6 +57,7 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
                       PBEM_SETTINGS=cfg, PBEM_KEYS=keys, PBEM_STORE=store,
                       SESSION_COOKIE_SAMESITE="Lax", SESSION_COOKIE_HTTPONLY=True)
     signin.configure(app)
+    lang.install(app)  # first: every hook after it, and every error page, speaks its language
     guard.install(app, secure_cookie=cfg.base_url.lower().startswith("https://"),
                   driver_error=store.engine.dialect.dbapi.OperationalError)
     app.before_request(_check_csrf)
@@ -58,10 +65,14 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     flow.install(app)
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.jinja_env.filters["plural"] = plural  # "1 bag", "2 bags"
+    app.jinja_env.globals.update(bid_text=words.bid_text, status_words=words.status_words,
+                                 duration=words.duration)
+    app.jinja_env.globals["site_links"] = cfg.site_links  # the footer's privacy, terms
     app.jinja_env.globals["signed_in"] = lambda: "player" in session  # the header's link
     for bp in (pages.bp, newgame.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp,
                leagues.bp, newleague.bp, league_api.bp, signin.bp, home.bp, live.bp,
-               table_acts.bp, organiser_acts.bp, invites.bp, account_link.bp):
+               table_acts.bp, organiser_acts.bp, invites.bp, account_link.bp, health.bp,
+               my_data.bp, seeks.bp):
         app.register_blueprint(bp)
     return app
 
@@ -110,4 +121,4 @@ def _check_csrf():
     if request.method == "POST" and not request.path.startswith(("/api/", "/u/")):
         sent = request.form.get("csrf", "")
         if not sent or not secrets.compare_digest(sent, session.get("csrf", "")):
-            abort(400, "This form has expired: go back, reload the page and try again.")
+            abort(400, _("This form has expired: go back, reload the page and try again."))

@@ -8,11 +8,13 @@ from sqlmodel import select
 
 from ..deadlines import EXTRA, rearm
 from ..engine import choose, view
+from ..i18n import _
 from ..play import Refused, submit
 from ..signing import CARE
 from ..store.models import Deadline, Game
 from ..store.models import now as utcnow
 from . import data, flow
+from .words import link_refusal
 
 bp = Blueprint("care", __name__)
 
@@ -22,11 +24,11 @@ def _read(token):
     try:
         d = data.signer(CARE).loads(token)
     except ValueError as e:
-        return None, _page("This link does not work", str(e), 400)
+        return None, _page(_("This link does not work"), link_refusal(e), 400)
     t = data.load(d["g"])
     if t.state.move_seq != d["q"] or t.state.phase == "over":
-        return None, _page("Nothing to do", f"Game {t.game.id} has moved on since this mail "
-                           "was sent.", 409)
+        return None, _page(_("Nothing to do"), _("Game %(game)s has moved on since this mail "
+                                                 "was sent.") % {"game": t.game.id}, 409)
     return (d, t), None
 
 
@@ -36,8 +38,10 @@ def _page(title, text, status=200):
 
 def _label(d, names) -> str:
     if d["a"] == "robot":
-        return f"let the robot make move {d['q']} for {names[d['s']]}"
-    return f"give {names[d['s']]} {int(d['a'])} more hours for move {d['q']}"
+        return _("let the robot make move %(seq)s for %(name)s") % {"seq": d["q"],
+                                                                     "name": names[d["s"]]}
+    return _("give %(name)s %(hours)s more hours for move %(seq)s") % {
+        "name": names[d["s"]], "hours": int(d["a"]), "seq": d["q"]}
 
 
 @bp.get("/c/<token>")
@@ -57,8 +61,9 @@ def apply_care(token):
     d, t = found
     done = _robot(d, t) if d["a"] == "robot" else _more_time(d)
     if done:
-        return flow.told("That link was used already", done, 409)
-    return flow.told("Done", f"Game {t.game.id}: done, {_label(d, t.names)}.")
+        return flow.told(_("That link was used already"), done, 409)
+    return flow.told(_("Done"), _("Game %(game)s: done, %(what)s.") % {
+        "game": t.game.id, "what": _label(d, t.names)})
 
 
 def _robot(d, t) -> str | None:

@@ -4,6 +4,8 @@ against a light grid and the target line. Sized so its labels read at 12 px or m
 
 from markupsafe import Markup, escape
 
+from ..i18n import _
+
 COLOURS = ["#1f5fa8", "#b3261e", "#2e7d32"]  # blue, red, green: readable on white
 GRID = "#d9d9d9"  # light: the lines are what matters
 WIDTH, PLOT_H = 360, 170
@@ -41,9 +43,11 @@ def score_svg(pad: dict, labels: list[str], target: int | None = None) -> Markup
         return TOP + (high - v) * PLOT_H / (high - low)
 
     said = "; ".join(f"{name} {s[-1]}" for name, s in zip(labels, series, strict=True))
-    said += f", target {target}" if target else ""
+    if target:
+        said = _("%(scores)s, target %(target)s") % {"scores": said, "target": target}
+    said = _("Score chart: %(scores)s") % {"scores": said}
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
-             f'class="chart" role="img" aria-label="Score chart: {escape(said)}" '
+             f'class="chart" role="img" aria-label="{escape(said)}" '
              f'font-size="{FONT}" font-family="system-ui, sans-serif" fill="#111">']
     for v in range(low, high + 1, step):
         parts.append(f'<line x1="{LEFT}" y1="{y(v):.1f}" x2="{WIDTH - RIGHT}" y2="{y(v):.1f}" '
@@ -54,7 +58,7 @@ def score_svg(pad: dict, labels: list[str], target: int | None = None) -> Markup
                      f'y2="{y(target):.1f}" stroke="#111" stroke-width="1.5" '
                      'stroke-dasharray="6 4"/>'
                      f'<text x="{WIDTH - RIGHT}" y="{y(target) - 4:.1f}" text-anchor="end">'
-                     f'target {target}</text>')
+                     f'{escape(_("target %(target)s") % {"target": target})}</text>')
     every = -(-n // 10)  # at most ten hand numbers along the bottom
     parts += [f'<text x="{x(j):.1f}" y="{TOP + PLOT_H + 16}" text-anchor="middle">{j}</text>'
               for j in range(0, n + 1, every)]

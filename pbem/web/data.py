@@ -10,12 +10,12 @@ from sqlalchemy import select as select_columns
 from sqlmodel import col, select
 
 from ..engine import State
-from ..notify import seat_names
 from ..signing import MOVE, Signer, secret_keys
 from ..signing import signer as signing_signer
 from ..store.bounces import bouncing
 from ..store.games import players_of
 from ..store.models import Game, Move, Player, Seat
+from ..table import seat_names
 
 
 @dataclass

@@ -12,6 +12,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter, IntegerConverter
 
+from ..i18n import N_, _
 from ..store.masking import SECRET_PATH, MaskKeys, mask
 
 log = logging.getLogger(__name__)
@@ -73,8 +74,8 @@ def refuse_controls():
     may not even store it)."""
     if request.method == "POST" and any(CONTROLS.search(v) for _, v
                                         in request.form.items(multi=True)):  # every value
-        abort(400, "The form held characters no one types (control characters): nothing "
-                   "was changed.")
+        abort(400, _("The form held characters no one types (control characters): nothing "
+                     "was changed."))
 
 
 def holds_key() -> bool:
@@ -94,22 +95,24 @@ def headers(response):
     return response
 
 
-TEXTS = {
-    400: ("That did not work", "The request was not understood, and nothing was changed."),
-    403: ("Not yours", "This page is not for you: if a link of yours led here, use the newest "
-                       "mail about it. Nothing was changed."),
-    404: ("Not found", "There is no such page. The link may be mistyped or out of date, or "
-                       "the game is private."),
-    405: ("Not here", "This address does not take that kind of request: use the buttons on "
-                      "the page."),
-    409: ("Already done", "That was done already, or the game has moved on since the page was "
-                          "shown: nothing was changed. Reload the page to see it as it is."),
-    429: ("Too many", "This site has sent as much mail as it may for now: try again in an "
-                      "hour. Nothing was sent or changed."),
-    413: ("Too large", f"That was more than this site takes ({MAX_BODY // 1024} KB): nothing "
-                       "was read or saved. Shorten it and try again."),
-    500: ("Something went wrong", "Something went wrong on our side and nothing was changed. "
-                                  "Please try again in a while."),
+TEXTS = {  # each page's title and words, translated where shown (N_: marked here)
+    400: (N_("That did not work"), N_("The request was not understood, and nothing was "
+                                      "changed.")),
+    403: (N_("Not yours"), N_("This page is not for you: if a link of yours led here, use the "
+                              "newest mail about it. Nothing was changed.")),
+    404: (N_("Not found"), N_("There is no such page. The link may be mistyped or out of date, "
+                              "or the game is private.")),
+    405: (N_("Not here"), N_("This address does not take that kind of request: use the "
+                             "buttons on the page.")),
+    409: (N_("Already done"), N_("That was done already, or the game has moved on since the "
+                                 "page was shown: nothing was changed. Reload the page to see "
+                                 "it as it is.")),
+    429: (N_("Too many"), N_("This site has sent as much mail as it may for now: try again in "
+                             "an hour. Nothing was sent or changed.")),
+    413: (N_("Too large"), N_("That was more than this site takes (%(kb)s KB): nothing was "
+                              "read or saved. Shorten it and try again.")),
+    500: (N_("Something went wrong"), N_("Something went wrong on our side and nothing was "
+                                         "changed. Please try again in a while.")),
 }
 
 
@@ -117,9 +120,12 @@ def error_page(e: HTTPException):
     """An error in the site's own page (or JSON under /api/), never Werkzeug's bare one.
     Our own abort(400, "why") keeps its words; Werkzeug's stock texts are replaced."""
     code = e.code or 500
-    title, text = TEXTS.get(code, (e.name, "That did not work."))
+    title, text = TEXTS.get(code, (e.name, N_("That did not work.")))
+    title, text = _(title), _(text)
+    if code == 413:
+        text %= {"kb": MAX_BODY // 1024}
     if e.description and e.description != type(e).description:
-        text = e.description
+        text = e.description  # our own abort's words, translated where it was called
     response = message(code, title, text)
     for key, value in e.get_headers():
         if key.lower() in ("allow", "retry-after"):  # a 405 says what the address takes
@@ -134,8 +140,8 @@ def database_away(e: Exception):
     text (it may quote a statement)."""
     log.warning("the database is not answering (%s): 503 for %s %s", type(e).__name__,
                 request.method, mask(request.path))
-    response = message(503, "Try again soon",
-                       "The game store is not answering: try again in a minute.")
+    response = message(503, _("Try again soon"),
+                       _("The game store is not answering: try again in a minute."))
     response.headers["Retry-After"] = "60"
     return response
 

@@ -13,14 +13,16 @@ from flask import (
     url_for,
 )
 
-from ..engine.view import plural
+from ..i18n import _
 from ..numbers import whole
-from ..store import prefs
+from ..store import names, prefs
 from ..store.accounts import account_address, new_account_key
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, start_vacation
 from . import data, flow, my_games
+from .newgame import PLAYERS
 from .signin import signed_in
+from .words import on_vacation, welcome_back
 
 bp = Blueprint("home", __name__)
 
@@ -56,7 +58,7 @@ def page(player, errors=None, form=None):
     body = render_template(
         "web/home.html", player=player, games=games,
         account_address=account_address(player, current_app.config["PBEM_SETTINGS"].mail_domain),
-        errors=errors or {}, form=form or _form(player), choices=CHOICES,
+        errors=errors or {}, form=form or _form(player), choices=CHOICES, presets=PLAYERS,
         vacation=p.get("vacation_until"), bank=bank(p, now.date(), player.created.date())[0])
     response = make_response(body)
     response.headers["Cache-Control"] = "no-store"  # a player's own page: never cached
@@ -69,7 +71,8 @@ def _form(player) -> dict:
     quiet, cap = got["quiet"], got["cap"]
     out = {k: (player.prefs or {}).get(k, DEFAULTS[k]) for k in CHOICES}
     out["notify"] = prefs.notify(player)
-    return out | {"zone": got["zone"], "rest": prefs.describe("rest", got["rest"]),
+    return out | {"name": player.name, "zone": got["zone"],
+                  "rest": prefs.describe("rest", got["rest"]),
                   "quiet": f"{quiet[0]}-{quiet[1]}" if quiet else "off",
                   "cap": str(cap) if cap else "off",
                   "merge": str(got["merge"]) if _own_merge(player) else "default"}
@@ -88,23 +91,30 @@ def settings():
     player, away = _player_or_signin()
     if away:
         return away
-    form = {k: request.form.get(k, "")[:100] for k in (*CHOICES, *WORDS)}
+    form = {k: request.form.get(k, "")[:100] for k in (*CHOICES, *WORDS, "name")}
     values, errors = {}, {}
+    name = player.name  # a blank field (or none: an older page) keeps it
+    try:
+        name = names.clean(form["name"]) if form["name"].strip() else name
+    except ValueError as e:
+        errors["name"] = str(e)
     for key, allowed in CHOICES.items():
         if form[key] in allowed:
             values[key] = form[key]
         else:
-            errors[key] = "choose one of: " + ", ".join(allowed)
+            errors[key] = _("choose one from the list")  # (its values are no one's words)
     for key in WORDS:
         try:
             values[key] = prefs.PARSERS[key](form[key])
         except ValueError as e:
             errors[key] = str(e)
     if errors:
-        return back(error="Nothing was saved: see the fields marked below.", errors=errors,
+        return back(error=_("Nothing was saved: see the fields marked below."), errors=errors,
                     form=form)
     prefs.update(data.store(), player.id, **values)
-    return back(notice="Your settings are saved.")
+    if name != player.name:
+        names.set_name(data.store(), player.id, name)
+    return back(notice=_("Your settings are saved."))
 
 
 @bp.post("/home/vacation")
@@ -117,13 +127,13 @@ def vacation():
     try:
         if days == "off":
             returned = end_vacation(data.store(), player.id)
-            return back(notice=f"Welcome back: {plural(returned, 'day')} returned.")
+            return back(notice=welcome_back(returned))
         if whole(days, 9999) is None:
-            raise ValueError("a vacation is a whole number of days, at least 1")
+            raise ValueError(_("a vacation is a whole number of days, at least 1"))
         until = start_vacation(data.store(), player.id, whole(days))
     except ValueError as e:
-        return back(error=f"No vacation: {e}.")
-    return back(notice=f"On vacation until {until.isoformat()}: your deadlines stand still.")
+        return back(error=_("No vacation: %(why)s.") % {"why": e})
+    return back(notice=on_vacation(until))
 
 
 @bp.post("/home/address")
@@ -134,4 +144,5 @@ def new_address():
         return away
     player = new_account_key(data.store(), player.id)
     mine = account_address(player, current_app.config["PBEM_SETTINGS"].mail_domain)
-    return back(notice=f"Your new account address is {mine}: the old one no longer works.")
+    return back(notice=_("Your new account address is %(address)s: the old one no longer "
+                         "works.") % {"address": mine})

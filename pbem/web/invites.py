@@ -7,6 +7,7 @@ from flask import Blueprint, abort, current_app, request
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
+from ..i18n import _
 from ..numbers import whole
 from ..store.models import Game, Player, Seat
 from ..store.models import now as utcnow
@@ -31,7 +32,7 @@ def send_again(token):
         invitee = s.get(Player, seat.player_id) if seat and seat.player_id else None
         creator = s.get(Player, game.created_by) if game.created_by else None
     if game.status != "open" or seat is None or seat.accepted or invitee is None:
-        return back(token, error="Nobody there waits for an invitation: nothing was sent.")
+        return back(token, error=_("Nobody there waits for an invitation: nothing was sent."))
     limits.check([invitee.email])
     key = f"invite:{game.id}:{seat.seat}:again:{utcnow().date().isoformat()}"
     mail = invitation_mail(current_app.config["PBEM_SETTINGS"], game.id, seat,
@@ -42,8 +43,8 @@ def send_again(token):
             s.add(mail)
             s.commit()
     except IntegrityError:  # sent today already (or a second press at the same moment)
-        return back(token, error=f"Seat {seat.seat}'s invitation was sent again today "
-                    "already: you may send it again tomorrow.")
+        return back(token, error=_("Seat %(seat)s's invitation was sent again today already: "
+                                   "you may send it again tomorrow.") % {"seat": seat.seat})
     limits.record([invitee.email])
-    return back(token, notice=f"The invitation to seat {seat.seat} ({invitee.name}) is sent "
-                "again.")
+    return back(token, notice=_("The invitation to seat %(seat)s (%(name)s) is sent again.")
+                % {"seat": seat.seat, "name": invitee.name})

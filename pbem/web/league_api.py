@@ -1,12 +1,13 @@
 """The league pages' data as JSON (docs/api.md, "Leagues"): names and scores only, never an
-address."""
+address. Its field names, values and words (a ruling) stay English, whatever the language of
+the pages (docs/translating.md)."""
 
 from dataclasses import asdict
 
 from flask import Blueprint, abort, jsonify
 from sqlmodel import select
 
-from ..league import manage, reports
+from ..league import boards, manage, reports
 from ..league.manage import LeagueError
 from ..store.models import League
 from . import data
@@ -61,4 +62,7 @@ def season(league_id, number):
         body = dict(_season(sn), league=lg.id, name=lg.name, standings=standings,
                     reliability=reliability, fixtures=reports.fixtures(s, sn),
                     ratings=reports.ratings(s, lg))
+        if lg.pairing == "duplicate":  # rounds still playing show their commitment alone
+            body["duplicate"] = {"rounds": boards.rounds(lg, sn),
+                                 "standings": boards.table(s, sn)}
     return jsonify(body)

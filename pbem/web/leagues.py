@@ -18,8 +18,10 @@ from flask import (
 from markupsafe import Markup
 from sqlmodel import col, select
 
-from ..league import archive, manage, reports
+from ..i18n import N_, _, ngettext
+from ..league import archive, boards, manage, reports
 from ..league.manage import LeagueError
+from ..league.verdicts import describe as describe_ruling
 from ..numbers import whole as whole_number
 from ..organise import seasons
 from ..store.accounts import new_organiser_key, organiser_address
@@ -30,31 +32,47 @@ from . import data, flow, limits
 from .flow import FormError
 from .guard import MAX_ID
 from .newgame import bad_link, refused
+from .words import card_text
 
 bp = Blueprint("leagues", __name__)
 
-ENTRIES = {"single": "single players, partners drawn for each game",
-           "pair": "fixed partnerships"}
-PAIRINGS = {"round-robin": "round robin", "swiss": "Swiss"}
+ENTRIES = {"single": N_("single players, partners drawn for each game"),
+           "pair": N_("fixed partnerships")}
+PAIRINGS = {"round-robin": N_("round robin"), "swiss": N_("Swiss"),
+            "duplicate": N_("duplicate (the same boards at every table)")}
+DIRECTIONS = (N_("North"), N_("East"), N_("South"), N_("West"))
 MAX_ENTRIES = 1000  # entries in one season (a round robin of 1000 is already years of play)
-TIE_BREAKS = ("Ordered by points (a win or a bye is a point), then points difference, then "
-              "points for, then fewer bags; entries equal on all four share a rank.")
+TIE_BREAKS = N_("Ordered by points (a win or a bye is a point), then points difference, then "
+                 "points for, then fewer bags; entries equal on all four share a rank.")
+# a season's and an entry's status as the organiser's page shows them (the API keeps the keys)
+SEASON_STATUS = {"open": N_("taking entries"), "running": N_("running"), "over": N_("over")}
+ENTRY_STATUS = {"pending": N_("waiting for the partner"), "active": N_("in"),
+                "withdrawn": N_("withdrawn")}
+
+
+def shown(table: dict, key: str) -> str:
+    """A status's words from one of the tables above, or the key itself if it has none."""
+    return _(table[key]) if key in table else key
 
 
 def describe(league: League) -> str:
     entry, pairing = league.entry, league.pairing
-    return f"{ENTRIES.get(entry, entry)}; {PAIRINGS.get(pairing, pairing)}"
+    return f"{_(ENTRIES[entry]) if entry in ENTRIES else entry}; " \
+        f"{_(PAIRINGS[pairing]) if pairing in PAIRINGS else pairing}"
 
 
 def season_text(season: Season) -> str:
+    at = {"round": season.round, "rounds": season.rounds}
     if season.status == "open":
-        return f"taking entries; starts {season.starts.isoformat()}"
+        return _("taking entries; starts %(day)s") % {"day": season.starts.isoformat()}
     if season.status == "running" and season.paused_at:
-        return f"paused since {season.paused_at:%Y-%m-%d}: round {season.round} of " \
-            f"{season.rounds}"
+        return _("paused since %(day)s: round %(round)s of %(rounds)s") % dict(
+            at, day=f"{season.paused_at:%Y-%m-%d}")
     if season.status == "running":
-        return f"playing: round {season.round} of {season.rounds}"
-    return f"over after {season.round} of {season.rounds} rounds"
+        return _("playing: round %(round)s of %(rounds)s") % at
+    return ngettext("over after %(played)s of %(rounds)s round",
+                    "over after %(played)s of %(rounds)s rounds",
+                    season.rounds) % {"played": season.round, "rounds": season.rounds}
 
 
 def _league(s, league_id) -> League:
@@ -116,15 +134,46 @@ def season_body(s, page: dict) -> Markup:
                              for stamp, rnd in reports.fixture_rounds(s, sn))
     ratings = reports.kept(("ratings-html", lg.seed, reports.ratings_key(s, lg)),
                            lambda: Markup(render_template("web/_ratings.html", **page)))
+    dup = {"table": boards.table(s, sn), "rounds": boards.rounds(lg, sn),
+           "boards": range(1, int(lg.rules.get("max_hands", 0)) + 1),
+           "closed": [r for r in range(1, sn.round + 1) if boards.closed(sn, r)]} \
+        if lg.pairing == "duplicate" else None
     return Markup(render_template(
-        "web/_season_body.html", standings=reports.season_standings(s, sn),
-        reliability=reports.season_reliability(s, sn), rulings=reports.rulings(s, sn),
+        "web/_season_body.html", duplicate=dup, standings=reports.season_standings(s, sn),
+        reliability=reports.season_reliability(s, sn), rulings=said(reports.rulings(s, sn)),
         rounds_html=rounds, ratings_html=ratings, tie_breaks=TIE_BREAKS, **page))
+
+
+@bp.get("/l/<int:league_id>/s/<int:number>/r/<int:rnd>/b/<int:board>")
+def board(league_id, number, rnd, board):
+    """A duplicate board once its round is over at every table: its deal and each table's
+    result; before that, nothing (404), whoever asks."""
+    with data.store().reader() as s:
+        lg = _league(s, league_id)
+        try:
+            sn = reports.season_of(s, league_id, number)
+        except LeagueError:
+            abort(404)
+        shown = boards.board(s, lg, sn, rnd, board)
+    if shown is None:
+        abort(404)
+    deal = shown["deal"] or {}
+    hands = [(_(DIRECTIONS[i]), " ".join(card_text(c) for c in hand))
+             for i, hand in enumerate(deal.get("hands", []))]
+    return render_template("web/board.html", league=lg, season=sn, board=shown, hands=hands,
+                           dealer=_(DIRECTIONS[shown["dealer"]]))
 
 
 def _round_html(lg, sn, stamp: int, rnd: dict) -> Markup:
     return reports.kept(("round-html", lg.seed, sn.id, stamp), lambda: Markup(
-        render_template("web/_season_round.html", rnd=rnd)))
+        render_template("web/_season_round.html", rnd=dict(rnd, tables=said(rnd["tables"])))))
+
+
+def said(lines: list[dict]) -> list[dict]:
+    """Fixture lines or rulings with each ruling in the page's words: the ledger keeps them
+    in English (the JSON API's), with the ruling itself beside (`ruled`)."""
+    return [dict(x, ruling=describe_ruling(x["ruled"])) if x.get("ruled") else x
+            for x in lines]
 
 
 # -- numbers and dates from a form ----------------------------------------------------------
@@ -142,7 +191,8 @@ def whole(form, key, what, default=None, most: int = MAX_ID) -> int | None:
         return default
     number = whole_number(text, most)
     if number is None:
-        raise FieldError(key, f"{what}: a whole number up to {most}, not {text[:20]!r}")
+        raise FieldError(key, _("%(what)s: a whole number up to %(most)s, not %(text)s") % {
+            "what": _(what), "most": most, "text": repr(text[:20])})
     return number
 
 
@@ -150,7 +200,8 @@ def day(form, key, what) -> date:
     try:
         return date.fromisoformat(form.get(key, "").strip())
     except ValueError:
-        raise FieldError(key, f"{what}: a date as YYYY-MM-DD") from None
+        raise FieldError(key, _("%(what)s: a date as YYYY-MM-DD") % {"what": _(what)}) \
+            from None
 
 
 # -- joining ---------------------------------------------------------------------------------
@@ -192,7 +243,7 @@ def confirm(token):
     with data.store().session() as s:
         lg = s.get(League, d["l"])
     if lg is None:
-        return bad_link("that league is gone")
+        return bad_link(_("that league is gone"))
     page = {"league": lg, "format": describe(lg), "email": d["e"], "name": d.get("m") or "",
             "partner": d.get("p")}
     if request.method == "GET":
@@ -205,9 +256,10 @@ def confirm(token):
     except LeagueError as e:
         already = _entered(lg.id, d["e"])
         if already:
-            return flow.told("This link was used already", f"You are entered in {lg.name}, "
-                             f"season {already}, already: this link has been used.", 409)
-        return flow.to(request.path, error=f"Not entered: {e}.")
+            return flow.told(_("This link was used already"), _(
+                "You are entered in %(league)s, season %(season)s, already: this link has "
+                "been used.") % {"league": lg.name, "season": already}, 409)
+        return flow.to(request.path, error=_("Not entered: %(why)s.") % {"why": e})
     limits.record(mailed)
     return flow.to(request.path, entry={"name": entry.name})
 
@@ -236,14 +288,14 @@ def partner(token):
         sn = s.get(Season, entry.season_id) if entry else None
         lg = s.get(League, sn.league_id) if sn else None
     if entry is None or lg is None:
-        return bad_link("that entry was withdrawn")
+        return bad_link(_("that entry was withdrawn"))
     page = {"league": lg, "season": sn, "entry": entry, "email": d["e"]}
     if request.method == "GET":
         return render_template("web/partner.html", done=flow.carried().get("done"), **page)
     try:
         manage.accept_partner(data.store(), entry.id, d["e"])
     except LeagueError as e:
-        return flow.to(request.path, error=f"Not done: {e}.")
+        return flow.to(request.path, error=_("Not done: %(why)s.") % {"why": e})
     return flow.to(request.path, done=True)
 
 
@@ -264,7 +316,8 @@ def render_organiser(lg: League):
         lg = s.get(League, league_id)
         seasons = reports.seasons(s, league_id)
         current = [_season_desk(s, sn) for sn in seasons if sn.status != "over"]
-        rulings = [dict(r, season=sn.number) for sn in seasons for r in reports.rulings(s, sn)]
+        rulings = [dict(r, season=sn.number) for sn in seasons
+                   for r in said(reports.rulings(s, sn))]
         organiser_email = s.get(Player, lg.organiser_id).email
     now = utcnow()
     stale = [dict(t, hours=(now - t["last_move"]) // timedelta(hours=1))
@@ -274,6 +327,8 @@ def render_organiser(lg: League):
     body = render_template(
         "web/organiser.html", league=lg, format=describe(lg), seasons=seasons,
         season_text=season_text, current=current,
+        season_status=lambda x: shown(SEASON_STATUS, x),
+        entry_status=lambda x: shown(ENTRY_STATUS, x),
         latest=seasons[-1], stale=stale, rulings=rulings, errors=told.get("errors") or {},
         form=told.get("form") or {},
         join_url=f"{cfg.base_url}{url_for('leagues.join', join_token=lg.join_token)}",
@@ -298,14 +353,23 @@ def _season_desk(s, sn: Season) -> dict:
     at: dict[int, list[tuple[int, str]]] = {}
     for x in seats:
         who = people.get(x.player_id)
-        at.setdefault(x.game_id, []).append((x.seat, f"{who.name} <{who.email}>" + (
-            " (mail to this player bounces)" if bouncing(who) else "") if who else "robot"))
+        at.setdefault(x.game_id, []).append((x.seat, _seat_holder(who)))
     return {"season": sn, "entries": [
         {"entry": e, "emails": [people[x].email for x in (e.player_id, e.partner_id) if x],
          "bouncing": [people[x].email for x in (e.player_id, e.partner_id) if x
                       and bouncing(people[x])]}
         for e in entries],
         "tables": [{"fixture": f, "seats": at.get(f.game_id, [])} for f in playing]}
+
+
+def _seat_holder(who: Player | None) -> str:
+    """Who plays a seat, as the substitute menu names them."""
+    if who is None:
+        return _("robot")
+    if bouncing(who):
+        return _("%(name)s <%(email)s> (mail to this player bounces)") % {
+            "name": who.name, "email": who.email}
+    return f"{who.name} <{who.email}>"
 
 
 def organiser_action(admin_token, act):
@@ -316,7 +380,7 @@ def organiser_action(admin_token, act):
     try:
         notice = act(lg)
     except LeagueError as e:  # a date of the next season: beside its field, as sent
-        return flow.to(page, error=f"Not done: {e}.", form=request.form,
+        return flow.to(page, error=_("Not done: %(why)s.") % {"why": e}, form=request.form,
                        errors={e.field: str(e)} if isinstance(e, FieldError) else None)
     return flow.to(page, notice=notice)
 
@@ -325,7 +389,9 @@ def organiser_action(admin_token, act):
 def start(admin_token):
     def act(lg):
         sn = seasons.start_season(data.store(), lg.id, lg.organiser_id)
-        return f"Season {sn.number} has started: {sn.rounds} rounds; round 1 is dealt."
+        return ngettext("Season %(season)s has started: %(rounds)s round; round 1 is dealt.",
+                        "Season %(season)s has started: %(rounds)s rounds; round 1 is dealt.",
+                        sn.rounds) % {"season": sn.number, "rounds": sn.rounds}
     return organiser_action(admin_token, act)
 
 
@@ -334,7 +400,8 @@ def new_address(admin_token):
     def act(lg):
         mail = organiser_address(new_organiser_key(data.store(), lg.id),
                                  current_app.config["PBEM_SETTINGS"].mail_domain)
-        return f"Your new organiser address is {mail}: the old one no longer works."
+        return _("Your new organiser address is %(address)s: the old one no longer works.") % {
+            "address": mail}
     return organiser_action(admin_token, act)
 
 
@@ -343,21 +410,25 @@ def add_season(admin_token):
     def act(lg):
         f = request.form
         sn = manage.add_season(data.store(), lg.id, lg.organiser_id,
-                               day(f, "starts", "the first day"), day(f, "ends", "the last day"))
-        return f"Season {sn.number} is added: it takes entries until {sn.starts.isoformat()}."
+                               day(f, "starts", N_("the first day")),
+                               day(f, "ends", N_("the last day")))
+        return _("Season %(season)s is added: it takes entries until %(day)s.") % {
+            "season": sn.number, "day": sn.starts.isoformat()}
     return organiser_action(admin_token, act)
 
 
 @bp.post("/o/<admin_token>/withdraw")
 def withdraw(admin_token):
     def act(lg):
-        entry_id = whole(request.form, "entry", "the entry")
+        entry_id = whole(request.form, "entry", N_("the entry"))
         if entry_id is None:
-            raise LeagueError("choose an entry")
+            raise LeagueError(_("choose an entry"))
         games = request.form.get("games", "stand")
         entry = manage.withdraw(data.store(), lg.id, lg.organiser_id, entry_id, games)
-        struck = " Its games are struck from the table." if entry.games == "struck" else ""
-        return f"{entry.name} is out.{struck}"
+        if entry.games == "struck":
+            return _("%(name)s is out. Its games are struck from the table.") % {
+                "name": entry.name}
+        return _("%(name)s is out.") % {"name": entry.name}
     return organiser_action(admin_token, act)
 
 
@@ -365,16 +436,17 @@ def withdraw(admin_token):
 def substitute(admin_token):
     def act(lg):
         f = request.form
-        game_id, seat = whole(f, "game", "the game"), whole(f, "seat", "the seat")
+        game_id, seat = whole(f, "game", N_("the game")), whole(f, "seat", N_("the seat"))
         if game_id is None or seat is None:
-            raise LeagueError("choose a game and a seat")
+            raise LeagueError(_("choose a game and a seat"))
         if f.get("who", "").strip().lower() == "robot" and _last_person(game_id, seat):
-            raise LeagueError("a robot cannot take the last person's seat from the web: the "
-                              "robots would play the whole game inside one request (the "
-                              "command line can: pbem league substitute)")
+            raise LeagueError(_("a robot cannot take the last person's seat from the web: the "
+                                "robots would play the whole game inside one request (the "
+                                "command line can: pbem league substitute)"))
         ev = seasons.substitute(data.store(), lg.id, lg.organiser_id, game_id, seat,
                                f.get("who", "")).events[0]
-        return f"Game {game_id}, seat {seat}: {ev['in']} plays in place of {ev['out']}."
+        return _("Game %(game)s, seat %(seat)s: %(new)s plays in place of %(old)s.") % {
+            "game": game_id, "seat": seat, "new": ev["in"], "old": ev["out"]}
     return organiser_action(admin_token, act)
 
 

@@ -4,12 +4,13 @@ games the site has, in place of four reads and a copied state a game."""
 
 from sqlmodel import col, select
 
+from ..i18n import _
 from ..notify import seat_names
-from ..store import prefs
 from ..store.games import players_of
 from ..store.models import Deadline, Game, Seat, SeatOrder
 from .tables import time_left
 from .view import side_labels
+from .words import clock_words
 
 
 def rows(store, player, now, limit: int) -> list[dict]:
@@ -49,7 +50,7 @@ def _orders(s, mine) -> dict[int, list[str]]:
     own = {(x.game_id, x.seat) for x in mine}
     out: dict[int, list[str]] = {}
     for g, seat, text in s.exec(select(SeatOrder.game_id, SeatOrder.seat, SeatOrder.text)
-                                .where(col(SeatOrder.game_id).in_([g for g, _ in own]),
+                                .where(col(SeatOrder.game_id).in_([g for g, _seat in own]),
                                        SeatOrder.state == "pending").order_by(col(SeatOrder.id))):
         if (g, seat) in own and text not in out.setdefault(g, []):
             out[g].append(text)
@@ -71,5 +72,6 @@ def _row(seat, game, seats, players, st, dues, given, player, now) -> dict:
             "waiting_for": [names[x] for x in st.to_act()] if not over else [],
             "winner": side_labels(st, names)[st.winner] if over and st.winner is not None
             else None,
-            "due_text": f"{prefs.clock_words(player, due)} ({time_left(due - now)} left)"
+            "due_text": _("%(when)s (%(left)s left)") % {
+                "when": clock_words(player, due), "left": time_left(due - now)}
             if due else None}

@@ -8,6 +8,7 @@ from sqlmodel import select
 from .. import asks, compose
 from ..deadlines import CLOCKS, DEFAULTS, ON_TIMEOUT, check
 from ..engine import PRESETS, Rules, RulesError, preset
+from ..i18n import N_, _, language, listing, told
 from ..numbers import whole
 from ..play import start
 from ..seatclock import DEFAULTS as BANK
@@ -31,30 +32,39 @@ def new_game():
     if request.method == "GET":
         told = flow.carried()
         if told.get("sent"):
-            return render_template("web/asked.html", email=told["sent"], what="start the "
-                                   "game and send the invitations")
-        return render_template("web/new.html", presets=list(PRESETS),
-                               form=told.get("form") or {}, errors=told.get("errors") or {})
+            return render_template("web/asked.html", email=told["sent"],
+                                   what=_("start the game and send the invitations"))
+        form = told.get("form") or {}
+        return render_template("web/new.html", presets=PLAYERS, form=form,
+                               seats=PLAYERS.get(form.get("preset") or request.args.get(
+                                   "preset", ""), PLAYERS["standard"]),
+                               errors=told.get("errors") or {})
     try:
         rules, seats, creator = _read_new_game(form)
         time_control(form)
         limits.check([creator])
-        asks.ask(data.store(), creator, NEW_GAME, _carried(form, seats, creator),
-                 "/new/confirm/", "Confirm your new game of Spades",
-                 lambda link: _confirm_text(rules, seats, creator, link), _cfg())
+        with language(asks.reader_language(data.store(), creator)):
+            asks.ask(data.store(), creator, NEW_GAME, _carried(form, seats, creator),
+                     "/new/confirm/", _("Confirm your new game of Spades"),
+                     lambda link: _confirm_text(rules, seats, creator, link), _cfg())
     except (RulesError, ValueError) as e:
         return refused(url_for("newgame.new_game"), form, e)
     limits.record([creator])
     return flow.to(url_for("newgame.new_game"), sent=creator)
 
 
+# The players each preset seats: the form shows as many seat boxes as its preset has
+PLAYERS = {name: preset(name).players for name in PRESETS}
+
+
 def refused(url: str, form, e: Exception):
     """A form refused: back to it as sent, the error beside its field (or above the form)."""
     field = getattr(e, "field", "options" if isinstance(e, RulesError) else None)
     if field is None:
-        return flow.to(url, form=form, error=f"Nothing was sent: {str(e).rstrip('.')}.")
-    return flow.to(url, form=form, error="Nothing was sent: see the field marked below.",
-                   errors={field: str(e)})
+        return flow.to(url, form=form, error=_("Nothing was sent: %(why)s.") % {
+            "why": told(e).rstrip(".")})
+    return flow.to(url, form=form, error=_("Nothing was sent: see the field marked below."),
+                   errors={field: told(e)})
 
 
 def _cfg():
@@ -72,11 +82,14 @@ def _carried(form, seats, creator) -> dict:
 
 
 def _confirm_text(rules, seats, creator, link) -> str:
-    others = [x for x in seats if x != creator]
-    return (f"Someone (we hope you) asked to start a game of Spades ({rules.preset}) for "
-            f"{creator}, with {', '.join(others)}.\n\nTo start it and send the invitations, "
-            f"open this link and press the button: {link}\n\nIf it was not you, ignore this "
-            "mail: nothing happens without the button, and no one else is mailed.\n")
+    others = listing([x for x in seats if x != creator])
+    return "\n\n".join([
+        _("Someone (we hope you) asked to start a game of Spades (%(rules)s) for %(you)s, "
+          "with %(others)s.") % {"rules": rules.preset, "you": creator, "others": others},
+        _("To start it and send the invitations, open this link and press the button: "
+          "%(link)s") % {"link": link},
+        _("If it was not you, ignore this mail: nothing happens without the button, and no "
+          "one else is mailed.")]) + "\n"
 
 
 @bp.route("/new/confirm/<link:token>", methods=["GET", "POST"])
@@ -108,29 +121,34 @@ def confirm_game(token):
         token = _creator_token(gid, creator) if request.method == "POST" else ""
         return render_template("web/created.html", t=data.load(gid), used=True,
                                token=token), 409
-    return render_template("web/confirm_new.html", title="Start this game?", rows=[
-        ("You", creator), ("Rules", rules.preset), ("Options", form.get("options") or "none"),
-        *((f"Seat {i}", x) for i, x in enumerate(seats)),
-        ("Time control", describe_clock(tc)),
-        ("Score pad", "public" if public else "private")],
-        button="Start the game and send the invitations")
+    return render_template("web/confirm_new.html", title=_("Start this game?"), rows=[
+        (_("You"), creator), (_("Rules"), rules.preset),
+        (_("Options"), form.get("options") or _("none")),
+        *((_("Seat %(seat)s") % {"seat": i}, x) for i, x in enumerate(seats)),
+        (_("Time control"), describe_clock(tc)),
+        (_("Score pad"), _("public") if public else _("private"))],
+        button=_("Start the game and send the invitations"))
 
 
-AT_DEADLINE = {"robot": "the robot moves", "forfeit": "the side forfeits",
-               "wait": "the game waits (its carer is mailed links to move it on)"}
+AT_DEADLINE = {"robot": N_("the robot moves"), "forfeit": N_("the side forfeits"),
+               "wait": N_("the game waits (its carer is mailed links to move it on)")}
 
 
 def describe_clock(tc: dict) -> str:
     tc = dict(DEFAULTS, **tc)
     if tc["clock"] == "bank":
-        what = (f"a bank of {tc['bank_hours']} hours, each move adds {tc['increment_hours']}, "
-                f"at most {tc['cap_hours']}")
+        what = _("a bank of %(bank)s hours, each move adds %(add)s, at most %(cap)s") % {
+            "bank": tc["bank_hours"], "add": tc["increment_hours"], "cap": tc["cap_hours"]}
     else:
-        what = f"{tc['move_hours']} hours a move"
-    return (f"{what}; at the deadline {AT_DEADLINE.get(tc['on_timeout'], tc['on_timeout'])}"
-            + ("; weekends don't count" if tc["weekend_pause"] else "")
-            + ("; a vacation day first, while the player has one" if tc["auto_vacation"]
-               else ""))
+        what = _("%(hours)s hours a move") % {"hours": tc["move_hours"]}
+    at = tc["on_timeout"]
+    parts = [what, _("at the deadline %(what)s") % {
+        "what": _(AT_DEADLINE[at]) if at in AT_DEADLINE else at}]
+    if tc["weekend_pause"]:
+        parts.append(_("weekends don't count"))
+    if tc["auto_vacation"]:
+        parts.append(_("a vacation day first, while the player has one"))
+    return "; ".join(parts)
 
 
 def _made(ref: str) -> int | None:
@@ -140,7 +158,7 @@ def _made(ref: str) -> int | None:
 
 
 def bad_link(why, status=400):
-    return render_template("web/message.html", title="This link does not work",
+    return render_template("web/message.html", title=_("This link does not work"),
                            text=f"{str(why).capitalize()}."), status
 
 
@@ -152,12 +170,18 @@ def _read_new_game(form):
     try:
         creator = check_address(form.get("you", ""))
     except AddressError as e:
-        raise FormError("you", "give your own email address, the game's link comes to it: "
-                        f"{e}") from None
+        raise FormError("you", _("give your own email address, the game's link comes to it: "
+                                 "%(why)s") % {"why": e}) from None
+    missing = next((i for i in range(rules.players) if f"seat{i}" not in form), None)
+    if missing is not None:  # the form showed another preset's seats: it shows these now
+        raise FormError(f"seat{missing}", _(
+            "this preset seats %(n)s players: give seat %(seat)s an email address or the "
+            "word robot too") % {"n": rules.players, "seat": missing})
     seats = [_seat_entry(form, i) for i in range(rules.players)]
     if creator not in seats:
-        raise FormError("seat0", "take a seat yourself: put your own address in one of the "
-                        "seats (a game of robots only is for `pbem demo`, not the web)")
+        raise FormError("seat0", _("take a seat yourself: put your own address in one of the "
+                                   "seats (a game of robots only is for `pbem demo`, not the "
+                                   "web)"))
     return rules, seats, creator
 
 
@@ -168,8 +192,8 @@ def _seat_entry(form, i: int) -> str:
     try:
         return check_address(who)
     except AddressError as e:
-        raise FormError(f"seat{i}", f"seat {i}: an email address, or the word robot. {e}") \
-            from None
+        raise FormError(f"seat{i}", _("seat %(seat)s: an email address, or the word robot. "
+                                      "%(why)s") % {"seat": i, "why": e}) from None
 
 
 def read_rules(form) -> Rules:
@@ -180,7 +204,8 @@ def read_rules(form) -> Rules:
         if line.strip():
             key, eq, value = line.partition("=")
             if not eq:
-                raise ValueError(f"write options as KEY=VALUE, not {line.strip()!r}")
+                raise ValueError(_("write options as KEY=VALUE, not %(line)s")
+                                 % {"line": repr(line.strip()[:80])})
             options[key.strip()] = value.strip()
     return Rules.from_dict({"preset": name, **options}) if name in PRESETS else preset(name)
 
@@ -194,10 +219,10 @@ def time_control(form, league: bool = False) -> dict:
     hours = form.get("move_hours", "72")
     how = form.get("on_timeout", "robot")
     if hours not in ("6", "12", "24", "48", "72", "120", "168", "336") or how not in ON_TIMEOUT:
-        raise ValueError("choose a deadline and what happens at it from the lists")
+        raise ValueError(_("choose a deadline and what happens at it from the lists"))
     vac = form.get("auto_vacation") or ("off" if league else "on")
     if form.get("clock", "move") not in CLOCKS or vac not in ("on", "off"):
-        raise ValueError("choose the clock and automatic vacation from the lists")
+        raise ValueError(_("choose the clock and automatic vacation from the lists"))
     tc = {"move_hours": int(hours), "remind_hours": [24, 2] if int(hours) > 24 else [2],
           "weekend_pause": form.get("weekend_pause") == "on", "on_timeout": how,
           "auto_vacation": vac == "on"}
@@ -208,10 +233,15 @@ def time_control(form, league: bool = False) -> dict:
     return tc
 
 
+# the bank clock's fields, as its refusals name them
+BANK_WORDS = {"bank_hours": N_("the starting bank"), "increment_hours": N_("the increment a move"),
+              "cap_hours": N_("the cap of the bank")}
+
+
 def _hours(form, key) -> int:
     hours = whole(form.get(key, str(BANK[key])).strip(), 99999)
     if hours is None:
-        raise ValueError(f"{key.replace('_', ' ')}: a whole number of hours")
+        raise ValueError(_("%(what)s: a whole number of hours") % {"what": _(BANK_WORDS[key])})
     return hours
 
 
@@ -293,8 +323,8 @@ def invitation(token):
         start_when_full(seat.game_id)
         if yes:
             return redirect(url_for("tables.table", token=token), 303)
-        return flow.told("Declined", f"You declined game {seat.game_id}; a robot takes the "
-                         "seat.")
+        return flow.told(_("Declined"), _("You declined game %(game)s; a robot takes the seat.")
+                         % {"game": seat.game_id})
     if request.method == "POST":  # answered already: the question's page says so
         return flow.to(request.path)
     return render_template("web/invite.html", t=t, seat=seat, token=token)

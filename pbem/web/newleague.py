@@ -9,6 +9,7 @@ from sqlmodel import select
 
 from .. import asks
 from ..engine import PRESETS, RulesError
+from ..i18n import N_, _, language
 from ..league import manage
 from ..signing import NEW_LEAGUE
 from ..store.models import Confirmation
@@ -27,7 +28,7 @@ def new_league():
         told = flow.carried()
         if told.get("sent"):
             return render_template("web/asked.html", email=told["sent"],
-                                   what="start the league")
+                                   what=_("start the league"))
         starts = date.today() + timedelta(days=7)
         form = {"starts": starts.isoformat(), "ends": (starts + timedelta(days=182)).isoformat(),
                 "stale_hours": "168"}
@@ -40,16 +41,23 @@ def new_league():
         limits.check([organiser])
         carried = {k: form.get(k, "").strip() for k in LEAGUE_FIELDS}
         carried = {k: v for k, v in dict(carried, organiser=organiser).items() if v}
-        asks.ask(data.store(), organiser, NEW_LEAGUE, carried, "/l/new/confirm/",
-                 f"Confirm your new league: {name}", lambda link: (
-                     f"Someone (we hope you) asked to start the league \"{name}\" with "
-                     f"{organiser} as its organiser.\n\nTo start it, open this link and press "
-                     f"the button: {link}\n\nIf it was not you, ignore this mail: nothing "
-                     "happens without the button.\n"), current_app.config["PBEM_SETTINGS"])
+        with language(asks.reader_language(data.store(), organiser)):
+            asks.ask(data.store(), organiser, NEW_LEAGUE, carried, "/l/new/confirm/",
+                     _("Confirm your new league: %(league)s") % {"league": name},
+                     lambda link: _confirm_text(name, organiser, link),
+                     current_app.config["PBEM_SETTINGS"])
     except (RulesError, ValueError) as e:  # a LeagueError is a ValueError
-        return refused(url_for("newleague.new_league"), form, e)
+        return refused(url_for("newleague.new_league"), form, e)  # told in the page's words
     limits.record([organiser])
     return flow.to(url_for("newleague.new_league"), sent=organiser)
+
+
+def _confirm_text(name: str, organiser: str, link: str) -> str:
+    return "\n\n".join([
+        _("Someone (we hope you) asked to start the league \"%(league)s\" with %(organiser)s "
+          "as its organiser.") % {"league": name, "organiser": organiser},
+        _("To start it, open this link and press the button: %(link)s") % {"link": link},
+        _("If it was not you, ignore this mail: nothing happens without the button.")]) + "\n"
 
 
 LEAGUE_FIELDS = ("name", "preset", "options", "entry", "pairing", "rounds", "max_entries",
@@ -76,16 +84,19 @@ def confirm_league(token):
             limits.record([spec.organiser])
             return redirect(url_for("leagues.organiser", admin_token=made.admin_token), 303)
     if _league_made(form["n"]) is not None:
-        return render_template("web/message.html", title="This link was used already",
-                               text=f"It made the league {spec.name}: its organiser's page is "
-                               "at the link in the mail that followed."), 409
-    return render_template("web/confirm_new.html", title="Start this league?", rows=[
-        ("Organiser", spec.organiser), ("Name", spec.name), ("Rules", spec.rules.preset),
-        ("Options", form.get("options") or "none"),
-        ("Format", f"{ENTRIES[spec.entry]}; {PAIRINGS[spec.pairing]}"),
-        ("First season", f"{spec.starts.isoformat()} to {spec.ends.isoformat()}"),
-        ("Time control", describe_clock(spec.time_control))],
-        button="Start the league")
+        return render_template("web/message.html", title=_("This link was used already"),
+                               text=_("It made the league %(league)s: its organiser's page is "
+                                      "at the link in the mail that followed.") % {
+                                   "league": spec.name}), 409
+    return render_template("web/confirm_new.html", title=_("Start this league?"), rows=[
+        (_("Organiser"), spec.organiser), (_("Name"), spec.name),
+        (_("Rules"), spec.rules.preset), (_("Options"), form.get("options") or _("none")),
+        (_("Format"), _("%(entry)s; %(pairing)s") % {
+            "entry": _(ENTRIES[spec.entry]), "pairing": _(PAIRINGS[spec.pairing])}),
+        (_("First season"), _("%(starts)s to %(ends)s") % {
+            "starts": spec.starts.isoformat(), "ends": spec.ends.isoformat()}),
+        (_("Time control"), describe_clock(spec.time_control))],
+        button=_("Start the league"))
 
 
 def _league_made(ref: str) -> int | None:
@@ -94,13 +105,13 @@ def _league_made(ref: str) -> int | None:
 
 
 def _read_new_league(form) -> manage.LeagueSpec:
-    stale = whole(form, "stale_hours", "hours before a quiet table is flagged")
+    stale = whole(form, "stale_hours", N_("hours before a quiet table is flagged"))
     return manage.LeagueSpec(
         organiser=form.get("organiser", ""), name=form.get("name", ""),
         rules=read_rules(form), entry=form.get("entry", "single"),
-        pairing=form.get("pairing", "round-robin"), rounds=whole(form, "rounds", "rounds"),
-        max_entries=whole(form, "max_entries", "most entries", most=MAX_ENTRIES),
-        starts=day(form, "starts", "the first season's first day"),
-        ends=day(form, "ends", "the first season's last day"),
+        pairing=form.get("pairing", "round-robin"), rounds=whole(form, "rounds", N_("rounds")),
+        max_entries=whole(form, "max_entries", N_("most entries"), most=MAX_ENTRIES),
+        starts=day(form, "starts", N_("the first season's first day")),
+        ends=day(form, "ends", N_("the first season's last day")),
         time_control=time_control(form, league=True),
         stale_hours=168 if stale is None else stale)

@@ -8,11 +8,12 @@ import re
 from flask import Blueprint, request
 
 from ..deadlines import MAX_HOURS
+from ..i18n import N_, _, ngettext
 from ..league.manage import LeagueError
 from ..league.pause import pause, resume
 from ..league.verdicts import describe
 from ..organise import care
-from ..organise.adjudicate import Via, adjudicate, parse
+from ..organise.adjudicate import Via, adjudicate, deal_replay, parse
 from . import data
 from .leagues import organiser_action, whole
 
@@ -20,9 +21,9 @@ bp = Blueprint("organiser", __name__)
 
 
 def _game(form) -> int:
-    game_id = whole(form, "game", "the game")
+    game_id = whole(form, "game", N_("the game"))
     if game_id is None:
-        raise LeagueError("choose a game")
+        raise LeagueError(_("choose a game"))
     return game_id
 
 
@@ -37,7 +38,19 @@ def rule(admin_token):
         game_id = _game(f)
         ev = adjudicate(data.store(), lg.id, lg.organiser_id, game_id, ruling,
                         Via("web")).events[0]
-        return f"Game {game_id}: ruled at move {ev['seq']}: {describe(ev)}."
+        return _("Game %(game)s: ruled at move %(move)s: %(ruling)s.") % {
+            "game": game_id, "move": ev["seq"], "ruling": describe(ev)}
+    return organiser_action(admin_token, act)
+
+
+@bp.post("/o/<admin_token>/replay")
+def replay(admin_token):
+    def act(lg):
+        game_id = _game(request.form)
+        new_id = deal_replay(data.store(), lg.id, lg.organiser_id, game_id)
+        return _("Game %(game)s is replayed as game %(new)s, dealt now: its result counts "
+                 "in the league in place of game %(game)s's.") % {"game": game_id,
+                                                                    "new": new_id}
     return organiser_action(admin_token, act)
 
 
@@ -45,9 +58,11 @@ def rule(admin_token):
 def more(admin_token):
     def act(lg):
         f = request.form
-        game_id, hours = _game(f), whole(f, "hours", "the hours", most=MAX_HOURS)
+        game_id, hours = _game(f), whole(f, "hours", N_("the hours"), most=MAX_HOURS)
         care.more_hours(data.store(), lg.id, lg.organiser_id, game_id, hours)
-        return f"Game {game_id}: {hours} more hours."
+        return ngettext("Game %(game)s: %(hours)s more hour.",
+                        "Game %(game)s: %(hours)s more hours.", hours or 0) % {
+            "game": game_id, "hours": hours}
     return organiser_action(admin_token, act)
 
 
@@ -56,7 +71,7 @@ def robot(admin_token):
     def act(lg):
         game_id = _game(request.form)
         care.robot_move(data.store(), lg.id, lg.organiser_id, game_id)
-        return f"Game {game_id}: the robot made the move."
+        return _("Game %(game)s: the robot made the move.") % {"game": game_id}
     return organiser_action(admin_token, act)
 
 
@@ -65,7 +80,9 @@ def remind(admin_token):
     def act(lg):
         game_id = _game(request.form)
         n = care.remind(data.store(), lg.id, lg.organiser_id, game_id)
-        return f"Game {game_id}: {n} player(s) reminded to move."
+        return ngettext("Game %(game)s: %(num)s player reminded to move.",
+                        "Game %(game)s: %(num)s players reminded to move.", n) % {
+            "game": game_id, "num": n}
     return organiser_action(admin_token, act)
 
 
@@ -73,11 +90,13 @@ def remind(admin_token):
 def pause_league(admin_token):
     def act(lg):
         f = request.form
-        season = whole(f, "season", "the season")
+        season = whole(f, "season", N_("the season"))
         again = f.get("do") == "resume"
         numbers = (resume if again else pause)(data.store(), lg.id, lg.organiser_id, season)
         seasons = ", ".join(map(str, numbers))
-        return f"{'Resumed' if again else 'Paused'}: season {seasons}."
+        if again:
+            return _("Resumed: season %(seasons)s.") % {"seasons": seasons}
+        return _("Paused: season %(seasons)s.") % {"seasons": seasons}
     return organiser_action(admin_token, act)
 
 
@@ -85,8 +104,9 @@ def pause_league(admin_token):
 def message(admin_token):
     def act(lg):
         f = request.form
-        season = whole(f, "season", "the season")
+        season = whole(f, "season", N_("the season"))
         n = care.message(data.store(), lg.id, lg.organiser_id, f.get("subject", ""),
                          f.get("text", ""), season)
-        return f"Your message went to {n} player(s)."
+        return ngettext("Your message went to %(num)s player.",
+                        "Your message went to %(num)s players.", n) % {"num": n}
     return organiser_action(admin_token, act)

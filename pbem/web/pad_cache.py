@@ -1,7 +1,7 @@
 """Rendered score pads, kept per game, seq and what else the page shows (the seats' names,
-and whether the reader is signed in, which changes its header): a pad only changes when its
-game moves, and a finished game's never does. Each pad goes out under an ETag, so a browser
-that has it is answered 304 with no work but one small read.
+whether the reader is signed in, which changes its header, and the page's language): a pad
+only changes when its game moves, and a finished game's never does. Each pad goes out under
+an ETag, so a browser that has it is answered 304 with no work but one small read.
 
 The ETag names the code that rendered the page too (`code_digest`, taken once when the app
 is made): a new version, template or source file makes new tags, so no browser keeps a page
@@ -13,6 +13,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from .. import __version__
+from ..i18n import current as current_language
 
 MAX_PADS = 128  # rendered pages kept per app (a long game's is some 50 kB)
 SOURCES = ("*.py", "*.html", "*.txt", "*.css", "*.js", "*.svg")  # what renders a page
@@ -29,8 +30,9 @@ def code_digest(*folders: Path) -> str:
 
 
 def key(db: str, game_id: int, seq: int, names: list[str], signed_in: bool) -> tuple:
-    """What a rendered pad depends on (`db`: the database's URL, whose game it is)."""
-    return (game_id, seq, tuple(names), signed_in, db)
+    """What a rendered pad depends on (`db`: the database's URL, whose game it is; the
+    language it is shown in, the request's)."""
+    return (game_id, seq, tuple(names), signed_in, db, current_language())
 
 
 class Pads:

@@ -10,12 +10,14 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from ..asks import mail_once
+from ..asks import mail_once, reader_language
+from ..i18n import _, language
 from ..signing import SIGN_IN
 from ..store import prefs
 from ..store.addresses import AddressError, check_address
 from ..store.models import Confirmation, Player
 from . import data, flow, limits
+from .words import link_refusal
 
 bp = Blueprint("signin", __name__)
 
@@ -65,10 +67,14 @@ def _mail_link(email: str) -> None:
     cfg = current_app.config["PBEM_SETTINGS"]
     token = data.signer(SIGN_IN).dumps({"p": player.id, "e": email})
     link = f"{cfg.base_url}{url_for('signin.link', token=token)}"
-    text = (f"Someone (we hope you) asked to sign in to Spades by email as {email}.\n\n"
-            f"Sign in here, within {LINK_MINUTES} minutes, once: {link}\n\n"
-            "If it was not you, ignore this mail: nothing happens without the link.\n")
-    mail_once(data.store(), email, "Your sign-in link", text, f"signin:{token[-40:]}")
+    with language(reader_language(data.store(), email)):  # theirs if chosen, else the page's
+        text = "\n\n".join([
+            _("Someone (we hope you) asked to sign in to Spades by email as %(email)s.")
+            % {"email": email},
+            _("Sign in here, within %(minutes)s minutes, once: %(link)s")
+            % {"minutes": LINK_MINUTES, "link": link},
+            _("If it was not you, ignore this mail: nothing happens without the link.")]) + "\n"
+        mail_once(data.store(), email, _("Your sign-in link"), text, f"signin:{token[-40:]}")
 
 
 def _read(token):
@@ -76,15 +82,15 @@ def _read(token):
     try:
         d = data.signer(SIGN_IN).loads(token, max_age=LINK_MINUTES * 60)
     except ValueError as e:
-        return None, _refused(f"{str(e).capitalize()}: ask for a new one.")
+        return None, _refused(link_refusal(e) + " " + _("Ask for a new one."))
     with data.store().reader() as s:
         player = s.get(Player, d.get("p"))
         used = s.exec(select(Confirmation.id).where(Confirmation.ref == _ref(d))).first()
     if player is None or player.email != d.get("e"):
-        return None, _refused("This link is not valid: ask for a new one.")
+        return None, _refused(_("This link is not valid: ask for a new one."))
     if used:
-        return None, _refused("This link was used already: each link signs in once. Ask for a "
-                              "new one.", 409)
+        return None, _refused(_("This link was used already: each link signs in once. Ask "
+                                "for a new one."), 409)
     return (d, player), None
 
 
@@ -93,7 +99,7 @@ def _ref(d) -> str:
 
 
 def _refused(text, status=400):
-    return _form_page("", error=text, title="This link does not work", status=status)
+    return _form_page("", error=text, title=_("This link does not work"), status=status)
 
 
 def _form_page(email, error=None, title=None, status=200, errors=None):
@@ -106,8 +112,8 @@ def link(token):
     found, refusal = _read(token)
     if refusal:
         return refusal
-    return render_template("web/confirm_new.html", title="Sign in", button="Sign in",
-                           rows=[("Address", found[1].email)])
+    return render_template("web/confirm_new.html", title=_("Sign in"), button=_("Sign in"),
+                           rows=[(_("Address"), found[1].email)])
 
 
 @bp.post("/signin/<link:token>")
@@ -121,7 +127,7 @@ def use_link(token):
             s.add(Confirmation(ref=_ref(d)))
             s.commit()
     except IntegrityError:
-        return _refused("This link was used already: each link signs in once.", 409)
+        return _refused(_("This link was used already: each link signs in once."), 409)
     session.clear()  # a new session: nothing of the one before (its CSRF key) carries over
     session.permanent = True
     session.update(player=player.id, epoch=(player.prefs or {}).get(EPOCH, 0))
@@ -135,8 +141,8 @@ def signout():
     if player is not None and request.form.get("everywhere"):
         prefs.update(data.store(), player.id, **{EPOCH: (player.prefs or {}).get(EPOCH, 0) + 1})
     session.clear()
-    return flow.to(url_for("pages.index"), notice="You are signed out. Your games go on by "
-                   "mail.")
+    return flow.to(url_for("pages.index"),
+                   notice=_("You are signed out. Your games go on by mail."))
 
 
 def configure(app) -> None:

@@ -4,13 +4,13 @@ from flask import Blueprint, abort, render_template, request, url_for
 
 from .. import orders, owntime, seatclock
 from ..deadlines import due_for, record, time_control
-from ..engine import parse_action, parse_card, pretty
+from ..engine import parse_action, parse_card
 from ..engine.tricks import table_for
-from ..engine.view import bid_words, plural
+from ..i18n import _, ngettext
 from ..numbers import whole
 from ..play import Refused, settle, submit
 from ..signing import ORDER_FORM
-from ..store import prefs
+from ..store import notes
 from ..store.models import Player
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, extra_time, start_vacation
@@ -18,6 +18,15 @@ from . import data, flow
 from .live import etag, last_seq
 from .pages import pad_context
 from .view import answers, move_links, seat_view
+from .words import (
+    bid_text,
+    clock_words,
+    count,
+    done,
+    on_vacation,
+    time_words,
+    welcome_back,
+)
 
 bp = Blueprint("tables", __name__)
 
@@ -35,13 +44,15 @@ def render_table(token, seat):
     may_keep = {"type": "pass", "count": 0} in v["legal"]  # a nil bidder may skip the exchange
     now = utcnow()
     player, joined = _player(seat.player_id)
-    due = {s: (prefs.clock_words(player, d), time_left(d - now))  # on the viewer's clock
+    due = {s: (clock_words(player, d), time_left(d - now))  # on the viewer's clock
            for s, d in due_for(data.store(), t.game.id, t.state.move_seq).items()}
     mine = record(data.store(), seat.player_id) if seat.player_id else None
     clock_bank = _clock_bank(t.game, seat, now)
     settings = dict(player.prefs or {}) if player else {}
     with data.store().reader() as s:  # the seat's own orders: no other page shows them
         given = list(dict.fromkeys(r.text for r in orders.pending(s, seat.game_id, seat.seat)))
+    own_notes = notes.on_game(data.store(), seat.game_id, seat.player_id) \
+        if seat.player_id and not seat.robot else None  # the author's alone
     return render_template("web/table.html", v=v, seat=seat, token=token, links=links,
                            pass_count=pass_count, may_keep=may_keep, due=due,
                            answers=answers(t),
@@ -50,7 +61,8 @@ def render_table(token, seat):
                            order_form=order_form(seat, t.state),
                            vacation=settings.get("vacation_until"),
                            bank=bank(settings, now.date(), joined)[0], clock_bank=clock_bank,
-                           live_etag=etag(t.game.id, last_seq(t.game.id)),
+                           live_etag=etag(t.game.id, last_seq(t.game.id)), notes=own_notes,
+                           note_most=(notes.MAX_NOTES, notes.MAX_TEXT),
                            **pad_context(t))  # pad_context brings t
 
 
@@ -76,10 +88,7 @@ def _ahead_bids(st, seat: int) -> list:
 
 
 def time_left(delta) -> str:
-    hours = max(0, int(delta.total_seconds() // 3600))
-    if hours < 24:
-        return plural(hours, "hour")
-    return f"{plural(hours // 24, 'day')} {plural(hours % 24, 'hour')}"
+    return time_words(max(0, int(delta.total_seconds() // 3600)))
 
 
 def _player(player_id) -> tuple[Player | None, object]:
@@ -99,23 +108,22 @@ def vacation(token):
         abort(404)
     days = request.form.get("days", "")
     if data.load(seat.game_id).state.phase == "over":
-        return back(token, error="This game is over: take a vacation from your home page "
-                    "(Your games), where your other games are.")
+        return back(token, error=_("This game is over: take a vacation from your home page "
+                                   "(Your games), where your other games are."))
     try:
         if days == "off":
             returned = end_vacation(data.store(), seat.player_id)
-            return back(token, notice=f"Welcome back: {plural(returned, 'day')} returned.")
+            return back(token, notice=welcome_back(returned))
         until = start_vacation(data.store(), seat.player_id, _whole(days))
     except ValueError as e:
-        return back(token, error=f"No vacation: {e}.")
-    return back(token, notice=f"On vacation until {until.isoformat()}: your deadlines stand "
-                "still.")
+        return back(token, error=_("No vacation: %(why)s.") % {"why": e})
+    return back(token, notice=on_vacation(until))
 
 
 def _whole(text: str) -> int:
     days = whole(text)
     if days is None:  # "-30", "2.5", "1e3", "²": not a number of days
-        raise ValueError("a vacation is a whole number of days, at least 1")
+        raise ValueError(_("a vacation is a whole number of days, at least 1"))
     return days
 
 
@@ -132,11 +140,11 @@ def _form_ref(seat, st) -> str:
     try:
         d = data.signer(ORDER_FORM).loads(request.form.get("form", ""))
     except ValueError:
-        raise ValueError("this form is out of date") from None
+        raise ValueError(_("this form is out of date")) from None
     if (d.get("g"), d.get("s")) != (seat.game_id, seat.seat):
-        raise ValueError("this form is for another seat")
+        raise ValueError(_("this form is for another seat"))
     if d.get("h") != st.hand_no:
-        raise ValueError("this form was for an earlier hand")
+        raise ValueError(_("this form was for an earlier hand"))
     return f"web:{seat.game_id}:{seat.seat}:{d['n']}"
 
 
@@ -149,23 +157,26 @@ def give_orders(token):
     try:
         ref = _form_ref(seat, st)
     except ValueError as e:
-        return back(token, error=f"Nothing was changed: {e}. Here is the table as it is "
-                    "now: try again.")
+        return back(token, error=_("Nothing was changed: %(why)s. Here is the table as it is "
+                                   "now: try again.") % {"why": e})
     if "bid" in request.form:
         return _bid_ahead(token, seat, st, request.form["bid"][:20], ref)
     if request.form.get("clear"):
         n = orders.clear(data.store(), seat.game_id, seat.seat)
-        return back(token, notice=f"{plural(n, 'order')} dropped.")
+        return back(token, notice=count(n, "%(num)s order dropped.", "%(num)s orders dropped."))
     line = request.form.get("order", "").strip()[:100]
     try:
         kept = orders.give(data.store(), seat.game_id, seat.seat, line, st, ref)
         settle(data.store(), seat.game_id)
     except (ValueError, Refused) as e:
-        return back(token, error="Nothing was kept: see your order below.", form={
-            "order": line}, errors={"order": f"No order: {getattr(e, 'reason', e)}"})
+        return back(token, error=_("Nothing was kept: see your order below."), form={
+            "order": line}, errors={"order": _("No order: %(why)s") % {
+                "why": getattr(e, "reason", e)}})
     if kept[0].text != line:
         return _sent_twice(token, "order")
-    return back(token, notice=f"{plural(len(kept), 'order')} kept: {line}")
+    return back(token, notice=ngettext("%(num)s order kept: %(line)s",
+                                       "%(num)s orders kept: %(line)s", len(kept))
+                % {"num": len(kept), "line": line})
 
 
 def _bid_ahead(token, seat, st, bid: str, ref: str):
@@ -176,16 +187,20 @@ def _bid_ahead(token, seat, st, bid: str, ref: str):
                                f"bid {action['bid']}", st, ref)
         settle(data.store(), seat.game_id)  # its turn may have come meanwhile
     except (ValueError, Refused) as e:
-        return back(token, error=f"No bid ahead: {getattr(e, 'reason', e)}")
+        return back(token, error=_("No bid ahead: %(why)s") % {"why": getattr(e, "reason", e)})
     if kept.text != f"bid {action['bid']}":
         return _sent_twice(token, "bid")
-    return back(token, notice=f"Kept: bid {action['bid']}, made at your turn.")
+    return back(token, notice=_("Kept: bid %(bid)s, made at your turn.") % {
+        "bid": bid_text(action["bid"])})
 
 
 def _sent_twice(token, what: str):
     """The form kept other orders before (sent, then changed and sent again): they stand."""
-    return back(token, error=f"Nothing more was kept: this form was sent already, with "
-                f"another {what}, and what it kept stands (below). Give a new {what} here.")
+    words = {"bid": _("Nothing more was kept: this form was sent already, with another bid, "
+                      "and what it kept stands (below). Give a new bid here."),
+             "order": _("Nothing more was kept: this form was sent already, with another "
+                        "order, and what it kept stands (below). Give a new order here.")}
+    return back(token, error=words[what])
 
 
 @bp.post("/t/<token>/extra")
@@ -194,12 +209,13 @@ def extra(token):
     seat = data.seat_for(token)
     hours = request.form.get("hours", "")
     if hours not in ("24", "48"):
-        return back(token, error="Extra time is 24 or 48 hours.")
+        return back(token, error=_("Extra time is 24 or 48 hours."))
     try:
         extra_time(data.store(), seat.game_id, int(hours), by=seat.seat)
     except ValueError as e:
-        return back(token, error=f"No extra time: {e}.")
-    return back(token, notice=f"The players to act have {hours} more hours.")
+        return back(token, error=_("No extra time: %(why)s.") % {"why": e})
+    return back(token, notice=_("The players to act have %(hours)s more hours.") % {
+        "hours": hours})
 
 
 @bp.get("/t/<token>")
@@ -221,14 +237,14 @@ def move(token):
         if whole(seq) is None:
             raise ValueError("no move number")
     except (ValueError, KeyError):  # a hand-made form: its words say nothing to a player
-        return back(token, error="That move was not understood: use the buttons on the "
-                    "page. Nothing was played.")
+        return back(token, error=_("That move was not understood: use the buttons on the "
+                                   "page. Nothing was played."))
     try:
         submit(data.store(), seat.game_id, seat.seat, action, expect_seq=whole(seq),
                source="web")
     except Refused as e:
-        return back(token, error=f"Not played: {e.reason}")
-    return back(token, notice=f"Done: {_describe(action)}.")
+        return back(token, error=_("Not played: %(why)s") % {"why": e.reason})
+    return back(token, notice=done(action))
 
 
 @bp.get("/t/<token>/deal/<int:seq>")
@@ -275,12 +291,3 @@ def _action(form) -> dict:
         return {"type": kind}
     raise ValueError(f"no such move: {kind}")
 
-
-def _describe(action) -> str:
-    if action["type"] == "play":
-        return f"played {pretty(action['card'])}"
-    if action["type"] == "bid":
-        return f"bid {bid_words(action)}"
-    if action["type"] == "pass":
-        return "passed " + " ".join(pretty(c) for c in action["cards"])
-    return action["type"].replace("_", " ")

@@ -4,8 +4,10 @@ person's GET sees what it stops and a button (a link scanner's GET changes nothi
 
 from flask import Blueprint, current_app, render_template, request
 
+from ..i18n import _
 from ..store import unsubscribe
 from . import data, flow
+from .words import link_refusal
 
 bp = Blueprint("unsubscribe", __name__)
 
@@ -14,8 +16,8 @@ def _read(token):
     try:
         return unsubscribe.read(current_app.config["PBEM_SETTINGS"], token), None
     except ValueError as e:
-        return None, (render_template("web/message.html", title="This link does not work",
-                                      text=str(e)), 400)
+        return None, (render_template("web/message.html", title=_("This link does not work"),
+                                      text=link_refusal(e)), 400)
 
 
 @bp.get("/u/<token>")
@@ -23,7 +25,7 @@ def confirm(token):
     d, refusal = _read(token)
     if refusal:
         return refusal
-    what = unsubscribe.stops(d["k"])[2]
+    what = _(unsubscribe.stops(d["k"])[2])
     return render_template("web/unsubscribe.html", email=d["e"], what=what)
 
 
@@ -32,10 +34,10 @@ def stop(token):
     d, refusal = _read(token)
     if refusal:
         return refusal
-    what = unsubscribe.apply(data.store(), d["e"], d["k"])
-    text = (f"{d['e']} gets no more {what}. To undo it, write mail on (or notify every turn, "
-            "or turns each) to your account address (pbem+..., at the foot of our mails and "
-            "on your home page).")
+    what = _(unsubscribe.apply(data.store(), d["e"], d["k"]))
+    text = _("%(email)s gets no more %(what)s. To undo it, write mail on (or notify every "
+             "turn, or turns each) to your account address (pbem+..., at the foot of our mails "
+             "and on your home page).") % {"email": d["e"], "what": what}
     if request.form.get("List-Unsubscribe") == "One-Click":  # a provider: done, no page to see
-        return render_template("web/message.html", title="Done", text=text)
-    return flow.told("Done", text)  # a person's button: reloading shows it, sends nothing
+        return render_template("web/message.html", title=_("Done"), text=text)
+    return flow.told(_("Done"), text)  # a person's button: reloading shows it, sends nothing

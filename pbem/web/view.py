@@ -1,17 +1,18 @@
 """Shaping a seat's view for pages: cards by suit, moves with signed links, pad rows."""
 
-from ..engine import pretty, view
+from ..compose import offered
+from ..engine import view
 from ..engine.tricks import table_for
-from ..engine.view import bid_words, sort_cards
+from ..engine.view import sort_cards
 from . import data
+from .words import SUIT_NAMES, action_label, card_text, undo_label
 
-SUIT_NAMES = {"S": "Spades", "H": "Hearts", "C": "Clubs", "D": "Diamonds"}
 RED = {"H", "D"}
 
 
 def card(c: str, table) -> dict:
     s = table.suit[c]
-    return {"code": c, "text": pretty(c), "red": c[1] in RED and c not in ("BJ", "LJ"),
+    return {"code": c, "text": card_text(c), "red": c[1] in RED and c not in ("BJ", "LJ"),
             "suit": s}
 
 
@@ -81,13 +82,6 @@ def around(v: dict, st, names, seat: int) -> list[dict]:
     return out
 
 
-def undo_label(u: dict) -> str:
-    """What the undo button takes back: "your 7♥", "your bid of 4"."""
-    if u["type"] == "play":
-        return f"your {pretty(u['card'])}"
-    return f"your bid of {'blind ' if u.get('blind') else ''}{u['bid']}"
-
-
 def move_links(t, seat: int, v: dict) -> list[dict]:
     """Every legal move of `seat`, each with a signed token naming game, seat, move, seq."""
     signer = data.signer()
@@ -95,23 +89,12 @@ def move_links(t, seat: int, v: dict) -> list[dict]:
     order = {c: i for i, c in enumerate(sort_cards(
         [a["card"] for a in v["legal"] if a["type"] == "play"], table))}
     out = []
-    for a in sorted(v["legal"], key=lambda a: order.get(a.get("card"), -1)):
+    for a in sorted(offered(v), key=lambda a: order.get(a.get("card"), -1)):
         if a["type"] == "pass":
             continue  # passing picks cards: a form on the table page, not a link
         token = signer.dumps({"g": t.game.id, "s": seat, "a": a, "q": t.state.seq})
         out.append({"label": action_label(a), "token": token, "action": a})
     return out
-
-
-def action_label(a: dict) -> str:
-    kind = a["type"]
-    if kind == "play":
-        return f"Play {pretty(a['card'])}"
-    if kind == "bid":
-        return f"Bid {bid_words(a)}"  # "Bid 4 little mo" (B12), "Bid 5 aces" (S7)
-    if kind == "draw":
-        return "Keep it" if a["keep"] else "Take the next"
-    return kind.replace("_", " ").capitalize()
 
 
 def pad_rows(pad: dict) -> list[dict]:

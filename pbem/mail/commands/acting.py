@@ -7,6 +7,7 @@ from typing import Any
 
 from ...engine import pretty
 from ...engine.view import bid_words
+from ...i18n import N_, _, told
 from ...play import Refused, submit
 from ...table import Table
 from .base import Context
@@ -23,7 +24,9 @@ def act(ctx: Context, line: str, action: dict) -> str:
     """Submit one line's action for the mail's seat; the table as it is now either way."""
     ref = line_ref(ctx)
     seen, ctx.seen = ctx.seen, None  # a read is good for one move only
-    after = Answering(ctx, line, action) if ctx.answer is not None and ctx.last else None
+    after: Answering | Deferring | None = None
+    if ctx.answer is not None:  # the mail is answered once, whatever its lines (issue 32)
+        after = Answering(ctx, line, action) if ctx.last else Deferring(ctx)
     try:
         result = submit(ctx.store, ctx.my_seat.game_id, ctx.my_seat.seat, action,
                         expect_seq=ctx.expect_seq, source="mail", ref=ref, seen=seen,
@@ -35,7 +38,7 @@ def act(ctx: Context, line: str, action: dict) -> str:
     ctx.state = result.state
     ctx.expect_seq = result.state.seq
     ctx.moves.append((action, result.duplicate))
-    ctx.answered = after is not None and not result.duplicate
+    ctx.answered = isinstance(after, Answering) and not result.duplicate
     # a line applied before (its ref is this mail's) was our own try whose answer was never
     # written (else the mail's Inbound row would have stopped it): answered as done
     return said(line, result.events)
@@ -43,8 +46,8 @@ def act(ctx: Context, line: str, action: dict) -> str:
 
 def said(line: str, events: list[dict]) -> str:
     if any(ev["type"] == "resign" for ev in events):
-        return f"{line}: done, your side gave the game up"
-    return f"{line}: done"
+        return _("%(line)s: done, your side gave the game up") % {"line": line}
+    return _("%(line)s: done") % {"line": line}
 
 
 class Answering:
@@ -64,6 +67,20 @@ class Answering:
                                        moves=[*ctx.moves, (self.action, False)], asked=t))
 
 
+class Deferring:
+    """The hook of a move on a line that is not the mail's last: the answer, written after
+    the mail's other lines, stands for the seat's turn mail (the move's write sends it none:
+    one mail answers the whole mail), so it keeps the table the write left, whose deadline
+    and orders the answer tells (pbem.mail.inbound)."""
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def __call__(self, s: Any, t: Table) -> list[dict]:
+        self.ctx.asked = t
+        return []
+
+
 _CODE = re.compile(r"'([2-9TJQKA][SHDC]|BJ|LJ)'|(?<![\w'])([2-9TJQKA][SHDC]|BJ|LJ)(?![\w'])")
 
 
@@ -74,25 +91,25 @@ def show_cards(text: str) -> str:
 
 def refused(e: ValueError | Refused) -> Declined:
     """A refusal of the door or of pbem.orders, in its own words."""
-    return Declined(show_cards(e.reason if isinstance(e, Refused) else str(e)))
+    return Declined(show_cards(e.reason if isinstance(e, Refused) else told(e)))
 
 
-_DID = {"say": "spoke at the table", "undo": "took back your move",
-        "claim": "claimed the rest", "misdeal": "called a misdeal", "look": "looked at your cards",
-        "come_out": "came out", "stay": "stayed"}
+_DID = {"say": N_("spoke at the table"), "undo": N_("took back your move"),
+        "claim": N_("claimed the rest"), "misdeal": N_("called a misdeal"),
+        "look": N_("looked at your cards"), "come_out": N_("came out"), "stay": N_("stayed")}
 
 
 def did(action: dict) -> str:
     """What a move did, for a subject line: "bid 4", "played 10♥", "passed 3♣ 4♦ 9♥"."""
     kind = action["type"]
-    if kind == "bid":
-        return f"bid {bid_words(action)}"  # "bid 4 little mo" (B12), "bid 5 aces" (S7)
+    if kind == "bid":  # "bid 4 little mo" (B12), "bid 5 aces" (S7)
+        return _("bid %(bid)s") % {"bid": bid_words(action)}
     if kind == "play":
-        return f"played {pretty(action['card'])}"
+        return _("played %(card)s") % {"card": pretty(action["card"])}
     if kind == "pass":
-        return "passed " + " ".join(pretty(c) for c in action["cards"])
+        return _("passed %(cards)s") % {"cards": " ".join(pretty(c) for c in action["cards"])}
     if kind == "draw":
-        return "kept the card" if action["keep"] else "took the next card"
+        return _("kept the card") if action["keep"] else _("took the next card")
     if kind == "concede":
-        return "took back your offer to resign" if action.get("off") else "said resign"
-    return _DID.get(kind, kind.replace("_", " "))
+        return _("took back your offer to resign") if action.get("off") else _("said resign")
+    return _(_DID[kind]) if kind in _DID else kind.replace("_", " ")

@@ -1,12 +1,16 @@
-"""auto: which cards play themselves (the only legal one, equal ones too, or none)."""
+"""auto: which cards play themselves (the only legal one and the rest of a settled hand,
+equal ones too, or none)."""
 
+from ...i18n import N_, _
 from .base import Command, Context, set_pref
 from .errors import Usage
 
 
 class Auto(Command):
-    name, help = "auto", ("auto on: your only legal card plays itself (the default); auto "
-                          "equal: cards of equal value too, lowest first; auto off: never")
+    name, help = "auto", N_("auto on: your only legal card plays itself, and so does the rest "
+                          "of a hand no play can change (the default); auto equal: cards of "
+                          "equal value too, lowest first; auto off: never, and no hand at "
+                          "your tables plays itself")
     example = "auto equal"
 
     def process(self, ctx: Context, args: str) -> str:
@@ -14,4 +18,4 @@ class Auto(Command):
         if how is None:
             raise Usage("auto on, auto equal, or auto off")
         set_pref(ctx, "auto", how)
-        return f"auto: {args.lower().strip()}"
+        return _("auto: %(how)s") % {"how": args.lower().strip()}

@@ -1,6 +1,7 @@
 """join LEAGUE [with PARTNER@ADDRESS]: enter a league. Anyone may ask, at plain pbem@ too:
 the entry waits for a yes from the address's owner (a mailed link)."""
 
+from ...i18n import N_, _
 from ...league.manage import LeagueError, address, request_join
 from ...store import mail_limits
 from .base import Command, Context
@@ -9,7 +10,7 @@ from .errors import Declined, TooMuchMail, Usage
 
 
 class Join(Command):
-    name, help = "join", "join LEAGUE, or join LEAGUE with PARTNER@ADDRESS: enter a league"
+    name, help = "join", N_("join LEAGUE, or join LEAGUE with PARTNER@ADDRESS: enter a league")
     example = "join 3"
     strangers = True  # anyone may ask: the entry waits for a yes from the address's owner
 
@@ -29,7 +30,8 @@ class Join(Command):
         with ctx.store.session() as s:
             mail_limits.count(s, mail_limits.sender(ctx.sender), mailed)
             s.commit()
-        return f"join {lid}: a link to confirm your entry was mailed to {sent}"
+        return _("join %(league)s: a link to confirm your entry was mailed to %(address)s") % {
+            "league": lid, "address": sent}
 
 
 def _check_limits(ctx: Context, mailed: list[str]) -> None:

@@ -1,5 +1,6 @@
 """leave LEAGUE: take the player's entry out of its season (robots play its tables)."""
 
+from ...i18n import N_, _
 from ...league.manage import LeagueError, withdraw
 from .base import Command, Context
 from .entries import league_number, my_entries
@@ -7,7 +8,7 @@ from .errors import Declined, NoEntry
 
 
 class Leave(Command):
-    name, help = "leave", "leave LEAGUE: take your entry out (robots play your tables)"
+    name, help = "leave", N_("leave LEAGUE: take your entry out (robots play your tables)")
     example = "leave 3"
 
     def process(self, ctx: Context, args: str) -> str:
@@ -22,4 +23,5 @@ class Leave(Command):
             withdraw(ctx.store, lid, ctx.my_id, entry.id)
         except LeagueError as e:
             raise Declined(str(e)) from None
-        return f"leave {lid}: {entry.name} is out of season {season.number}"
+        return _("leave %(league)s: %(name)s is out of season %(season)s") % {
+            "league": lid, "name": entry.name, "season": season.number}

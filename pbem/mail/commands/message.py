@@ -1,5 +1,6 @@
 """message LEAGUE [season N]: TEXT: the organiser mails every player (pbem.organise.care)."""
 
+from ...i18n import N_, _
 from ...organise import care
 from .base import Command, Context
 from .errors import Usage
@@ -10,7 +11,7 @@ USAGE = "message LEAGUE [season N]: TEXT"
 
 class Message(Command):
     name = "message"
-    help = "message LEAGUE [season N]: TEXT (organisers): mail every player"
+    help = N_("message LEAGUE [season N]: TEXT (organisers): mail every player")
     example = "message 1: round 2 starts on Monday"
 
     def process(self, ctx: Context, args: str) -> str:
@@ -21,4 +22,4 @@ class Message(Command):
         check_ours(ctx, lid)
         n = ask_league(care.message, ctx.store, lid, ctx.my_id,
                        "a message from the organiser", text, season)
-        return f"message: mailed to {n} player(s)"
+        return _("message: mailed to %(count)s player(s)") % {"count": n}

@@ -3,6 +3,7 @@ card, a pass, claim, misdeal, look, ...). A bid before the seat's turn is kept f
 
 from ... import orders
 from ...engine import State, parse_action
+from ...i18n import N_, _, told
 from ...play import Refused, settle
 from .acting import act, did, line_ref, refused
 from .base import Command, Context
@@ -11,7 +12,7 @@ from .errors import Declined
 
 class Move(Command):
     name = ""  # the fallback: the runner gives it every line no other command takes
-    help = ("a move: bid 4, nil, blind nil, play QH, Q♥, claim, misdeal "
+    help = N_("a move: bid 4, nil, blind nil, play QH, Q♥, claim, misdeal "
             "(a bid before your turn is kept and made at your turn)")
     example = "play QH"
 
@@ -20,7 +21,7 @@ class Move(Command):
         try:
             action = parse_action(line, ctx.table.rules)
         except ValueError as e:
-            raise Declined(str(e)) from None
+            raise Declined(told(e)) from None
         if action["type"] == "bid" and _not_yet(ctx.table, ctx.my_seat.seat):
             return bid_ahead(ctx, action, line)
         return act(ctx, line, action)
@@ -46,6 +47,6 @@ def bid_ahead(ctx: Context, action: dict, line: str) -> str:
     if any(ev.get("auto") == "order" and ev["seat"] == seat and ev["type"] == "bid"
            for ev in result.events):
         ctx.moves.append((action, False))
-        return f"{line}: done"
-    ctx.ahead.append(f"{did(action)} at your turn")
-    return f"{line}: kept, made at your turn"
+        return _("%(line)s: done") % {"line": line}
+    ctx.ahead.append(_("%(move)s at your turn") % {"move": did(action)})
+    return _("%(line)s: kept, made at your turn") % {"line": line}

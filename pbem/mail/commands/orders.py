@@ -2,6 +2,7 @@
 (list them), "clear orders". A line is an order if pbem.orders reads it as one."""
 
 from ... import orders
+from ...i18n import N_, _
 from ...play import Refused, settle
 from .acting import line_ref, refused
 from .base import Command, Context
@@ -9,7 +10,7 @@ from .base import Command, Context
 
 class Orders(Command):
     name = "orders"
-    help = ("orders ahead, kept secret: play QH then KH; lead AS next; if hearts are led play "
+    help = N_("orders ahead, kept secret: play QH then KH; lead AS next; if hearts are led play "
             "2H; follow low in clubs (or duck in clubs); cover in hearts, or cover (every suit "
             "but spades): beat the trick when you can, low when your partner wins it; orders "
             "(list them); clear orders")
@@ -29,11 +30,12 @@ class Orders(Command):
         low = " ".join(line.lower().split())
         gid, seat = ctx.my_seat.game_id, ctx.my_seat.seat
         if low == "clear orders":
-            return f"clear orders: {orders.clear(ctx.store, gid, seat)} dropped"
+            dropped = orders.clear(ctx.store, gid, seat)
+            return _("clear orders: %(count)s dropped") % {"count": dropped}
         if low == "orders":
             with ctx.store.reader() as s:
                 mine = [r.text for r in orders.pending(s, gid, seat)]
-            return "orders: " + ("; ".join(dict.fromkeys(mine)) or "none")
+            return _("orders: %(orders)s") % {"orders": "; ".join(dict.fromkeys(mine)) or _("none")}
         try:
             kept = orders.give(ctx.store, gid, seat, line, ctx.table, line_ref(ctx))
             result = settle(ctx.store, gid)  # one may act at once, if it is your turn
@@ -41,4 +43,7 @@ class Orders(Command):
             raise refused(e) from None
         ctx.state, ctx.expect_seq = result.state, result.state.seq
         played = [ev for ev in result.events if ev.get("auto") == "order"]
-        return f"{line}: {len(kept)} kept" + (", the first played now" if played else "")
+        values = {"line": line, "count": len(kept)}
+        if played:
+            return _("%(line)s: %(count)s kept, the first played now") % values
+        return _("%(line)s: %(count)s kept") % values

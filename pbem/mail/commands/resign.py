@@ -1,5 +1,6 @@
 """resign, and resign off: give the game up, or take the offer back."""
 
+from ...i18n import N_
 from .acting import act
 from .base import Command, Context
 from .errors import Usage
@@ -7,7 +8,7 @@ from .errors import Usage
 
 class Resign(Command):
     name = "resign"
-    help = ("resign: give the game up (with a partner, it is an offer until your partner "
+    help = N_("resign: give the game up (with a partner, it is an offer until your partner "
             "resigns too); resign off: take your offer back")
     example = "resign"
 

@@ -1,5 +1,6 @@
 """rule LEAGUE GAME RULING: REASON: the organiser's ruling on a game (pbem.organise.adjudicate)."""
 
+from ...i18n import N_, _
 from ...organise.adjudicate import Via, adjudicate, parse
 from .base import Command, Context
 from .errors import Usage
@@ -8,7 +9,7 @@ from .organising import ask_league, check_ours, read_numbers
 
 class Rule(Command):
     name = "rule"
-    help = ("rule LEAGUE GAME win SIDE|loss SIDE|replay|adjust POINTS...|undo MOVE: REASON "
+    help = N_("rule LEAGUE GAME win SIDE|loss SIDE|replay|adjust POINTS...|undo MOVE: REASON "
             "(organisers): the league counts the game so")
     example = "rule 1 12 win 2: the opponents revoked"
 
@@ -24,5 +25,7 @@ class Rule(Command):
         ref = f"{ctx.message_id}#rule.{gid}.{len(ctx.done)}"[:300] if ctx.message_id else None
         ev = ask_league(adjudicate, ctx.store, lid, ctx.my_id, gid, ruling,
                         Via("mail", ref)).events  # a mail's line applies once
-        return f"rule: game {gid}, ruling at move {ev[0]['seq']}" if ev else \
-            f"rule: game {gid}, done already"
+        if ev:
+            return _("rule: game %(game)s, ruling at move %(move)s") % {"game": gid,
+                                                                        "move": ev[0]["seq"]}
+        return _("rule: game %(game)s, done already") % {"game": gid}

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 from ... import orders
 from ...engine import parse_action
+from ...i18n import _
+from . import aliases
 from .base import Command, Context
 from .errors import CommandError, NotACommand
 
@@ -36,8 +38,10 @@ class Dispatch:
 
     def pick(self, line: str) -> tuple[Command, str]:
         """The command that claims the line whole (given all of it), or whose name is its
-        first word (given the rest), or else the fallback, the move, where there is one."""
-        word, _, rest = line.partition(" ")
+        first word (given the rest), or else the fallback, the move, where there is one.
+        A name may be written in the players' other languages (pbem.mail.commands.aliases)."""
+        line = aliases.english(line)
+        word, _space, rest = line.partition(" ")
         whole = next((c for c in self.commands if c.claims(line)), None)
         if whole is not None:
             return whole, line
@@ -65,7 +69,7 @@ def unwrap_talk(lines: list[str], named: dict[str, Command]) -> list[str]:
 
 def _a_command(line: str, named: dict[str, Command]) -> bool:
     """Is the line a command's name, an order well written, or a move?"""
-    if line.partition(" ")[0].lower().rstrip(":") in named:
+    if aliases.name(line.partition(" ")[0]) in named:
         return True
     for read in (orders.read, parse_action):
         try:
@@ -77,8 +81,16 @@ def _a_command(line: str, named: dict[str, Command]) -> bool:
 
 
 def help_text(commands: Sequence[Command]) -> str:
-    """The `help` answer's list: the commands the address runs, as the registry has them."""
-    return "\n".join(f"  {c.name or '<move>'}: {c.help}" for c in commands if c.help)
+    """The `help` answer's list: the commands the address runs, as the registry has them,
+    each named once (most helps begin with their command's words: "undo: take back...")."""
+    return "\n".join(f"  {_help_line(c)}" for c in commands if c.help)
+
+
+def _help_line(c: Command) -> str:
+    """A command's help, led by its name unless its words already are ("say and...")."""
+    words = _(c.help)
+    first = c.help.split(" ", 1)[0].rstrip(":").lower()
+    return words if not c.name or first == c.name else f"{c.name}: {words}"
 
 
 def failure(error: Failed | None, lines: list[str]) -> dict | None:
@@ -92,16 +104,18 @@ def failure(error: Failed | None, lines: list[str]) -> dict | None:
 def summary_text(ctx: Context, lines: list[str], commands: Sequence[Command]) -> str:
     """The command list, when the mail asked for help or held no command."""
     if not lines:
-        return "I found no command in your mail. You can write:\n" + help_text(commands)
+        return _("I found no command in your mail. You can write:") + "\n" + help_text(commands)
     if ctx.want_help:
-        return "You can write (one a line, above or below the quoted text):\n" + help_text(commands)
+        return (_("You can write (one a line, above or below the quoted text):") + "\n"
+                + help_text(commands))
     return ""
 
 
 def summary(ctx: Context, lines: list[str], error: Failed | None,
             commands: Sequence[Command]) -> str:
     """What a mail's commands did, line by line: the account's answer (and its link's)."""
-    done = "".join(f"Done: {d}\n" for d in ctx.done)
+    done = "".join(_("Done: %(line)s") % {"line": d} + "\n" for d in ctx.done)
     err = failure(error, lines)
-    bad = f"Not done: {err['line']}\n{err['reason']}\n" if err else ""
+    bad = (_("Not done: %(line)s") % {"line": err["line"]} + f"\n{err['reason']}\n") if err \
+        else ""
     return done + bad + summary_text(ctx, lines, commands)

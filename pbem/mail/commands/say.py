@@ -1,12 +1,13 @@
 """say: table talk that every seat, and the game's log, sees."""
 
+from ...i18n import N_
 from .acting import act
 from .base import Command, Context
 
 
 class Say(Command):
     name = "say"
-    help = "say and your words: table talk that every seat (and the game's log) sees"
+    help = N_("say and your words: table talk that every seat (and the game's log) sees")
     example = "say Good luck all"
 
     def claims(self, line: str) -> bool:  # before orders: "say play the ace" is talk

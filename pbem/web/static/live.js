@@ -19,20 +19,21 @@
       function (i) { return i.checked || (i.type !== "checkbox" && i.value !== ""); });
   }
 
-  function say(text) {
+  // its words come with the page, in the page's language: data-say-following and the like
+  function say(which) {
     var note = box.querySelector(".live-note");
-    if (note) { note.textContent = text; }
+    if (note) { note.textContent = box.getAttribute("data-say-" + which) || ""; }
   }
 
   function moved() {
-    if (busy()) { say("The game has moved: refresh to see it."); schedule(FAST * 5); return; }
+    if (busy()) { say("moved"); schedule(FAST * 5); return; }
     window.location.replace(table);
   }
 
   function poll() {
     timer = null;
     if (asking) { return; }  // one question at a time
-    if (Date.now() - last > IDLE) { say("No longer following the game: refresh to see it."); return; }
+    if (Date.now() - last > IDLE) { say("stopped"); return; }
     asking = true;
     fetch(url, {headers: {"If-None-Match": tag}, cache: "no-store", credentials: "same-origin"})
       .then(function (r) {
@@ -55,6 +56,6 @@
     if (!document.hidden) { last = Date.now(); schedule(100); }
   });
   ["click", "keydown", "scroll"].forEach(function (e) { document.addEventListener(e, awake); });
-  say("This page follows the game.");
+  say("following");
   schedule();
 }());

@@ -1,0 +1,46 @@
+"""What the server played for a seat since the last mail the seat surely got, read from the
+log: a mail names every such card (pbem.notify.played_for), though the writes that made
+them mailed the seat nothing, or their mails were merged or settled unsent (pbem.store.
+pacing).
+
+    since_told(s, game_id, seat, email, before) -> [(event, source), ...]
+"""
+
+from sqlalchemy import func, or_
+from sqlmodel import Session, col, select
+
+from .models import Move, Outbox
+
+OWN = ("mail", "web", "cli")  # the seat's own moves: what it knows of, it did
+FOR_IT = ("auto", "clock", "organiser")  # an order, a lone card, a timeout, the carer's link
+KINDS = ("play", "bid", "pass", "draw")
+LOOKBACK = 120  # events: two hands' at most, so a read is bounded however long the game
+
+
+def since_told(s: Session, game_id: int, seat: int, email: str, before: int
+               ) -> list[tuple[dict, str]]:
+    """The seat's moves made for it before move `before` (the write's first), after its own
+    last move and the last turn or news mail to it that went out."""
+    own = select(func.max(Move.seq)).where(Move.game_id == game_id, Move.actor == seat,
+                                           col(Move.source).in_(OWN)).scalar_subquery()
+    rows = s.exec(select(Move.seq, Move.payload, Move.source).where(
+        Move.game_id == game_id, Move.actor == seat, col(Move.source).in_(FOR_IT),
+        col(Move.type).in_(KINDS), Move.seq < before, Move.seq > before - LOOKBACK,
+        Move.seq > func.coalesce(own, 0)).order_by(col(Move.seq))).all()
+    if not rows:
+        return []
+    told = _told(s, game_id, seat, email)
+    return [(dict(payload), source) for seq, payload, source in rows if seq > told]
+
+
+def _told(s: Session, game_id: int, seat: int, email: str) -> int:
+    """The move the newest turn or news mail to the seat that went out was written at (its
+    key ends with it); a row settled without a mail of its own does not count."""
+    key = s.exec(select(Outbox.dedupe_key).where(
+        Outbox.game_id == game_id, Outbox.to_addr == email,
+        col(Outbox.sent_at).is_not(None), col(Outbox.last_error).is_(None),
+        or_(col(Outbox.dedupe_key).startswith(f"turn:{game_id}:{seat}:"),
+            col(Outbox.dedupe_key).startswith(f"news:{game_id}:{seat}:")))
+        .order_by(col(Outbox.id).desc()).limit(1)).first()
+    tail = key.rsplit(":", 1)[-1] if key else ""
+    return int(tail) if tail.isascii() and tail.isdigit() else 0
