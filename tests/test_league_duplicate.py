@@ -19,7 +19,8 @@ from click.testing import CliRunner
 from sqlmodel import col, select
 
 from pbem.cli import main
-from pbem.engine import Rules, State, choose, make_deal, preset, score_pad, view
+from pbem.engine import (Rules, State, advance, apply, choose, legal, make_deal, new_game,
+                         preset, score_pad, view)
 from pbem.gamelog import replay_log
 from pbem.league import duplicate
 from pbem.league.duplicate import Table, cross_imps, imps, matchpoints, standings
@@ -228,7 +229,7 @@ def recompute(out, record, season) -> list[dict]:
         for b, ev in enumerate(logged, 1):
             again = make_deal(_dealer_at(rules, b), random.Random(f"{seeds[t['round']]}:{b}"))
             assert again["hands"] == ev["hands"], (t["game"], b)
-        for b, hand in enumerate(score_pad(st)["hands"], 1):
+        for b, hand in enumerate(score_pad(st)["hands"][:BOARDS], 1):  # a tie plays on: no board
             net = hand["sides"][0]["points"] - hand["sides"][1]["points"]
             fields[(t["round"], b)].append((t["seats"][0], t["seats"][1], net))
     got = {e["id"]: [0, 0, 0, 0.0] for e in season["entries"]}
@@ -259,3 +260,21 @@ def _events(path) -> list[dict]:
 def _dealer_at(rules, board):
     """A fresh state at board `board`'s deal: dealer seat (board - 1) mod 4."""
     return State(rules, (board - 1) % 4)
+
+
+def test_a_game_tied_after_its_last_board_plays_on_but_scores_no_more_boards():
+    rules = preset("standard").with_options(max_hands=1, target=1000)
+    for seed in range(400):  # the first deal whose single board ends in a tie
+        st, rng = new_game(rules, 0), random.Random(seed)
+        while st.phase != "over" and st.hand_no < 2:
+            if st.phase == "deal":
+                events = [make_deal(st, rng)]
+            else:
+                seat = st.to_act()[0]
+                events = apply(st, seat, rng.choice(legal(st, seat)))
+            for ev in events:
+                advance(st, ev)
+        if st.hand_no == 2:
+            break
+    assert st.hand_no == 2, "no tie in 400 deals"  # E4: the tie played on
+    assert len(score_pad(st)["hands"]) >= 2 and len(duplicate.board_lines(st)) == 1

@@ -70,11 +70,12 @@ def north_south(table: Sequence[int], held: dict[int, int], rnd: int) -> list[in
 
 def board_lines(st: State) -> list[dict]:
     """Each board a finished game played: the bids, tricks and points of North-South and
-    East-West (the score pad's, before any bag penalty)."""
+    East-West (the score pad's, before any bag penalty). A game tied after its last board
+    plays on for its winner (E4); those hands are no boards and score nothing here."""
     return [{"bids": [x["bid"] for x in hand["sides"]],
              "tricks": [x["tricks"] for x in hand["sides"]],
              "points": [x["points"] for x in hand["sides"]]}
-            for hand in score_pad(st)["hands"]]
+            for hand in score_pad(st)["hands"][:st.rules.max_hands]]
 
 
 # -- scoring (pure) ---------------------------------------------------------------------------
