@@ -19,8 +19,19 @@ from click.testing import CliRunner
 from sqlmodel import col, select
 
 from pbem.cli import main
-from pbem.engine import (Rules, State, advance, apply, choose, legal, make_deal, new_game,
-                         preset, score_pad, view)
+from pbem.engine import (
+    Rules,
+    State,
+    advance,
+    apply,
+    choose,
+    legal,
+    make_deal,
+    new_game,
+    preset,
+    score_pad,
+    view,
+)
 from pbem.gamelog import replay_log
 from pbem.league import duplicate
 from pbem.league.duplicate import Table, cross_imps, imps, matchpoints, standings
