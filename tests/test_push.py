@@ -382,3 +382,10 @@ def test_turning_alerts_on_and_off_from_the_table_and_home(store, client, cfg, s
     assert "Turn alerts are on in 2 browsers." in home and 'id="push"' in home
     r = client.post("/home/push", data={"do": "all", "csrf": csrf(client)})
     assert r.status_code == 303 and push.count(store, pid) == 0
+
+
+def test_every_push_route_is_tested_here():
+    from tests.test_web import ROUTES
+
+    ours = {r: t for r, t in ROUTES.items() if r.endswith(("/push", "push.js", "/sw.js"))}
+    assert len(ours) == 4 and set(ours.values()) <= set(globals())
