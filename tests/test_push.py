@@ -180,6 +180,34 @@ def push_send_aware(when: datetime) -> datetime:
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
+def test_a_mail_that_did_not_go_pushes_nothing_until_it_goes(store, cfg, service, tmp_path):
+    subscribed(store, cfg, service)
+    game(store, first_dealer=3)
+    now = utcnow()
+
+    def refused(row):
+        raise OSError("the relay is away")
+
+    assert drain(store, refused, now=now) == 0
+    assert messages(store) == [] and send_due(store, cfg, now) == 0
+    assert mails(store, tmp_path, now + 2 * 60 * S) == 1  # its retry goes: now the push
+    assert len(messages(store)) == 1 and send_due(store, cfg, now + 2 * 60 * S) == 1
+
+
+def test_past_the_cap_the_push_waits_with_the_mail(store, cfg, service, tmp_path):
+    subscribed(store, cfg, service)
+    prefs.update(store, ann_id(store), zone="UTC", cap=1)
+    game(store, first_dealer=3)
+    now = utcnow()
+    assert mails(store, tmp_path, now) == 1 and send_due(store, cfg, now) == 1
+    game(store, first_dealer=3)
+    assert mails(store, tmp_path, now + S) == 0  # the second turn mail waits for tomorrow
+    assert len(messages(store)) == 1 and send_due(store, cfg, now + S) == 0
+    tomorrow = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    assert mails(store, tmp_path, tomorrow) == 1 and send_due(store, cfg, tomorrow) == 1
+    assert len(service.got) == 2
+
+
 def test_a_500_is_tried_again_with_backoff_and_never_holds_the_mail(store, cfg, service,
                                                                     tmp_path):
     b = subscribed(store, cfg, service)

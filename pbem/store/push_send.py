@@ -149,10 +149,10 @@ def _payload(store: Store, cfg: Settings, job: Job) -> dict | None:
     turns = [t for t in (turn_of(k) for k in job.msg.turns) if t is not None]
     with store.reader() as s:
         seqs = game_seqs(s, {g for g, _, _ in turns})
-        live = [t for t in turns if not stale_turn(t, seqs)]
+        tokens = _tokens(s, turns, job.player.id or 0)
+        live = [t for t in turns if not stale_turn(t, seqs) and (t[0], t[1]) in tokens]
         if not live:
             return None
-        tokens = _tokens(s, live)
         asks = _asks(store, s, live)
     with language(prefs.language(job.player)):
         if len(live) == 1:
@@ -171,9 +171,13 @@ def stale_turn(turn: tuple[int, int, int], seqs: dict[int, int]) -> bool:
     return seqs.get(turn[0], 0) > turn[2]
 
 
-def _tokens(s: Session, turns: list[tuple[int, int, int]]) -> dict[tuple[int, int], str]:
+def _tokens(s: Session, turns: list[tuple[int, int, int]], player_id: int
+            ) -> dict[tuple[int, int], str]:
+    """The table links of the turns' seats the player still holds (a seat handed over is
+    another's: its link never goes to the one who left)."""
     rows = s.exec(select(Seat.game_id, Seat.seat, Seat.token).where(
-        col(Seat.game_id).in_({g for g, _, _ in turns}))).all()
+        col(Seat.game_id).in_({g for g, _, _ in turns}),
+        col(Seat.player_id) == player_id)).all()
     return {(g, seat): token for g, seat, token in rows}
 
 
