@@ -229,6 +229,12 @@ def test_a_500_is_tried_again_with_backoff_and_never_holds_the_mail(store, cfg, 
     assert send_due(store, cfg, now + 92 * S) == 1 and len(service.got) == 3
     assert b.read(service.got[-1][2])["body"] == f"Game {gid}: your bid"
     assert send_due(store, cfg, now + 1000 * S) == 0 and len(service.got) == 3
+    game(store, first_dealer=3)  # a month on, the next push prunes the settled row
+    later = now + timedelta(days=31)
+    mails(store, tmp_path, later)
+    assert len(messages(store)) == 2 and send_due(store, cfg, later) == 1
+    [kept] = messages(store)
+    assert kept.sent_at is not None and kept.attempts == 1  # the new one; the old one gone
 
 
 @pytest.mark.parametrize("status", [404, 410])

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 
 import requests
 from pywebpush import WebPushException, webpush
-from sqlalchemy import update
+from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
 from ..config import Settings, load
@@ -39,6 +39,7 @@ MAX_ATTEMPTS = 8  # then it is given up (the mail went anyway)
 MAX_BACKOFF = timedelta(hours=1)
 GONE = (404, 410)  # the subscription expired or was revoked (RFC 8030 §7.3)
 SETTLED = "settled: "
+KEEP = timedelta(days=30)  # a settled push's row, then pruned (its mail's resend is long over)
 
 
 @dataclass
@@ -58,8 +59,12 @@ def send_due(store: Store, cfg: Settings | None = None, now: datetime | None = N
     cfg = cfg or load()
     now = now or utcnow()
     done = 0
-    for job in _claim(store, now, limit):
+    jobs = _claim(store, now, limit)
+    for job in jobs:
         done += _one(store, cfg, job, now)
+    if jobs:  # rows come only with pushes: pruning with them bounds the table
+        with store.engine.begin() as c:
+            c.execute(delete(PushMessage).where(col(PushMessage.sent_at) < now - KEEP))
     return done
 
 
