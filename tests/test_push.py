@@ -423,3 +423,21 @@ def test_every_push_route_is_tested_here():
 
     ours = {r: t for r, t in ROUTES.items() if r.endswith(("/push", "push.js", "/sw.js"))}
     assert len(ours) == 4 and set(ours.values()) <= set(globals())
+
+
+def test_init_makes_the_vapid_key_once_private_to_its_owner(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+
+    monkeypatch.setenv("PBEM_VAR_DIR", str(tmp_path / "var"))
+    monkeypatch.delenv("PBEM_VAPID_KEY", raising=False)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    first = CliRunner().invoke(main, ["init"])
+    assert first.exit_code == 0 and "a new VAPID key" in first.output, first.output
+    key = tmp_path / "var" / "vapid.key"
+    made = key.read_bytes()
+    assert key.stat().st_mode & 0o777 == 0o600 and push.public_key(key)
+    again = CliRunner().invoke(main, ["init"])
+    assert again.exit_code == 0 and "VAPID" not in again.output
+    assert key.read_bytes() == made  # once per site: subscriptions stay good
