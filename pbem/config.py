@@ -32,8 +32,13 @@ NAMES = frozenset({
     "PBEM_FROM_NAME", "PBEM_DKIM_KEY", "PBEM_DKIM_SELECTOR", "PBEM_AUTHSERV_ID",
     "PBEM_DB_CONNECT_TIMEOUT", "PBEM_DB_NETWORK_TIMEOUT", "PBEM_DB_STATEMENT_TIMEOUT",
     "PBEM_DB_IDLE_TIMEOUT", "PBEM_LOG_LEVEL", "PBEM_LOG_FORMAT", "PBEM_METRICS_TOKEN",
-    "PBEM_PRIVACY_URL", "PBEM_TERMS_URL",
+    "PBEM_PRIVACY_URL", "PBEM_TERMS_URL", "PBEM_VAPID_KEY", "PBEM_VAPID_SUBJECT",
+    "PBEM_PUSH_HOSTS", "PBEM_PUSH_LOOPBACK",
 })
+# push services a browser's subscription may name (pbem.store.push): Chrome's, Firefox's,
+# Apple's, Edge's; a host ending in one of these, over https
+PUSH_HOSTS = ("fcm.googleapis.com,updates.push.services.mozilla.com,push.apple.com,"
+              "notify.windows.com")
 NOT_IN_FILE = frozenset({"PBEM_CONFIG"})  # the file cannot name itself
 KEY_FILE = "secret_key"  # under the data directory, unless PBEM_SECRET_KEY is set
 DB_FILE = "pbem.db"  # the SQLite file under the data directory, unless DATABASE_URL is set
@@ -172,6 +177,23 @@ class Settings:
     # the site's privacy notice and terms: linked in every page's and player mail's footer
     privacy_url: str = field(default_factory=lambda: _env_url("PBEM_PRIVACY_URL"))
     terms_url: str = field(default_factory=lambda: _env_url("PBEM_TERMS_URL"))
+    # web push (pbem.store.push): who runs the site, for the push services (VAPID's `sub`)
+    vapid_subject: str = field(default_factory=lambda: _env("PBEM_VAPID_SUBJECT", ""))
+    push_hosts: tuple[str, ...] = field(default_factory=lambda: tuple(
+        h.strip().lower() for h in _env("PBEM_PUSH_HOSTS", PUSH_HOSTS).split(",") if h.strip()))
+    # tests only: a subscription may name http://127.0.0.1:PORT/ (a push service of theirs)
+    push_loopback: bool = field(default_factory=lambda: _env_choice(
+        "PBEM_PUSH_LOOPBACK", "off", ("off", "on")) == "on")
+
+    @property
+    def vapid_key(self) -> Path:
+        """The site's VAPID private key (PEM): PBEM_VAPID_KEY, else var/vapid.key, which
+        `pbem init` makes. Without the file, the site offers no push."""
+        return Path(_env("PBEM_VAPID_KEY", "") or self.var_dir / "vapid.key")
+
+    @property
+    def vapid_sub(self) -> str:
+        return self.vapid_subject or f"mailto:postmaster@{self.mail_domain}"
 
     @property
     def dkim_key(self) -> str:

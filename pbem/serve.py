@@ -17,6 +17,7 @@ from .config import SettingError, Settings
 from .mail.inbound import controller
 from .mail.workers import Workers
 from .store.outbox import any_due, drain, maildir_delivery
+from .store.push_send import send_due
 from .store.relay import CONNECTIONS, Relay
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,19 @@ def send_until(stop: threading.Event, store, deliver, every: float,
             log.exception("the outbox could not be sent; trying again in %.0f s", wait * 2)
             wait = min(MAX_WAIT, wait * 2)
         stop.wait(min(poll, every) if wait == every else wait)
+
+
+def push_until(stop: threading.Event, store, cfg: Settings, every: float = 2.0) -> None:
+    """Post the due pushes until `stop`, in a thread of their own: a slow push service
+    never holds a mail back (pbem.store.push_send). A failure is logged, never the end."""
+    while not stop.is_set():
+        try:
+            if send_due(store, cfg):
+                continue  # a backlog: the next batch at once
+        except Exception:
+            log.exception("the pushes could not be sent; trying again in %.0f s", MAX_WAIT)
+            stop.wait(MAX_WAIT)
+        stop.wait(every)
 
 
 class PortTaken(SettingError):
@@ -129,6 +143,8 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
         deliver = delivery(cfg)
         echo("outbound mail: " + (f"relay {urlparse(cfg.smtp_url).hostname}" if cfg.smtp_url
                                   else f"Maildir {cfg.maildir}"))
+        threading.Thread(target=push_until, args=(stop, store, cfg, every), daemon=True,
+                         name="push").start()
         send_until(stop, store, deliver, every)
     except KeyboardInterrupt:
         pass

@@ -113,6 +113,11 @@ ROUTES = {
     # a duplicate league's board: tests/test_league_duplicate.py
     "/l/<int:league_id>/s/<int:number>/r/<int:rnd>/b/<int:board>":
         "test_a_table_still_playing_a_board_sees_nothing_of_it_from_another",
+    # web push: tests/test_push.py
+    "/sw.js": "test_the_worker_and_script_are_ours_under_the_strict_csp",
+    "/push.js": "test_the_worker_and_script_are_ours_under_the_strict_csp",
+    "/t/<token>/push": "test_turning_alerts_on_and_off_from_the_table_and_home",
+    "/home/push": "test_turning_alerts_on_and_off_from_the_table_and_home",
 }  # and test_docs_api_md_documents_every_endpoint for /api/
 
 

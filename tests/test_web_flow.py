@@ -97,6 +97,8 @@ def samples(app, store, client) -> dict:
         "/t/<token>/say": (f"/t/{tok[2]}/say", {"text": "good luck"}),
         "/t/<token>/note": (f"/t/{tok[2]}/note", {"note": "keep the queen"}),
         "/t/<token>/undo": (f"/t/{tok[2]}/undo", {"seq": "1"}),
+        "/t/<token>/push": (f"/t/{tok[2]}/push", {"do": "on", "endpoint": "https://x.test/"}),
+        "/home/push": ("/home/push", {"do": "all"}),
         "/t/<token>/resign": (f"/t/{tok[3]}/resign", {}),
         "/m/<token>": (f"/m/{link}", {}),
         "/u/<token>": ("/u/" + Signer(keys, UNSUBSCRIBE).dumps({"e": "p3@x.test",

@@ -6,6 +6,7 @@ import click
 
 from ..config import Settings, ensure_data_dir, load
 from ..store.db import upgrade
+from ..store.push import keygen
 from .common import revision, where
 
 
@@ -13,8 +14,8 @@ from .common import revision, where
 @click.option("--new-key", is_flag=True, help="Make a new secret key for a database that "
               "has none (every link mailed before stops working).")
 def init_cmd(new_key):
-    """Make a new site, or finish one: the data directory (PBEM_VAR_DIR), its secret key and
-    the database, each only if missing. Safe to run again."""
+    """Make a new site, or finish one: the data directory (PBEM_VAR_DIR), its secret key,
+    its VAPID key (web push) and the database, each only if missing. Safe to run again."""
     cfg = load()
     lost_key = not cfg.secret_key and not cfg.key_file.exists() and _has_database(cfg)
     if lost_key and not new_key:
@@ -23,6 +24,8 @@ def init_cmd(new_key):
             "restore the site's key (or set PBEM_SECRET_KEY); --new-key makes a new one, and "
             "every link mailed before stops working")
     made = ensure_data_dir(cfg)
+    if keygen(cfg.vapid_key):  # web push: one key for the site's life (docs/web.md)
+        made.append(f"a new VAPID key {cfg.vapid_key}")
     upgrade(cfg.database_url)
     for what in made:
         click.echo(f"made {what}")

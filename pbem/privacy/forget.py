@@ -25,7 +25,7 @@ from sqlmodel import Session, col, delete, or_, select
 from .. import play
 from ..league.results import changed
 from ..organise import seeks
-from ..store import notes
+from ..store import notes, push
 from ..store.games import ROBOT, new_token
 from ..store.models import Entry, Game, Outbox, Player, Seat, new_key
 from ..store.pacing import FORGOTTEN_DOMAIN
@@ -56,6 +56,7 @@ def forget(store: Store, player_id: int) -> str:
         s.exec(delete(Outbox).where(col(Outbox.to_addr) == player.email))
         notes.forget(s, player_id)  # their private notes: no one else may ever read them
         seeks.forget(s, player_id)  # no seek deals them into a game any more
+        push.forget(s, player_id)  # no browser of theirs hears of a turn any more
         scrub(s, old, new)
         _own_rows(s, player, Swap(old, new), new)
         games, playing = _seats(s, player_id)

@@ -326,3 +326,39 @@ class SeekSeat(SQLModel, table=True):
     seek_id: int = Field(foreign_key="seek.id", index=True)
     player_id: int = Field(foreign_key="player.id", index=True)
     joined: datetime = Field(default_factory=now)
+
+
+# -- web push (issue 35) ---------------------------------------------------------------------
+
+
+class PushSubscription(SQLModel, table=True):
+    """A browser's push subscription of a player (pbem.store.push): where to post (the push
+    service's `endpoint`) and the browser's keys to encrypt for (RFC 8291). At most
+    pbem.store.push.MAX_SUBSCRIPTIONS a player; dropped when the service says it is gone."""
+
+    __tablename__ = "push_subscription"
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="player.id", index=True)
+    endpoint: str = Field(unique=True, max_length=600)
+    p256dh: str = Field(max_length=100)  # the browser's public key (base64url)
+    auth: str = Field(max_length=40)  # its auth secret (base64url)
+    created: datetime = Field(default_factory=now)
+    last_error: str | None = Field(default=None, max_length=200)
+
+
+class PushMessage(SQLModel, table=True):
+    """A push owed to one subscription: the turns of one turn mail that went out (`mail`:
+    its outbox key; `turns`: the turn keys it showed). Sent, retried with backoff, or
+    settled (sent_at with a last_error) by pbem.store.push.send_due."""
+
+    __tablename__ = "push_message"
+    __table_args__ = (UniqueConstraint("subscription_id", "mail"),)
+    id: int | None = Field(default=None, primary_key=True)
+    subscription_id: int = Field(foreign_key="push_subscription.id", index=True)
+    mail: str = Field(max_length=200)
+    turns: list = Field(sa_column=Column(JSON, nullable=False))
+    attempts: int = 0
+    next_attempt: datetime = Field(default_factory=now, index=True)
+    sent_at: datetime | None = Field(default=None, index=True)
+    last_error: str | None = Field(default=None, max_length=200)
+    created: datetime = Field(default_factory=now)

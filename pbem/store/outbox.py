@@ -35,7 +35,7 @@ from sqlmodel import col, select
 from .. import logs
 from ..config import Settings, load
 from ..signing import secret_keys
-from . import accounts, dkim_sign, merged, mime, pacing, unsubscribe
+from . import accounts, dkim_sign, merged, mime, pacing, push, unsubscribe
 from .lease import BEAT, LEASE, Lease, chunks
 from .maildir import MaildirDelivery, key_name
 from .models import Outbox
@@ -338,6 +338,7 @@ class Marks:
         self.first: float | None = None
         self.sent = 0
         self.failed: dict[str, str] = {}  # the sync's failures by name, until their result
+        self.pushes: list[push.Sent] = []  # turn mails sent: their pushes, in the same commit
         self.retry = float("-inf")  # no try before this (monotonic): the database is away
 
     def add(self, result: Result) -> None:
@@ -372,6 +373,9 @@ class Marks:
             self.todo.append((_id(r), dict(sent_at=self.now, last_error=pacing.SETTLED
                                          + note[:900])))
         self.todo.append((_id(own), dict(sent_at=self.now, last_error=None)))
+        turns = tuple(r.dedupe_key for r in shown if pacing.turn_of(r.dedupe_key))
+        if turns:
+            self.pushes.append(push.Sent(row.to_addr, row.dedupe_key, turns))
 
     def flush_due(self, slow: bool = False) -> None:
         if self.first is not None and monotonic() >= self.retry and (
@@ -407,8 +411,9 @@ class Marks:
                     for ids, values in _grouped(self.todo):
                         for part in chunks(ids):
                             c.execute(_update(part).values(**values))
+                    push.queue(c, self.pushes, self.now)
             self.claim.held -= set(self.ids)
-        self.todo, self.ids, self.first = [], [], None
+        self.todo, self.ids, self.first, self.pushes = [], [], None, []
         return self.sent
 
 

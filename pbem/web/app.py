@@ -33,6 +33,7 @@ from . import (
     organiser_acts,
     pad_cache,
     pages,
+    push,
     seeks,
     signin,
     table_acts,
@@ -74,6 +75,7 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
                table_acts.bp, organiser_acts.bp, invites.bp, account_link.bp, health.bp,
                my_data.bp, seeks.bp):
         app.register_blueprint(bp)
+    push.install(app)  # its key for the pages, its worker, script and forms
     return app
 
 

@@ -15,7 +15,7 @@ from flask import (
 
 from ..i18n import _
 from ..numbers import whole
-from ..store import names, prefs
+from ..store import names, prefs, push
 from ..store.accounts import account_address, new_account_key
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, start_vacation
@@ -59,7 +59,8 @@ def page(player, errors=None, form=None):
         "web/home.html", player=player, games=games,
         account_address=account_address(player, current_app.config["PBEM_SETTINGS"].mail_domain),
         errors=errors or {}, form=form or _form(player), choices=CHOICES, presets=PLAYERS,
-        vacation=p.get("vacation_until"), bank=bank(p, now.date(), player.created.date())[0])
+        vacation=p.get("vacation_until"), bank=bank(p, now.date(), player.created.date())[0],
+        pushes=push.count(data.store(), player.id))
     response = make_response(body)
     response.headers["Cache-Control"] = "no-store"  # a player's own page: never cached
     return response
