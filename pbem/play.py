@@ -7,7 +7,11 @@
 A move is read once and written once, whoever makes it. Before the write, and only when a
 robot sits at the table, the robots' replies are decided from a read (a robot's search may
 take a while; a caller that just read the game hands its read over: `Seen`), so they go in
-the move's own write (`Plan`). The write (`_append_and_react`), in one transaction: reads
+the move's own write (`Plan`), and so is whether the hand is then settled. At a table of
+players alone the write itself runs a few lines of play on the state it has
+(`_judging`); when they cannot show the hand open, it holds its mails, and after the commit
+the door runs the exact search on that state and either writes the rest of the hand or
+queues the mails (`_judged`). The write (`_append_and_react`), in one transaction: reads
 the game (from the state cache, catching up on any newer events), its seats and players;
 checks the move with the engine; appends its event and everything that follows without a
 human (the robots' replies foreseen, the reveal of a finished hand's salt, the next deal,
