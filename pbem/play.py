@@ -609,8 +609,10 @@ def _judged(store: Store, w: _Write, result: Result) -> Result:
         try:
             done = _write(store, _Write(w.game_id, plan.first, plan=plan, untold=result.untold,
                                         queued=result.held))
-        except Stale:  # another write came first: the mails it answered stay as they were
+        except Refused:  # another write came first: the held mails stay as they were
             pass
+        except Exception:  # the move stands and its mails go; the next move judges again
+            log.exception("game %s: the rest of a settled hand was not written", w.game_id)
         else:
             return Result(w.game_id, done.state, result.events + done.events,
                           robots_wait=done.robots_wait, untold=done.untold, held=done.held)

@@ -350,3 +350,31 @@ def test_a_hand_judged_after_the_write_and_found_open_gets_its_turn_mail(store):
     asked = [m for m in mails if m.dedupe_key.startswith(f"turn:{gid}:{st.turn}:")]
     assert len(asked) == 1 and asked[0].to_addr == SEATS[st.turn]
     assert not any("as they must" in m.body_text for m in mails)
+
+
+def test_a_move_between_the_judging_and_the_rest_leaves_the_mails_and_the_next_move_judges(
+        store, monkeypatch):
+    """The race: after the write that held its mails, another seat talks before the door's
+    second write; that write (made for the seq judged) finds the game moved on and writes
+    nothing, so the held mails go as they were; the next card judges the hand again."""
+    import pbem.play as door
+
+    gid = sweep_game(store)
+    judge = door.settled
+
+    def talk_first(st, *args):
+        door.settled = judge  # once
+        submit(store, gid, 3, {"type": "say", "text": "hello"}, source="web")
+        return judge(st, *args)
+
+    monkeypatch.setattr(door, "settled", talk_first)
+    before = last_mail_id(store)
+    submit(store, gid, 0, {"type": "play", "card": "AS"}, expect_seq=5, source="web")
+    st = replay_log(export(store, gid))
+    assert st.phase == "play" and st.turn == 2  # the forced 2S played; nothing by the rule
+    mails = mails_after(store, before)
+    assert [m.to_addr for m in mails if m.dedupe_key.startswith(f"turn:{gid}:2:")] \
+        == [SEATS[2]]
+    assert not any("as they must" in m.body_text for m in mails)
+    submit(store, gid, 2, {"type": "play", "card": "2H"}, expect_seq=st.seq, source="web")
+    assert replay_log(export(store, gid)).hand_no == 1  # judged again: the rest played
