@@ -38,6 +38,13 @@ Mails: a turn mail per decision; with the default `notify every hand` a mail to 
 not to act whenever a move ended a hand (with `notify every trick`, a trick or a hand;
 pbem.notify); with `notify digest` one digest a player a day the game moved (run at 06:00
 UTC) instead; a mail for each order dropped (it could not be kept: pbem.orders); the result.
+
+Nov 2026, --games 100: one card a mail 174 days (median), + settled 73 days: 42 % (issue
+33 asks 40 %). What the best policy still asks a hand (8 games): 1.2 bids, 7.4 leads, 14.7
+cards following, 0.2 looks. Tried and not kept: a card that plays itself when, by what the
+seat sees, none of its cards can ever take a trick (it holds no trump, and every card still
+out of each of its suits is higher): 27.0 -> 26.9 decisions a hand, the days unchanged (the
+careful player's `follow low` plays those cards already).
 """
 
 import argparse

@@ -7,7 +7,11 @@
 A move is read once and written once, whoever makes it. Before the write, and only when a
 robot sits at the table, the robots' replies are decided from a read (a robot's search may
 take a while; a caller that just read the game hands its read over: `Seen`), so they go in
-the move's own write (`Plan`). The write (`_append_and_react`), in one transaction: reads
+the move's own write (`Plan`), and so is whether the hand is then settled. At a table of
+players alone the write itself runs a few lines of play on the state it has
+(`_judging`); when they cannot show the hand open, it holds its mails, and after the commit
+the door runs the exact search on that state and either writes the rest of the hand or
+queues the mails (`_judged`). The write (`_append_and_react`), in one transaction: reads
 the game (from the state cache, catching up on any newer events), its seats and players;
 checks the move with the engine; appends its event and everything that follows without a
 human (the robots' replies foreseen, the reveal of a finished hand's salt, the next deal,
@@ -54,7 +58,7 @@ from .engine.auto import auto_card
 from .engine.commitment import deal_digest
 from .engine.errors import N_
 from .engine.game import SERVER_EVENTS
-from .engine.settled import settled, settled_card
+from .engine.settled import maybe_settled, settled, settled_card
 from .gamelog import LogError, read_log, replay_log
 from .i18n import gettext, told
 from .league import results as league_results
@@ -155,6 +159,8 @@ class Result:
     robots_wait: bool = False  # a robot is to move (the write did not foresee it)
     untold: tuple[int, int] | None = None  # then: (hand, tricks) before the news it left
     held: list[dict] = field(default_factory=list)  # and the notices it left (a timeout's)
+    # the write's mails, held while the door judges whether the hand is settled (`_judged`)
+    unjudged: list[dict] | None = None
 
 
 def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
@@ -266,25 +272,31 @@ class Plan:
     foreseen, so a table that changed in between (an order, an auto-play) stops the plan."""
 
     def __init__(self, seq: int, foreseen: list[tuple[dict, dict]],
-                 ahead: tuple[State, list[dict]] | None = None, settled: int | None = None):
+                 ahead: tuple[State, list[dict]] | None = None, settled: int | None = None,
+                 judged: int | None = None):
         self.seq, self.foreseen, self.done = seq, foreseen, 0  # (action, event) pairs
         self.ahead = ahead  # (the state after the move and them, all their events)
         # the hand (its number) found settled once the foreseen events are made: the rest
         # of it plays itself (pbem.engine.settled); off when the write leaves the foreseen
         self.settled, self.off = settled, False
+        self.judged = judged  # the seq whose state was judged (settled or not), if any
 
     def begin(self, st: State) -> bool:
         """A write (or its retry) begins: does it start from the table foreseen from?"""
         self.done, self.off = 0, False
         if st.seq != self.seq:
             self.foreseen = []  # foreseen from another table: the robots decide afresh
-            self.settled = None  # and a settled hand is never played from a stale search
+            self.settled = self.judged = None  # nor a settled hand from a stale search
         return bool(self.foreseen) or self.settled is not None
 
     def settles(self, st: State) -> bool:
         """Has the write reached the settled hand the plan found, by the events foreseen?"""
         return self.settled == st.hand_no and st.phase == "play" and not self.off \
             and self.done >= len(self.foreseen)
+
+    def judges(self, st: State) -> bool:
+        """Did the search outside judge the state the write has reached?"""
+        return self.judged == st.seq and not self.off
 
     def first(self, s: Session, st: State, game: Game, seats: list[Seat]) -> list[dict]:
         """The door's first step when only robots move: none, if the game moved on."""
@@ -367,7 +379,7 @@ def _foresee(store: Store, game_id: int, seen: Seen | None = None,
     replies to a player's move, so they go in its write), while it is a robot's turn.
     `seen`: what the caller just read, so there is no read here; its state (the caller's
     private copy) is kept in the cache once the plan is made."""
-    got = seen or _robots_read(store, game_id, _kind(move[1]) in ("play", "bid") if move else False)
+    got = seen or _robots_read(store, game_id)
     if got is None:
         return Plan(-1, [])
     try:
@@ -379,11 +391,11 @@ def _foresee(store: Store, game_id: int, seen: Seen | None = None,
 _ROBOTS = select(Seat.seat).where(Seat.game_id == bindparam("g"), Seat.robot)
 
 
-def _robots_read(store: Store, game_id: int, play: bool = False) -> Seen | None:
-    """What the robots' moves (and whether a hand is settled, after a card is `play`ed) are
-    decided from; None when no robot sits at the table and no card is played (then one
-    small statement is all that is read before the write)."""
-    if not play and not store.quick_rows(_ROBOTS, g=game_id):
+def _robots_read(store: Store, game_id: int) -> Seen | None:
+    """What the robots' moves (and whether the hand is then settled) are decided from; None
+    when no robot sits at the table (then one small statement is all that is read before
+    the write, and the write itself tells whether the hand may be settled: `_judging`)."""
+    if not store.quick_rows(_ROBOTS, g=game_id):
         return None
     with store.reader() as s:
         game = s.get(Game, game_id)
@@ -422,7 +434,7 @@ def _robots_plan(game_id: int, seen: Seen, move: tuple[int, dict] | None) -> Pla
         advance(st, step[1])
         foreseen.append(step)
     return Plan(seq, foreseen, (st, events + [ev for _, ev in foreseen]) if events else None,
-                _settled_hand(st, seen))
+                _settled_hand(st, seen), judged=st.seq)
 
 
 def _settled_hand(st: State, seen: Seen) -> int | None:
@@ -491,6 +503,8 @@ def _door(store: Store, w: _Write) -> Result:
     say), each decided outside the write (`move_robots`)."""
     started = perf_counter()
     result = _write(store, w)
+    if result.unjudged is not None:
+        result = _judged(store, w, result)
     logs.move(w.game_id, w.actor, w.source, result.state.seq, len(result.events),
               logs.ms_since(started))
     if not result.robots_wait:
@@ -551,16 +565,60 @@ def _append_and_react(store: Store, w: _Write) -> Result:
         # a robot to move that the write did not foresee: its write tells this one's news
         t.robots_next = any(x.robot and x.seat in t.st.to_act() for x in t.seats)
         held = [m for m in queued if notify.held(t, m)]
-        season = _run_reactions(s, t, [m for m in queued if m not in held],
-                                _clock_movers(t.events, n, w))
+        judging = not t.robots_next and _judging(t, w)
+        season, unjudged = _run_reactions(s, t, [m for m in queued if m not in held],
+                                          _clock_movers(t.events, n, w), judging)
         if t.answered is not None:  # its answer may be written after the commit, from `t`
             t.earlier(t.answered)
         s.commit()
     store.keep(w.game_id, t.st)
     if season is not None:
         _next_round(store, season)
+    if judging:  # a write that plays the rest may follow: it takes the notices, tells the news
+        held = [m for m in queued if str(m.get("dedupe_key", "")).startswith(notify.NOTICE)]
     return Result(w.game_id, _callers_copy(t, w.plan), t.events, robots_wait=t.robots_next,
-                  untold=t.before if t.robots_next else None, held=held)
+                  untold=t.before if t.robots_next or judging else None, held=held,
+                  unjudged=unjudged if judging else None)
+
+
+def _judging(t: Table, w: _Write) -> bool:
+    """Is the hand the write leaves to be judged after its commit (`_judged`)? When a card
+    or bid leaves a hand in play at a table where every seat lets cards play themselves,
+    no search outside judged that state before the write (`Plan.judges`), and a few lines
+    of play do not already show it open (`maybe_settled`: 0.14 ms on average, pure, bounded
+    by the cards left). Not for a mail's move whose answer is written with it (`after`):
+    that answer tells the table it leaves, so the hand's next move judges it."""
+    st = t.st
+    if w.after is not None or st.phase != "play" or not t.events or not t.moved() \
+            or (w.plan is not None and w.plan.judges(st)):
+        return False
+    robots = {x.seat for x in t.seats if x.robot}
+    return _everyone_auto(st.n, robots, _autos(t.seats, t.players)) and maybe_settled(st)
+
+
+def _judged(store: Store, w: _Write, result: Result) -> Result:
+    """The write left a hand that lines of play could not show open: the exact search, after
+    the commit and outside any write, on the state it left (the caller's copy, only read
+    here). If the hand is settled, a second write plays the rest (`"auto": "settled"`) and
+    tells the news of both (`untold`), one mail a player, with the first write's timeout
+    notices; its mails, held, are dropped. Else those mails are queued now, as they were."""
+    st, unjudged = result.state, result.unjudged or []
+    result.unjudged = None
+    if settled(st):
+        plan = Plan(st.seq, [], settled=st.hand_no, judged=st.seq)
+        try:
+            done = _write(store, _Write(w.game_id, plan.first, plan=plan, untold=result.untold,
+                                        queued=result.held))
+        except Refused:  # another write came first: the held mails stay as they were
+            pass
+        except Exception:  # the move stands and its mails go; the next move judges again
+            log.exception("game %s: the rest of a settled hand was not written", w.game_id)
+        else:
+            return Result(w.game_id, done.state, result.events + done.events,
+                          robots_wait=done.robots_wait, untold=done.untold, held=done.held)
+    _queue_alone(store, unjudged)
+    result.untold, result.held = None, []
+    return result
 
 
 def _earlier(s: Session, t: Table, w: _Write) -> Callable[[int], list[tuple[dict, str]]]:
@@ -649,20 +707,24 @@ def _callers_copy(t: Table, plan: Plan | None) -> State:
 
 
 def _run_reactions(s: Session, t: Table, queued: list[dict],
-                   movers: tuple[int | None, frozenset[int]]) -> int | None:
+                   movers: tuple[int | None, frozenset[int]], hold: bool = False
+                   ) -> tuple[int | None, list[dict]]:
     """What the move writes beside its events, in its transaction and in this order: a bank
-    clock's banks paid (so the mails can say what they hold), the mails, the next deadlines
-    (from `t.now`), the game's status and, when a league game ends, its result. Returns
-    that game's season (its round may be done), else None."""
+    clock's banks paid (so the mails can say what they hold), the mails (or, if `hold`,
+    not queued but returned: `_judged`), the next deadlines (from `t.now`), the game's
+    status and, when a league game ends, its result. Returns that game's season (its round
+    may be done), else None, and the mails held."""
     if t.events and all(ev["type"] == "adjudicate" for ev in t.events):
         _queue(s, queued)
-        return None  # a ruling is no move: no turn mails, no deadlines (its mails are its own)
+        return None, []  # a ruling is no move: no turn mails, no deadlines (its own mails)
     undo = next((ev for ev in t.events if ev["type"] == "undo"), None)
     t.clocks = deadlines.settle_clocks(s, t, *movers, undo=undo) if t.events else None
-    _queue(s, notify.with_notices(t, queued))
+    mails = notify.with_notices(t, queued)
+    if not hold:
+        _queue(s, mails)
     if t.moved():
         deadlines.arm(s, t)
-    return _record_end(s, t)
+    return _record_end(s, t), mails if hold else []
 
 
 def _record_end(s: Session, t: Table) -> int | None:

@@ -12,7 +12,16 @@ from sqlmodel import select
 
 from pbem.engine import PRESETS, new_game, preset
 from pbem.engine.claims import claim_holds
-from pbem.engine.settled import counts_only, settled, settled_card, units
+from pbem.engine.settled import (
+    EXACT_BUDGET,
+    _Exact,
+    counts_only,
+    maybe_settled,
+    open_lines,
+    settled,
+    settled_card,
+    units,
+)
 from pbem.engine.tricks import breaks_spades, playable_cards
 from pbem.gamelog import export as write_log
 from pbem.gamelog import replay_log
@@ -269,3 +278,103 @@ def test_a_move_by_mail_that_settles_the_hand_is_answered_once_saying_so(store, 
     for m in mails:
         assert "The last 13 tricks go as they must:" in text(m)
     assert replay_log(export(store, gid)).hand_no == 1
+
+
+# -- the lines before the search, and the door's judging after its write --------------------
+
+
+@pytest.mark.parametrize("name", ["standard", "barmore"])
+def test_the_lines_never_turn_away_a_settled_hand(name):
+    """`maybe_settled` answers False only with a proof (two lines that end apart): on every
+    position of robot games it agrees with the exact search alone, and it turns most
+    unsettled positions away."""
+    turned = unsettled = 0
+    for seed in range(GAMES):
+        for st in endings(name, seed, 13):
+            exact = _Exact(st, EXACT_BUDGET).fixed() is True
+            assert settled(st) == exact
+            if not maybe_settled(st):
+                assert not exact, (st.hands, st.trick)
+                turned += 1
+            unsettled += not exact
+    assert unsettled and turned >= unsettled // 2
+
+
+def test_lines_that_end_apart_show_a_hand_open():
+    st = new_game(ANY_LEAD, 3)
+    deal(st, SWEEP)
+    for seat in range(4):
+        do(st, seat, {"type": "bid", "bid": 4})
+    assert open_lines(st)  # seat 0 leading AH high is trumped by the 2S; low it leads 3S
+    do(st, 0, "AS")
+    do(st, 1, "2S")
+    assert not open_lines(st) and maybe_settled(st)
+
+
+def open_but_lines_agree(name="standard"):
+    """A robot game's events up to a card after which every line agrees but the hand is not
+    settled, and that card's (seat, card)."""
+    for seed in range(40):
+        events: list[dict] = []
+        found: list[int] = []
+
+        def watch(st, ev, events=events, found=found):
+            events.append(ev)
+            if not found and ev["type"] == "play" and st.phase == "play" \
+                    and st.playable(st.turn)[1:] and maybe_settled(st) and not settled(st):
+                found.append(len(events))
+
+        play_game(preset(name).with_options(max_hands=2), f"judge:{seed}", first_dealer=0,
+                  on_event=watch)
+        if found:
+            last = events[found[0] - 1]
+            return events[:found[0] - 1], (last["seat"], last["card"])
+    raise AssertionError("no such position in 40 robot games")
+
+
+def test_a_hand_judged_after_the_write_and_found_open_gets_its_turn_mail(store):
+    """The write holds its mails while the door judges the hand after its commit; found
+    not settled, they are queued as they were: the next seat is asked, once."""
+    events, (seat, card) = open_but_lines_agree()
+    gid = import_log(store, write_log(preset("standard").with_options(max_hands=2), events,
+                                      SEATS, first_dealer=0))
+    before = last_mail_id(store)
+    result = submit(store, gid, seat, {"type": "play", "card": card},
+                    expect_seq=len(events), source="web")
+    st = replay_log(export(store, gid))
+    assert st.seq == result.state.seq and st.phase == "play"  # nothing played by the rule
+    with store.session() as s:
+        assert not s.exec(select(Move).where(Move.game_id == gid,
+                                             Move.source == "settled")).all()
+    mails = mails_after(store, before)
+    asked = [m for m in mails if m.dedupe_key.startswith(f"turn:{gid}:{st.turn}:")]
+    assert len(asked) == 1 and asked[0].to_addr == SEATS[st.turn]
+    assert not any("as they must" in m.body_text for m in mails)
+
+
+def test_a_move_between_the_judging_and_the_rest_leaves_the_mails_and_the_next_move_judges(
+        store, monkeypatch):
+    """The race: after the write that held its mails, another seat talks before the door's
+    second write; that write (made for the seq judged) finds the game moved on and writes
+    nothing, so the held mails go as they were; the next card judges the hand again."""
+    import pbem.play as door
+
+    gid = sweep_game(store)
+    judge = door.settled
+
+    def talk_first(st, *args):
+        door.settled = judge  # once
+        submit(store, gid, 3, {"type": "say", "text": "hello"}, source="web")
+        return judge(st, *args)
+
+    monkeypatch.setattr(door, "settled", talk_first)
+    before = last_mail_id(store)
+    submit(store, gid, 0, {"type": "play", "card": "AS"}, expect_seq=5, source="web")
+    st = replay_log(export(store, gid))
+    assert st.phase == "play" and st.turn == 2  # the forced 2S played; nothing by the rule
+    mails = mails_after(store, before)
+    assert [m.to_addr for m in mails if m.dedupe_key.startswith(f"turn:{gid}:2:")] \
+        == [SEATS[2]]
+    assert not any("as they must" in m.body_text for m in mails)
+    submit(store, gid, 2, {"type": "play", "card": "2H"}, expect_seq=st.seq, source="web")
+    assert replay_log(export(store, gid)).hand_no == 1  # judged again: the rest played
