@@ -45,7 +45,7 @@ from datetime import datetime, timedelta
 from time import perf_counter
 from typing import TypedDict, Unpack
 
-from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy import bindparam, delete, func, insert, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
@@ -159,8 +159,9 @@ class Result:
     robots_wait: bool = False  # a robot is to move (the write did not foresee it)
     untold: tuple[int, int] | None = None  # then: (hand, tricks) before the news it left
     held: list[dict] = field(default_factory=list)  # and the notices it left (a timeout's)
-    # the write's mails, held while the door judges whether the hand is settled (`_judged`)
-    unjudged: list[dict] | None = None
+    # the keys of the write's mails, queued on hold while the door judges whether the hand
+    # is settled (`_judged`)
+    unjudged: list[str] | None = None
 
 
 def submit(store: Store, game_id: int, seat: int, action: dict, expect_seq: int | None = None,
@@ -331,6 +332,7 @@ class _Write:
     after: After | None = None
     queued: list[dict] = field(default_factory=list)
     untold: tuple[int, int] | None = None  # (hand, tricks) before a write's untold news
+    replaces: list[str] = field(default_factory=list)  # held mails its own mails replace
 
 
 def move_robots(store: Store, game_id: int, untold: tuple[int, int] | None = None,
@@ -566,6 +568,7 @@ def _append_and_react(store: Store, w: _Write) -> Result:
         t.robots_next = any(x.robot and x.seat in t.st.to_act() for x in t.seats)
         held = [m for m in queued if notify.held(t, m)]
         judging = not t.robots_next and _judging(t, w)
+        _drop_unsent(s, w.replaces)
         season, unjudged = _run_reactions(s, t, [m for m in queued if m not in held],
                                           _clock_movers(t.events, n, w), judging)
         if t.answered is not None:  # its answer may be written after the commit, from `t`
@@ -601,14 +604,16 @@ def _judged(store: Store, w: _Write, result: Result) -> Result:
     the commit and outside any write, on the state it left (the caller's copy, only read
     here). If the hand is settled, a second write plays the rest (`"auto": "settled"`) and
     tells the news of both (`untold`), one mail a player, with the first write's timeout
-    notices; its mails, held, are dropped. Else those mails are queued now, as they were."""
+    notices; the first write's mails, queued on hold, are dropped in it. Else they are
+    released now. Held, not kept in memory: if this process dies here, they go anyway
+    once their hold ends (`HOLD`)."""
     st, unjudged = result.state, result.unjudged or []
     result.unjudged = None
     if settled(st):
         plan = Plan(st.seq, [], settled=st.hand_no, judged=st.seq)
         try:
             done = _write(store, _Write(w.game_id, plan.first, plan=plan, untold=result.untold,
-                                        queued=result.held))
+                                        queued=result.held, replaces=unjudged))
         except Refused:  # another write came first: the held mails stay as they were
             pass
         except Exception:  # the move stands and its mails go; the next move judges again
@@ -616,9 +621,35 @@ def _judged(store: Store, w: _Write, result: Result) -> Result:
         else:
             return Result(w.game_id, done.state, result.events + done.events,
                           robots_wait=done.robots_wait, untold=done.untold, held=done.held)
-    _queue_alone(store, unjudged)
+    _release(store, unjudged)
     result.untold, result.held = None, []
     return result
+
+
+# how long a write's mails wait while the door judges the hand it left (`_judged`): the
+# search takes milliseconds; this is only how late they go if the process dies meanwhile
+HOLD = timedelta(minutes=2)
+
+
+def _release(store: Store, keys: list[str]) -> None:
+    """Held mails go now (their game's hand was not settled, or its rest not written)."""
+    if keys:
+        try:
+            with store.session() as s:
+                s.execute(update(Outbox).where(col(Outbox.dedupe_key).in_(keys),
+                                               col(Outbox.sent_at).is_(None))
+                          .values(next_attempt=utcnow()))
+                s.commit()
+        except Exception:  # they go when their hold ends
+            log.exception("game mails %s: not released; they go when their hold ends", keys)
+
+
+def _drop_unsent(s: Session, keys: list[str]) -> None:
+    """The held mails a write's own replace, gone in its transaction (before its own are
+    queued: they may have the same keys)."""
+    if keys:
+        s.execute(delete(Outbox).where(col(Outbox.dedupe_key).in_(keys),
+                                       col(Outbox.sent_at).is_(None)))
 
 
 def _earlier(s: Session, t: Table, w: _Write) -> Callable[[int], list[tuple[dict, str]]]:
@@ -686,11 +717,12 @@ _OUTBOX: dict[str, object] = {"game_id": None, "body_html": None, "headers": {},
            "last_error": None, "sent_at": None}
 
 
-def _queue(s: Session, mails: list[dict]) -> None:
-    """Mails (Outbox rows, as dicts) queued in one statement."""
+def _queue(s: Session, mails: list[dict], hold: timedelta | None = None) -> None:
+    """Mails (Outbox rows, as dicts) queued in one statement; not due before `hold` ends."""
     if mails:
         now = utcnow()
-        s.connection().execute(_INSERT_MAILS, [{**_OUTBOX, "next_attempt": now, "created": now,
+        due = now + hold if hold else now
+        s.connection().execute(_INSERT_MAILS, [{**_OUTBOX, "next_attempt": due, "created": now,
                                                 **mail} for mail in mails])
 
 
@@ -708,23 +740,22 @@ def _callers_copy(t: Table, plan: Plan | None) -> State:
 
 def _run_reactions(s: Session, t: Table, queued: list[dict],
                    movers: tuple[int | None, frozenset[int]], hold: bool = False
-                   ) -> tuple[int | None, list[dict]]:
+                   ) -> tuple[int | None, list[str]]:
     """What the move writes beside its events, in its transaction and in this order: a bank
-    clock's banks paid (so the mails can say what they hold), the mails (or, if `hold`,
-    not queued but returned: `_judged`), the next deadlines (from `t.now`), the game's
-    status and, when a league game ends, its result. Returns that game's season (its round
-    may be done), else None, and the mails held."""
+    clock's banks paid (so the mails can say what they hold), the mails (if `hold`, on
+    hold: `_judged`), the next deadlines (from `t.now`), the game's status and, when a
+    league game ends, its result. Returns that game's season (its round may be done), else
+    None, and the keys of the mails on hold."""
     if t.events and all(ev["type"] == "adjudicate" for ev in t.events):
         _queue(s, queued)
         return None, []  # a ruling is no move: no turn mails, no deadlines (its own mails)
     undo = next((ev for ev in t.events if ev["type"] == "undo"), None)
     t.clocks = deadlines.settle_clocks(s, t, *movers, undo=undo) if t.events else None
     mails = notify.with_notices(t, queued)
-    if not hold:
-        _queue(s, mails)
+    _queue(s, mails, HOLD if hold else None)
     if t.moved():
         deadlines.arm(s, t)
-    return _record_end(s, t), mails if hold else []
+    return _record_end(s, t), [m["dedupe_key"] for m in mails] if hold else []
 
 
 def _record_end(s: Session, t: Table) -> int | None:

@@ -29,6 +29,7 @@ from pbem.play import import_log, start, submit
 from pbem.simulate import play_game
 from pbem.store.games import export
 from pbem.store.models import Move, Outbox
+from pbem.store.models import now as utcnow
 from tests.test_autoplay import player_prefs
 
 SEATS = ["a@x.test", "b@x.test", "c@x.test", "d@x.test"]
@@ -350,6 +351,37 @@ def test_a_hand_judged_after_the_write_and_found_open_gets_its_turn_mail(store):
     asked = [m for m in mails if m.dedupe_key.startswith(f"turn:{gid}:{st.turn}:")]
     assert len(asked) == 1 and asked[0].to_addr == SEATS[st.turn]
     assert not any("as they must" in m.body_text for m in mails)
+    assert all(m.next_attempt <= utcnow() for m in mails)  # released: due now, not on hold
+
+
+class ProcessDied(BaseException):
+    """What no `except Exception` catches: the process gone between the write and the rest."""
+
+
+def test_mails_held_while_the_hand_is_judged_go_even_if_the_process_dies_meanwhile(
+        store, monkeypatch):
+    """The write's mails wait in the outbox, on hold, not in memory: a process that dies
+    after the write's commit and before the judging ends loses no mail; they go once the
+    hold ends."""
+    import pbem.play as door
+
+    def die(st, *args):
+        raise ProcessDied
+
+    events, (seat, card) = open_but_lines_agree()
+    gid = import_log(store, write_log(preset("standard").with_options(max_hands=2), events,
+                                      SEATS, first_dealer=0))
+    before = last_mail_id(store)
+    monkeypatch.setattr(door, "settled", die)
+    with pytest.raises(ProcessDied):
+        submit(store, gid, seat, {"type": "play", "card": card}, expect_seq=len(events),
+               source="web")
+    st = replay_log(export(store, gid))
+    assert st.seq == len(events) + 1  # the card stands
+    asked = [m for m in mails_after(store, before)
+             if m.dedupe_key.startswith(f"turn:{gid}:{st.turn}:")]
+    assert len(asked) == 1 and asked[0].sent_at is None
+    assert utcnow() < asked[0].next_attempt <= utcnow() + door.HOLD
 
 
 def test_a_move_between_the_judging_and_the_rest_leaves_the_mails_and_the_next_move_judges(
