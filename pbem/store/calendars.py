@@ -1,9 +1,10 @@
 """A player's calendar feed address (issue 35): /cal/TOKEN.ics, TOKEN 256 random bits.
 Only its SHA-256 is stored (CalendarFeed.token_hash), so the address is shown once, when
-made, and a copy of the database does not hold it. A request's token is hashed and the
-hash looked up, so the time a wrong token takes tells nothing of the tokens that exist: the
-lookup compares a digest the asker cannot steer, not their characters. One feed a player;
-a new one replaces it and the old address answers 404, as does a removed one."""
+made, and this table does not hold it (the mail that sent it, kept in the outbox as every
+mail is, does). A request's token is hashed and the hash looked up, so the time a wrong
+token takes tells nothing of the tokens that exist: the lookup compares a digest the asker
+cannot steer, not their characters. One feed a player; a new one replaces it and the old
+address answers 404, as does a removed one."""
 
 import hashlib
 import secrets
