@@ -4,6 +4,7 @@ a wrong, short, revoked or forgotten address answers 404; nothing private in it.
 
 import hashlib
 import re
+from datetime import timedelta
 from email.utils import make_msgid
 
 import icalendar
@@ -22,6 +23,7 @@ from pbem.privacy.forget import forget
 from pbem.store import calendars
 from pbem.store.masking import mask
 from pbem.store.models import CalendarFeed, Deadline, Player
+from pbem.vacation import start_vacation
 from pbem.web.app import create_app
 
 FEED = re.compile(re.escape(BASE) + r"(/cal/[A-Za-z0-9_\-]+\.ics)")
@@ -213,3 +215,41 @@ def test_calendar_from_a_forged_sender_makes_nothing(env):
     replies = env.replies()
     assert not any(FEED.search(text(m)) for m in replies)
     assert len(database(env.store)["calendar_feed"]) == before == 0
+
+
+def test_the_calendar_page_in_a_browser(tmp_path):
+    """A person makes the address in Chromium: the page fits a phone, passes axe-core, and
+    the address it shows opens the feed."""
+    from pbem.store.states import Store
+    from tests.browser_helpers import axe_or_skip, launch, serve
+    from tests.test_browser_look import faults, open_at
+    from tests.test_browser_look import sign_in as browser_sign_in
+
+    with launch() as chromium, serve(tmp_path) as (url, _app):
+        axe = axe_or_skip()
+        store = Store(f"sqlite:///{tmp_path / 'pbem.db'}")
+        gid = humans_game(store, preset("standard"), first_dealer=3)
+        page = open_at(chromium, 390, browser_sign_in(chromium, url, store))
+        page.goto(url + "/home")
+        with page.expect_navigation():
+            page.get_by_role("button", name="Give me a calendar address").click()
+        assert page.url == url + "/home/calendar"
+        assert not faults(page, axe, 390)
+        shown = page.get_by_label("Your calendar address").input_value()
+        feed = page.request.get(url + shown.split("127.0.0.1", 1)[1])
+        assert feed.status == 200 and set(_events(feed.body())) == {gid}
+        page.goto(url + "/home")
+        assert not faults(page, axe, 390)  # the home page with its feed's two buttons
+        page.context.close()
+
+
+def test_a_vacation_moves_the_event_and_keeps_its_uid(store, client):
+    gid = humans_game(store, preset("standard"), first_dealer=3)
+    pid = _pid(store)
+    token = calendars.renew(store, pid)
+    before = _events(client.get(f"/cal/{token}.ics").data)[gid]
+    start_vacation(store, pid, 2)
+    after = _events(client.get(f"/cal/{token}.ics").data)[gid]
+    row = _timeout(store, gid, 0)
+    assert after["uid"] == before["uid"] and after["start"] == row.due.replace(microsecond=0)
+    assert after["start"] - before["start"] >= timedelta(days=1)
