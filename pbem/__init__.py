@@ -10,6 +10,7 @@ and every import, and fails on a module without a layer, an upward import or a c
                  pbem.numbers pbem.logs pbem.metrics pbem.i18n
     3 reactions  pbem.notify pbem.compose pbem.deadlines pbem.orders pbem.vacation pbem.digest
                  pbem.league pbem.talk pbem.owntime pbem.seatclock pbem.table
+                 pbem.calendar_feed
     4 door       pbem.play
     5 callers    pbem.mail pbem.web pbem.cli pbem.clock pbem.serve pbem.organise
                  pbem.privacy

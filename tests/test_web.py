@@ -110,6 +110,9 @@ ROUTES = {
     "/seeks/new": "test_seeks_on_the_home_page_and_at_seeks",
     "/seeks/<int:seek_id>/accept": "test_seeks_on_the_home_page_and_at_seeks",
     "/seeks/<int:seek_id>/cancel": "test_seeks_on_the_home_page_and_at_seeks",
+    # a player's calendar feed: tests/test_calendar.py
+    "/cal/<token>.ics": "test_the_feed_holds_the_players_own_pending_deadlines_only",
+    "/home/calendar": "test_the_home_page_makes_shows_once_and_turns_off_the_feed",
     # a duplicate league's board: tests/test_league_duplicate.py
     "/l/<int:league_id>/s/<int:number>/r/<int:rnd>/b/<int:board>":
         "test_a_table_still_playing_a_board_sees_nothing_of_it_from_another",

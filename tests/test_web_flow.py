@@ -114,6 +114,7 @@ def samples(app, store, client) -> dict:
                                               "merge": "default"}),
         "/home/vacation": ("/home/vacation", {"days": "off"}),
         "/home/address": ("/home/address", {}),
+        "/home/calendar": ("/home/calendar", {"do": "new"}),
         "/lang": ("/lang", {"lang": "de", "next": "/home"}),
         "/l/new": ("/l/new", NEW_LEAGUE),
         "/l/new/confirm/<link:token>": (confirmation_links(store, "boss@x.test")[0], {}),

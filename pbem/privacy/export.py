@@ -14,7 +14,7 @@ from sqlmodel import Session, col, select
 from ..engine import view
 from ..gamelog import read_log
 from ..organise import seeks
-from ..store import notes, push
+from ..store import calendars, notes, push
 from ..store.games import ROBOT, export
 from ..store.models import Entry, Game, League, Player, Season, Seat, SeatOrder
 from ..store.models import now as utcnow
@@ -54,12 +54,14 @@ def player_data(store: Store, player_id: int) -> dict[str, Any]:
         own_notes = notes.of_player(s, player_id)  # theirs alone: in no one else's export
         own_seeks = seeks.of_player(s, player_id)
         pushes = push.of_player(s, player_id)  # the browsers they turned alerts on in
+        feed = calendars.since(s, player_id)  # when made: its address is not kept
     return {"format": FORMAT, "exported": utcnow().isoformat(),
             "player": {"id": player.id, "email": player.email, "name": player.name,
                        "created": player.created.isoformat(), "settings": player.prefs or {}},
             "league_entries": entries, "leagues_organised": organised,
             "games": [_game(store, seat, player) for seat in seats], "notes": own_notes,
-            "seeks": own_seeks, "push_subscriptions": pushes}
+            "seeks": own_seeks, "push_subscriptions": pushes,
+            "calendar_feed": {"created": feed.isoformat()} if feed else None}
 
 
 def as_json(data: dict[str, Any]) -> str:

@@ -5,10 +5,10 @@ What stays: every game's log (their seat is named by the handle; talk that named
 the handle, as one clean line, so the log replays), every league entry and result (so every
 standing stays as it was), their games' seats. What goes: every mail to them, sent or not
 (the outbox's copies are theirs), their private notes on games, their settings, their
-secret addresses (a new account key and new seat tokens: the old ones are refused at RCPT,
-as any unknown key), every browser's sign-in. Their address becomes `HANDLE@forgotten.test`
-(RFC 2606: never delivered; a log naming it still imports), which the outbox never sends to
-(pbem.store.pacing), whatever the row.
+calendar feed, their secret addresses (a new account key and new seat tokens: the old ones
+are refused at RCPT, as any unknown key), every browser's sign-in. Their address becomes
+`HANDLE@forgotten.test` (RFC 2606: never delivered; a log naming it still imports), which
+the outbox never sends to (pbem.store.pacing), whatever the row.
 
 A seat in a game still in play is handed to a robot (play.hand_over, as an organiser's
 `robot` does): the game goes on at once for the other players, where a seat whose player
@@ -25,7 +25,7 @@ from sqlmodel import Session, col, delete, or_, select
 from .. import play
 from ..league.results import changed
 from ..organise import seeks
-from ..store import notes, push
+from ..store import calendars, notes, push
 from ..store.games import ROBOT, new_token
 from ..store.models import Entry, Game, Outbox, Player, Seat, new_key
 from ..store.pacing import FORGOTTEN_DOMAIN
@@ -57,6 +57,7 @@ def forget(store: Store, player_id: int) -> str:
         notes.forget(s, player_id)  # their private notes: no one else may ever read them
         seeks.forget(s, player_id)  # no seek deals them into a game any more
         push.forget(s, player_id)  # no browser of theirs hears of a turn any more
+        calendars.forget(s, player_id)  # its address answers 404 from now on
         scrub(s, old, new)
         _own_rows(s, player, Swap(old, new), new)
         games, playing = _seats(s, player_id)

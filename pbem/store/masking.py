@@ -9,7 +9,7 @@ import re
 # a league's join link, a mailed confirmation (of an entry, a new game or a new league), a
 # sign-in link or a mail's commands' link (pbem.web.account_link)
 SECRET_PATH = re.compile(r"(/(?:api/)?(?:t|m|c|u|i|o|a|j/confirm|j/partner|j|new/confirm"
-                         r"|l/new/confirm|signin)/)([^/\s?#\"]+)")
+                         r"|l/new/confirm|signin|cal)/)([^/\s?#\"]+)")
 SECRET_QUERY = re.compile(r"([?&]token=)([^&\s#\"]+)")
 # a mail address whose local part carries a key after its "+" (play+TOKEN@, pbem+KEY@,
 # organiser+KEY@, bounce+ROW-MAC@)

@@ -361,4 +361,19 @@ class PushMessage(SQLModel, table=True):
     next_attempt: datetime = Field(default_factory=now, index=True)
     sent_at: datetime | None = Field(default=None, index=True)
     last_error: str | None = Field(default=None, max_length=200)
+
+
+# -- a player's calendar feed (issue 35) -----------------------------------------------------
+
+
+class CalendarFeed(SQLModel, table=True):
+    """A player's calendar feed (issue 35, pbem.store.calendars): its secret address
+    /cal/TOKEN.ics, kept only as the SHA-256 of TOKEN, so the database alone does not give
+    the feed away. At most one a player: a new one replaces it, and the old address is then
+    no one's (404)."""
+
+    __tablename__ = "calendar_feed"
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="player.id", unique=True)
+    token_hash: str = Field(unique=True, max_length=64)
     created: datetime = Field(default_factory=now)

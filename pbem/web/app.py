@@ -15,6 +15,7 @@ from ..store.states import store_for
 from . import (
     account_link,
     api,
+    calendar,
     care,
     data,
     flow,
@@ -73,7 +74,7 @@ def create_app(cfg: Settings | None = None, store=None, testing: bool = False) -
     for bp in (pages.bp, newgame.bp, tables.bp, links.bp, care.bp, unsubscribe.bp, api.bp,
                leagues.bp, newleague.bp, league_api.bp, signin.bp, home.bp, live.bp,
                table_acts.bp, organiser_acts.bp, invites.bp, account_link.bp, health.bp,
-               my_data.bp, seeks.bp):
+               my_data.bp, seeks.bp, calendar.bp):
         app.register_blueprint(bp)
     push.install(app)  # its key for the pages, its worker, script and forms
     return app

@@ -6,6 +6,7 @@ any other line there is "not a command here". docs/mail.md lists them all
 
 from .auto import Auto
 from .base import Command
+from .calendar import Calendar
 from .elsewhere import Elsewhere
 from .export import Export
 from .forget import Forget
@@ -41,7 +42,8 @@ HELP, GAMES = Help(), Games()
 SEAT_COMMANDS: list[Command] = [Status(), HELP, GAMES, Say(), Note(), Undo(), Resign(),
                                 Orders(), Move()]
 ACCOUNT_COMMANDS: list[Command] = [HELP, GAMES, Name(), Vacation(), Notify(), Auto(), Mail(),
-                                   ZONE, REST, QUIET, CAP, MERGE, LANG, Export(), Forget()]
+                                   ZONE, REST, QUIET, CAP, MERGE, LANG, Calendar(), Export(),
+                                   Forget()]
 LEAGUE_COMMANDS: list[Command] = [Join(), Leave(), Leagues(), Moves(), Turns()]
 # open seeks (pbem.organise.seeks): `accept`, since `join` is a league's entry
 SEEK_COMMANDS: list[Command] = [Seek(), Seeks(), Accept(), Unseek()]
