@@ -6,8 +6,10 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from ..engine import pretty
 from ..engine.review import review
 from ..engine.rules import Rules
+from ..i18n import _, ngettext
 from .games import events
 from .models import Game, HandReview
 from .states import Store
@@ -61,3 +63,35 @@ def save(store: Store, game_id: int, hand: int, data: dict[str, Any]) -> bool:
     except IntegrityError:
         return False
     return True
+
+
+def describe(data: dict[str, Any], names: list[str], labels: list[str]) -> list[str]:
+    """A stored review in the reader's words: par beside tricks taken for each side, then
+    each seat's costliest card. `names`: by seat; `labels`: by side."""
+    if not data.get("supported", True):
+        return [_("Not reviewed: the solver does not play these rules (a dummy, or the "
+                  "big joker's rake).")]
+    out = []
+    par = data.get("par")
+    if par is None:
+        out.append(_("Par not worked out: too many ways to play on."))
+    else:
+        for label, side in zip(labels, par["sides"], strict=False):
+            out.append(_("%(side)s: par %(par)s, took %(took)s (from trick %(trick)s)")
+                       % {"side": label, "par": side["par"], "took": side["took"],
+                          "trick": par["from_trick"]})
+    for name, worst in zip(names, data.get("seats") or [], strict=False):
+        if worst is not None:
+            out.append(ngettext(
+                "%(name)s: %(card)s at trick %(trick)s; the hard robot's %(robot)s takes "
+                "%(num)s trick more", "%(name)s: %(card)s at trick %(trick)s; the hard "
+                "robot's %(robot)s takes %(num)s tricks more", worst["cost"])
+                % {"name": name, "card": pretty(worst["card"]), "trick": worst["trick"],
+                   "robot": pretty(worst["robot"]), "num": worst["cost"]})
+    return out
+
+
+def hint_words(names: list[str], taken: list[int]) -> str:
+    """"hints: N" for each seat that took any, for the score pad; "" if none did."""
+    return "; ".join(_("%(name)s, hints: %(num)s") % {"name": name, "num": n}
+                     for name, n in zip(names, taken, strict=False) if n)
