@@ -282,3 +282,10 @@ def test_the_clock_reviews_finished_hands_and_the_pad_shows_them(app, store, cli
         page = client.get(f"/t/{tok}").text
         assert "Review of the last hands" in page and "par " in page
     assert st.hand_no == 1
+
+
+def test_the_bench_runs(capsys):
+    from bench import par as bench
+    assert bench.main(["--deals", "3", "--tricks", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "3 deals of 4 tricks" in out and "0 over the cap" in out and "p99" in out

@@ -21,7 +21,7 @@ from .view import view
 
 PAR_TRICKS = 8  # tricks left when par is first tried (each try: at most par.CAP nodes)
 COST_TRICKS = 7  # tricks left from which a seat's cards are weighed
-REVIEW_NODES = 400_000  # all solves of one review (about 10 s of CPU at the worst)
+REVIEW_NODES = 150_000  # all solves of one review (about 4 s of CPU at the worst)
 
 
 class _Spot:

@@ -15,7 +15,7 @@ from .models import Game, HandReview
 from .states import Store
 
 TICK_GAMES = 200  # games looked at a tick, newest first
-TICK_REVIEWS = 3  # reviews worked out a tick (each bounded by REVIEW_NODES)
+TICK_REVIEWS = 1  # reviews worked out a tick (each bounded by REVIEW_NODES: seconds)
 
 
 def of_game(s: Session, game_id: int) -> dict[int, dict[str, Any]]:
