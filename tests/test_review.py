@@ -216,7 +216,8 @@ def test_a_hint_on_the_page_is_the_seats_alone_and_counted(app, store, client):
 
 def test_every_route_of_hints_is_tested_here():
     assert ROUTES["/t/<token>/hint"] in globals()
-    assert ROUTES["/o/<admin_token>/hints"] in globals()
+    assert ROUTES["/o/<admin_token>/hints"] == \
+        "test_the_organiser_page_allows_hints_and_turns_them_off"  # test_web_leagues
 
 
 def test_hints_are_off_in_a_league_unless_its_organiser_allows_them(app, store, client):
