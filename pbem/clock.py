@@ -24,7 +24,7 @@ from .engine import choose, view
 from .i18n import N_, _, current, language, ngettext
 from .organise import seasons, seeks
 from .signing import CARE, Signer, secret_keys
-from .store import prefs
+from .store import prefs, reviews
 from .store.games import mailable, players_of
 from .store.models import (
     Deadline,
@@ -408,12 +408,12 @@ def _add(store, mail: dict) -> None:
 
 def scheduler(store, every: float = 30.0):
     """An APScheduler 3 BackgroundScheduler running `tick` (deadlines), the leagues' tick and
-    the open seeks' every `every` seconds. Missed runs are harmless: the next tick handles
-    everything due since."""
+    the open seeks' and the hand reviews' every `every` seconds. Missed runs are harmless:
+    the next tick handles everything due since."""
     from apscheduler.schedulers.background import BackgroundScheduler
 
     sched = BackgroundScheduler(timezone=UTC)
-    for job in (tick, league_tick, seek_tick):
+    for job in (tick, league_tick, seek_tick, review_tick):
         sched.add_job(job, "interval", seconds=every, args=[store], max_instances=1,
                       coalesce=True, misfire_grace_time=None, next_run_time=datetime.now(UTC))
     return sched
@@ -427,3 +427,14 @@ def league_tick(store) -> int:
 def seek_tick(store) -> int:
     """Open seeks whose day has come: robots fill them, or they expire (pbem.organise.seeks)."""
     return seeks.tick(store)
+
+
+def review_tick(store) -> int:
+    """Finished hands with no review get one (issue 33): worked out from a read, outside
+    any write, then stored in a short write of its own; a few a tick, each bounded."""
+    done = 0
+    for game_id, hand in reviews.pending(store)[:reviews.TICK_REVIEWS]:
+        data = reviews.work_out(store, game_id, hand)
+        if data is not None:
+            done += reviews.save(store, game_id, hand, data)
+    return done

@@ -65,7 +65,7 @@ def env() -> Environment:
 # hand, bids and tricks, the score. Only these fields reach the shared fragment (the
 # `public` macro of mail/table.*), so it cannot show a seat's own cards.
 PUBLIC = ("trick", "last_trick", "last_hand", "over", "players", "bids", "blind", "mo", "won",
-          "sides")
+          "sides", "hints")
 
 
 def public_view(v: dict) -> dict:

@@ -16,7 +16,7 @@ from .engine.orders import bids_later
 from .engine.view import bid_words
 from .i18n import _, current, language, ngettext
 from .signing import secret_keys, signer
-from .store import prefs
+from .store import prefs, reviews
 from .store.games import mailable
 from .store.models import Game, Player, Seat, SeatClock
 from .table import Table, id_of, seat_names
@@ -114,7 +114,7 @@ def in_language(make: Callable[[Settings, Table, Seat], dict]
 @in_language
 def _over_mail(cfg: Settings, t: Table, seat: Seat) -> dict:
     gid = t.game_id
-    v = compose.context(view(t.st, seat.seat), gid, t.names, t.st.table)
+    v = _with_hints(compose.context(view(t.st, seat.seat), gid, t.names, t.st.table), t)
     notice = t.notices.get(seat.seat)
     return mail_row(cfg, seat, t.player(seat), f"over:{gid}:{seat.seat}",
                     _("Game %(game)s is over") % {"game": gid},
@@ -130,6 +130,12 @@ DIGEST = "digest"
 # the Settings is kept while these variables stay the same: never stale, as load() is not.
 _READS = ("PBEM_VAR_DIR", "PBEM_MAIL_DOMAIN", "PBEM_BASE_URL", "PBEM_SECRET_KEY")
 _settings: tuple[tuple[str | None, ...], Settings | None] = ((), None)
+
+
+def _with_hints(v: dict, t: Table) -> dict:
+    """The hints each seat took, on the mail's score pad (issue 33)."""
+    v["hints"] = reviews.hint_words(t.names, [x.hints for x in t.seats])
+    return v
 
 
 def settings() -> Settings:
@@ -228,7 +234,7 @@ def _handover_words(cfg: Settings, x: Seat, names: list[str], ev: dict,
 @in_language
 def update_mail(cfg: Settings, t: Table, seat: Seat) -> dict:
     gid, st = t.game_id, t.st
-    v = compose.context(view(st, seat.seat), gid, t.names, st.table)
+    v = _with_hints(compose.context(view(st, seat.seat), gid, t.names, st.table), t)
     v.pop("last_hand", None)  # the mail's first line says it
     values = {"game": gid, "number": len(st.history), "result": _last_hand(st, t.names)}
     notice = t.notices.get(seat.seat)
@@ -310,7 +316,7 @@ def turn_values(cfg: Settings, t: Table, seat: Seat) -> dict:
     `t.now`, or the due time the seat keeps after an undo), the bank, the seat's pending
     orders, the talk since its last move."""
     gid, st = t.game_id, t.st
-    v = compose.context(view(st, seat.seat), gid, t.names, st.table)
+    v = _with_hints(compose.context(view(st, seat.seat), gid, t.names, st.table), t)
     moves = compose.moves(v, reply_address(cfg, seat), link_maker(cfg, gid, seat.seat, st.seq))
     due, bank = due_words(t.game, t.player(seat), t.now, (t.clocks or {}).get(seat.seat),
                           t.kept.get(seat.seat))

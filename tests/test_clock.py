@@ -594,7 +594,8 @@ def test_the_scheduler_runs_tick_and_never_skips_a_missed_run(store):
 
     assert isinstance(sched, BackgroundScheduler) and not sched.running
     jobs = sched.get_jobs()
-    assert [job.func for job in jobs] == [clock.tick, clock.league_tick, clock.seek_tick]
+    assert [job.func for job in jobs] == [clock.tick, clock.league_tick, clock.seek_tick,
+                                          clock.review_tick]
     for job in jobs:
         assert tuple(job.args) == (store,)
         assert job.misfire_grace_time is None and job.coalesce is True

@@ -33,7 +33,7 @@ def _still(store) -> dict:
 def test_no_address_without_a_seat_runs_a_seats_command():
     shared = (Help, Games)  # the seat's own help and games need no seat
     own = [c for c in SEAT_COMMANDS if not isinstance(c, shared)]
-    assert len(own) == 7  # status, say, note, undo, resign, orders and the move
+    assert len(own) == 8  # status, say, note, hint, undo, resign, orders and the move
     for commands in (ACCOUNT_HERE, AT_ORGANISER, STRANGERS):
         assert all(c.name for c in commands)  # no fallback: a line no command names is refused
         assert not [c for c in commands if any(type(c) is type(o) for o in own)]

@@ -56,6 +56,8 @@ ROUTES = {
     "/t/<token>/undo": "test_undo_on_the_table_page",
     "/t/<token>/resign": "test_resign_on_the_table_page_asks_to_confirm",
     "/t/<token>/note": "test_notes_on_the_table_page_only_the_author_sees",  # test_notes
+    "/t/<token>/hint": "test_a_hint_on_the_page_is_the_seats_alone_and_counted",  # test_review
+    "/o/<admin_token>/hints": "test_the_organiser_page_allows_hints_and_turns_them_off",
     # sending an invitation again: tests/test_web_flow.py
     "/t/<token>/invite": "test_the_creators_table_says_who_has_said_yes_and_sends_again",
     # the league pages: tests/test_web_leagues.py

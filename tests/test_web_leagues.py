@@ -660,6 +660,22 @@ def test_the_organiser_page_gives_a_new_organiser_address(store, client):
     assert new != old and new in r.text and old not in r.text
 
 
+def test_the_organiser_page_allows_hints_and_turns_them_off(store, client):
+    """Issue 33: the page's switch (League.hints), off by default; without the page's CSRF
+    value, or with a wrong admin token, nothing changes."""
+    lg = the_league(store, league(store, players=2))
+    o = f"/o/{lg.admin_token}"
+    assert not lg.hints and "Allow hints" in client.get(o).text
+    assert client.post(f"{o}/hints", data={"hints": "on"}).status_code == 400
+    assert client.post(f"/o/{'x' * 20}/hints",
+                       data={"hints": "on", "csrf": csrf(client)}).status_code == 404
+    assert not the_league(store, lg.id).hints
+    assert "Hints are allowed" in post(client, f"{o}/hints", hints="on").text
+    assert the_league(store, lg.id).hints and "Turn hints off" in client.get(o).text
+    assert "Hints are off" in post(client, f"{o}/hints", hints="off").text
+    assert not the_league(store, lg.id).hints
+
+
 def test_every_league_route_is_tested_here():
     from tests.test_web import ROUTES
 
@@ -667,7 +683,7 @@ def test_every_league_route_is_tested_here():
     ours = {rule: test for rule, test in ROUTES.items()
             if re.match(r"/(l|j|o)(/|$)|/api/(leagues|l/)", rule)
             and "/b/<int:board>" not in rule}  # a duplicate board: test_league_duplicate.py
-    assert len(ours) == 25 and set(ours.values()) <= here
+    assert len(ours) == 26 and set(ours.values()) <= here
 
 
 def test_docs_describe_the_league_json(store, client):

@@ -233,29 +233,33 @@ class _Search:
         return True
 
     def sweeps(self, hands, seat, broken, done) -> bool:
-        """`seat`, on lead, holds in each of its suits only cards above every other live
-        card of that suit, and holds at least as many trumps as any other seat and may
-        lead them: it draws trumps, then every lead wins."""
-        suit, power = self.suit, self.power
-        low: dict[str, int] = {}
-        count: dict[str, int] = {}
-        for c in hands[seat]:
+        return sweeps(self.rules, self.table, hands, seat, broken, done)
+
+
+def sweeps(rules, table, hands, seat, broken, done) -> bool:
+    """`seat`, on lead, holds in each of its suits only cards above every other live
+    card of that suit, and holds at least as many trumps as any other seat and may
+    lead them: it draws trumps, then every lead wins."""
+    suit, power = table.suit, table.power
+    low: dict[str, int] = {}
+    count: dict[str, int] = {}
+    for c in hands[seat]:
+        s = suit[c]
+        low[s] = min(low.get(s, 999), power[c])
+        count[s] = count.get(s, 0) + 1
+    most = 0  # the most trumps another seat holds
+    for other, hand in enumerate(hands):
+        if other == seat:
+            continue
+        trumps = 0
+        for c in hand:
             s = suit[c]
-            low[s] = min(low.get(s, 999), power[c])
-            count[s] = count.get(s, 0) + 1
-        most = 0  # the most trumps another seat holds
-        for other, hand in enumerate(hands):
-            if other == seat:
-                continue
-            trumps = 0
-            for c in hand:
-                s = suit[c]
-                if s in low and power[c] >= low[s]:
-                    return False
-                trumps += s == TRUMP
-            most = max(most, trumps)
-        if not most:
-            return True
-        if count.get(TRUMP, 0) < most:
-            return False
-        return len(count) == 1 or not spades_closed(self.rules, broken, done)
+            if s in low and power[c] >= low[s]:
+                return False
+            trumps += s == TRUMP
+        most = max(most, trumps)
+    if not most:
+        return True
+    if count.get(TRUMP, 0) < most:
+        return False
+    return len(count) == 1 or not spades_closed(rules, broken, done)

@@ -136,6 +136,29 @@ def _play(st, card, why: str) -> list[dict]:
     return events
 
 
+def one_of_each_run(table, cards, hands, trick, turn) -> list[str]:
+    """Of `cards` (the seat's legal ones), one of each run that plays alike: no other seat's
+    live card, in hand or on the trick, of that suit at or between their powers. Also the
+    double-dummy solver's (pbem.engine.par)."""
+    suit, power = table.suit, table.power
+    others: dict[str, list[int]] = {}
+    for i, h in enumerate(hands):
+        if i != turn:
+            for x in h:
+                others.setdefault(suit[x], []).append(power[x])
+    for _, x in trick:
+        others.setdefault(suit[x], []).append(power[x])
+    out, seen = [], set()
+    for c in cards:
+        s, p = suit[c], power[c]
+        theirs = others.get(s, ())
+        run = (c,) if p in theirs else (s, sum(o < p for o in theirs))
+        if run not in seen:
+            seen.add(run)
+            out.append(c)
+    return out
+
+
 class _Open(Exception):
     """Two orders of play give different counts, or the cap was hit."""
 
@@ -186,27 +209,9 @@ class _Exact:
         return got
 
     def choices(self, hands, trick, turn, broken, done, must_lead) -> list[str]:
-        """The seat's legal cards, one of each run that plays alike (no other seat's live
-        card, in hand or on the trick, of that suit at or between their powers)."""
         cards = playable_cards(self.rules, self.table, list(hands[turn]), list(trick), broken,
                                done, must_lead)
-        suit, power = self.suit, self.power
-        others: dict[str, list[int]] = {}
-        for i, h in enumerate(hands):
-            if i != turn:
-                for x in h:
-                    others.setdefault(suit[x], []).append(power[x])
-        for _, x in trick:
-            others.setdefault(suit[x], []).append(power[x])
-        out, seen = [], set()
-        for c in cards:
-            s, p = suit[c], power[c]
-            theirs = others.get(s, ())
-            run = (c,) if p in theirs else (s, sum(o < p for o in theirs))
-            if run not in seen:
-                seen.add(run)
-                out.append(c)
-        return out
+        return one_of_each_run(self.table, cards, hands, trick, turn)
 
     def after(self, hands, trick, turn, broken, done, card) -> tuple[int, ...]:
         hand = list(hands[turn])

@@ -176,6 +176,16 @@ def require_organiser(league: League, by: Asker) -> None:
                           % {"league": league.name})
 
 
+def set_hints(store: Store, league_id: int, by: Asker, on: bool) -> None:
+    """The organiser allows hints in the league's games, or turns them off (issue 33)."""
+    with store.session() as s:
+        league = get_league(s, league_id)
+        require_organiser(league, by)
+        league.hints = on
+        s.add(league)
+        s.commit()
+
+
 def league_fixture(s: Session, league_id: object, by: Asker, game_id: object
                    ) -> tuple[League, Fixture]:
     """(the league, the game's fixture) for an organiser's action on one of its games:

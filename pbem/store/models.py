@@ -65,6 +65,7 @@ class Seat(SQLModel, table=True):
     robot: bool = False
     token: str = Field(unique=True, max_length=40)  # secret to the seat's player
     accepted: bool = True  # an invited player has said yes (the deal waits for every seat)
+    hints: int = 0  # hints this seat took (issue 33): shown on the score pad
 
 
 class Move(SQLModel, table=True):
@@ -192,6 +193,7 @@ class League(SQLModel, table=True):
     max_entries: int | None = None
     stale_hours: int = 168  # a table that has not moved this long is flagged to the organiser
     timeout_forfeit: int | None = None  # a side timing out this often in a game loses it
+    hints: bool = False  # its games' players may ask for hints (issue 33), as its organiser set
     organiser_id: int = Field(foreign_key="player.id")
     admin_token: str = Field(unique=True, max_length=40)  # the organiser's secret page
     join_token: str = Field(unique=True, max_length=40)  # the join link
@@ -376,4 +378,20 @@ class CalendarFeed(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     player_id: int = Field(foreign_key="player.id", unique=True)
     token_hash: str = Field(unique=True, max_length=64)
+    created: datetime = Field(default_factory=now)
+
+
+# -- hand reviews (issue 33) -----------------------------------------------------------------
+
+
+class HandReview(SQLModel, table=True):
+    """A finished hand's review (pbem.engine.review), worked out by the clock outside any
+    write and stored once: the score pad and later mails show it. `hand` counts from 1."""
+
+    __tablename__ = "hand_review"
+    __table_args__ = (UniqueConstraint("game_id", "hand"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id")
+    hand: int
+    data: dict = Field(sa_column=Column(JSON, nullable=False))
     created: datetime = Field(default_factory=now)

@@ -9,7 +9,7 @@ from flask import Blueprint, request
 
 from ..deadlines import MAX_HOURS
 from ..i18n import N_, _, ngettext
-from ..league.manage import LeagueError
+from ..league.manage import LeagueError, set_hints
 from ..league.pause import pause, resume
 from ..league.verdicts import describe
 from ..organise import care
@@ -97,6 +97,17 @@ def pause_league(admin_token):
         if again:
             return _("Resumed: season %(seasons)s.") % {"seasons": seasons}
         return _("Paused: season %(seasons)s.") % {"seasons": seasons}
+    return organiser_action(admin_token, act)
+
+
+@bp.post("/o/<admin_token>/hints")
+def hints(admin_token):
+    """Allow the players hints (the hard robot's card at their turn), or not (issue 33)."""
+    def act(lg):
+        on = request.form.get("hints") == "on"
+        set_hints(data.store(), lg.id, lg.organiser_id, on)
+        return _("Hints are allowed in this league's games.") if on else \
+            _("Hints are off in this league's games.")
     return organiser_action(admin_token, act)
 
 

@@ -5,11 +5,12 @@ gives nothing up."""
 
 from flask import Blueprint, abort, render_template, request, url_for
 
+from ..engine import pretty
 from ..engine.acts import TALK_MAX, clean_talk
 from ..i18n import _
 from ..numbers import whole
 from ..play import Refused, submit
-from ..store import notes
+from ..store import hints, notes
 from . import data, flow
 from .tables import back
 
@@ -83,6 +84,18 @@ def resign(token):
         "You offered to resign: if your partner resigns too, your side gives the game up. "
         "The offer lapses at the end of the hand."))
 
+
+
+@bp.post("/t/<token>/hint")
+def hint(token):
+    """The card the hard robot would play now, shown to this seat alone (issue 33)."""
+    seat = _seat(token)
+    try:
+        card = hints.hint(data.store(), seat.game_id, seat.seat)
+    except hints.HintRefused as e:
+        return back(token, error=_("Not done: %(why)s.") % {"why": e})
+    return back(token, notice=_("Hint: the hard robot would play %(card)s.")
+                % {"card": pretty(card)})
 
 
 @bp.post("/t/<token>/note")

@@ -10,14 +10,14 @@ from ..i18n import _, ngettext
 from ..numbers import whole
 from ..play import Refused, settle, submit
 from ..signing import ORDER_FORM
-from ..store import notes
+from ..store import notes, reviews
 from ..store.models import Player
 from ..store.models import now as utcnow
 from ..vacation import bank, end_vacation, extra_time, start_vacation
 from . import data, flow
 from .live import etag, last_seq
 from .pages import pad_context
-from .view import answers, move_links, seat_view
+from .view import answers, move_links, seat_view, side_labels
 from .words import (
     bid_text,
     clock_words,
@@ -51,6 +51,8 @@ def render_table(token, seat):
     settings = dict(player.prefs or {}) if player else {}
     with data.store().reader() as s:  # the seat's own orders: no other page shows them
         given = list(dict.fromkeys(r.text for r in orders.pending(s, seat.game_id, seat.seat)))
+    with data.store().reader() as s:  # finished hands only: the clock stores their reviews
+        review = hand_reviews(s, t)
     own_notes = notes.on_game(data.store(), seat.game_id, seat.player_id) \
         if seat.player_id and not seat.robot else None  # the author's alone
     return render_template("web/table.html", v=v, seat=seat, token=token, links=links,
@@ -62,7 +64,7 @@ def render_table(token, seat):
                            vacation=settings.get("vacation_until"),
                            bank=bank(settings, now.date(), joined)[0], clock_bank=clock_bank,
                            live_etag=etag(t.game.id, last_seq(t.game.id)), notes=own_notes,
-                           note_most=(notes.MAX_NOTES, notes.MAX_TEXT),
+                           note_most=(notes.MAX_NOTES, notes.MAX_TEXT), review=review,
                            **pad_context(t))  # pad_context brings t
 
 
@@ -291,3 +293,16 @@ def _action(form) -> dict:
         return {"type": kind}
     raise ValueError(f"no such move: {kind}")
 
+
+
+REVIEWS_SHOWN = 5  # the latest hands' reviews on the table page
+
+
+def hand_reviews(s, t) -> dict:
+    """The stored reviews of the game's finished hands (newest first) in words, and the
+    hints each seat took: the score pad's part for issue 33."""
+    stored = reviews.of_game(s, t.game.id)
+    labels = side_labels(t.state, t.names)
+    shown = [(hand, reviews.describe(stored[hand], t.names, labels))
+             for hand in sorted(stored, reverse=True)[:REVIEWS_SHOWN]]
+    return {"hands": shown, "hints": reviews.hint_words(t.names, [x.hints for x in t.seats])}

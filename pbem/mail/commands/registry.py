@@ -12,6 +12,7 @@ from .export import Export
 from .forget import Forget
 from .games import Games
 from .help import Help
+from .hint import Hint
 from .join import Join
 from .leagues import Leagues
 from .leave import Leave
@@ -39,8 +40,8 @@ from .vacation import Vacation
 
 HELP, GAMES = Help(), Games()
 # A seat's: `say` before `orders`, which claims its line too ("say play the ace" is talk)
-SEAT_COMMANDS: list[Command] = [Status(), HELP, GAMES, Say(), Note(), Undo(), Resign(),
-                                Orders(), Move()]
+SEAT_COMMANDS: list[Command] = [Status(), HELP, GAMES, Say(), Note(), Hint(), Undo(),
+                                Resign(), Orders(), Move()]
 ACCOUNT_COMMANDS: list[Command] = [HELP, GAMES, Name(), Vacation(), Notify(), Auto(), Mail(),
                                    ZONE, REST, QUIET, CAP, MERGE, LANG, Calendar(), Export(),
                                    Forget()]
