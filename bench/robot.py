@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pbem.engine import advance, apply, choose, make_deal, new_game, preset, view  # noqa: E402, I001
 from pbem.engine import hard  # noqa: E402
-from pbem.engine.robot import fast_bid  # noqa: E402
+from pbem.engine.robot import fast_bid, sure_tricks  # noqa: E402
 
 ROBOTS = ("easy", "medium", "hard", "cheater")
 MATCHES = ("hard-medium", "medium-easy", "cheater-easy", "hard-easy")
@@ -49,7 +49,8 @@ def decide(st, seat, robot, seed) -> dict:
         return {"type": "play", "card": hard.card_on_deal(v, st.rules, st.hands)}
     if "bid" in kinds and "look" not in kinds:
         guess = choose(v, seed=seed, rules=st.rules, level="easy")
-        return hard.best_bid(v, st.rules, random.Random(seed), guess, fast_bid, deals=st.hands)
+        return hard.best_bid(v, st.rules, random.Random(seed), guess, fast_bid, deals=st.hands,
+                             sure=sure_tricks(v, st.rules))
     return choose(v, seed=seed, rules=st.rules, level="hard")
 
 

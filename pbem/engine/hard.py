@@ -57,15 +57,20 @@ def card_on_deal(view: dict, rules, hands) -> str:
 
 # -- bidding --------------------------------------------------------------------------------
 
-def best_bid(view: dict, rules, rng, guess: dict, fast, deals=None) -> dict:
+NIL_HOPELESS = 3.5  # the easy robot's sure tricks from which a nil is not played out
+
+
+def best_bid(view: dict, rules, rng, guess: dict, fast, deals=None, sure=0.0) -> dict:
     """A number, nil or the `guess` (the fast robot's bid: the choice for what this does not
     weigh, such as moons, blind numbers and side bidding). `fast(rules, view, seat, hand, bids)`
     gives the fast robot's bid for another seat on a dealt hand. `deals` (the bench's
-    ceiling only) is the one true deal to weigh the bids on instead of sampled ones."""
+    ceiling only) is the one true deal to weigh the bids on instead of sampled ones. With
+    `sure` (the easy robot's count of sure tricks) at NIL_HOPELESS or more, a nil is not
+    weighed: half the time of a bid, and such a nil never pays."""
     bids = [a for a in view["legal"] if a["type"] == "bid"]
     numbers = sorted({a["bid"] for a in bids if a["bid"].__class__ is int
                       and not a.get("blind") and len(a) == 2})
-    nil = any(a["bid"] == "nil" and len(a) == 2 for a in bids)
+    nil = sure < NIL_HOPELESS and any(a["bid"] == "nil" and len(a) == 2 for a in bids)
     if rules.bidding != "seat" or not (numbers or nil) or guess["bid"] in MOONS \
             or (guess["bid"].__class__ is int and (guess.get("blind") or len(guess) > 2)):
         return guess

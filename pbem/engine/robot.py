@@ -62,7 +62,7 @@ def choose(view: dict, seed: int = 0, rules=None, *, level: str | None = None) -
     if "bid" in kinds:
         guess = bot.bid([a for a in legal if a["type"] == "bid"])
         if level == "hard":
-            return hard.best_bid(view, rules, bot.rng, guess, fast_bid)
+            return hard.best_bid(view, rules, bot.rng, guess, fast_bid, sure=bot.sure_tricks())
         return best_bid(view, rules, bot.rng, guess) if level == "medium" else guess
     if "pass" in kinds:
         return {"type": "pass", "cards": bot.pass_cards(legal[0]["count"])}
@@ -74,6 +74,11 @@ def choose(view: dict, seed: int = 0, rules=None, *, level: str | None = None) -
     if "come_out" in kinds:
         return {"type": "come_out"} if bot.sure_tricks() * 2 >= 10 else {"type": "stay"}
     return dict(legal[0])
+
+
+def sure_tricks(view: dict, rules) -> float:
+    """The easy robot's count of the seat's sure tricks (its bid's starting point)."""
+    return _Robot(view, rules, random.Random(0)).sure_tricks()
 
 
 def fast_bid(rules, view: dict, seat: int, hand: list[str], bids: list):
