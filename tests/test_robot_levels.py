@@ -116,6 +116,23 @@ def test_the_organisers_robot_move_at_a_level(store):
     assert made.actor == seat and {k: made.payload[k] for k in want} == want
 
 
+def test_the_command_lines_robot_move_at_a_level(db_url, store):
+    lid = league(store, players=8)
+    start_season(store, lid, OPERATOR)
+    gid = fixtures(store, lid)[0].game_id
+    st = state(store, gid)
+
+    def run(*args):
+        return CliRunner().invoke(main, ["league", "robot-move", str(lid), str(gid), *args],
+                                  env={"DATABASE_URL": db_url})
+
+    bad = run("--level", "genius")
+    assert bad.exit_code == 2 and state(store, gid).seq == st.seq
+    good = run("--level", "medium")
+    assert good.exit_code == 0, good.output
+    assert state(store, gid).seq > st.seq
+
+
 def test_logs_with_the_old_level_names_replay(store):
     """A game whose rules say robot="sampler" (and one "fast"): stored, played by its robots,
     exported and replayed to the same table; the rules keep the word they were made with."""
