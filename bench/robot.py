@@ -150,25 +150,26 @@ def interval(xs):
     return statistics.fmean(xs), half
 
 
+def _share(part, whole) -> str:
+    return f"{100 * part / whole:.0f} %" if whole > 0 else "n/a (the cheater gained nothing)"
+
+
 def report(a, matches, results, wall):
     print(f"duplicate matches, preset {a.preset}, seed {a.seed!r}: {a.hands} deals a match, "
           f"each played with the sides swapped")
-    means = {}
+    means: dict[str, tuple[float, float]] = {}
     for m in matches:
         got = [r for r in results if r[0] == m]
         mean, half = interval([r[1] for r in got])
         net, net_half = interval([r[2] for r in got])
-        means[m] = mean
+        means[m] = mean, net
         print(f"{m:>13}: {mean:+6.2f} points a hand, 95 % CI [{mean - half:+.2f}, "
               f"{mean + half:+.2f}]; bags costed {net:+.2f} [{net - net_half:+.2f}, "
               f"{net + net_half:+.2f}]")
-    if means.get("cheater-easy"):
-        reach = means.get("hard-easy")
-        if reach is None and "hard-medium" in means and "medium-easy" in means:
-            reach = means["hard-medium"] + means["medium-easy"]  # (an estimate, no match)
-        if reach is not None:
-            print(f"hard reaches {100 * reach / means['cheater-easy']:.0f} % of the "
-                  f"cheater's edge over easy")
+    if "cheater-easy" in means and "hard-easy" in means:
+        (hard_pts, hard_net), (top_pts, top_net) = means["hard-easy"], means["cheater-easy"]
+        print(f"hard's edge over easy as a share of the cheater's: {_share(hard_pts, top_pts)} "
+              f"in points, {_share(hard_net, top_net)} with bags costed")
     total = _tally()
     for *_, tally in results:
         for robot, t in tally.items():
