@@ -73,6 +73,7 @@ from .store.games import (
     player_for,
     players_of,
     read_table,
+    robot_seat,
     table_of,
 )
 from .store.models import (
@@ -132,12 +133,14 @@ class Seen:
     state: State
     robots: set[int]
     autos: dict[int, str] = field(default_factory=dict)
+    levels: dict[int, str] = field(default_factory=dict)  # robots' seats with a level of own
 
     @classmethod
     def at_table(cls, state: State, seats: Sequence[Seat],
                  players: dict[int, Player]) -> "Seen":
         """What a caller that read the game's seats and players hands over."""
-        return cls(state, {x.seat for x in seats if x.robot}, _autos(seats, players))
+        return cls(state, {x.seat for x in seats if x.robot}, _autos(seats, players),
+                   {x.seat: x.robot_level for x in seats if x.robot and x.robot_level})
 
 
 class How(TypedDict, total=False):
@@ -430,7 +433,7 @@ def _robots_plan(game_id: int, seen: Seen, move: tuple[int, dict] | None) -> Pla
     foreseen: list[tuple[dict, dict]] = []
     while len(foreseen) < _MAX_FOLLOW and st.phase not in ("deal", "over") \
             and _robot_concedes(st, seen.robots) is None:
-        step = _unattended(game_id, st, seen.robots, seen.autos)
+        step = _unattended(game_id, st, seen.robots, seen.autos, seen.levels)
         if step is None:
             break
         advance(st, step[1])
@@ -470,13 +473,14 @@ def _after_move(st: State, seat: int, action: dict) -> tuple[State, list[dict]] 
     return copy, events
 
 
-def _unattended(game_id: int, st: State, robots: set[int],
-                autos: dict[int, str]) -> tuple[dict, dict] | None:
+def _unattended(game_id: int, st: State, robots: set[int], autos: dict[int, str],
+                levels: dict[int, str] | None = None) -> tuple[dict, dict] | None:
     """The next (action, event) no human makes, as the write makes it (`_next_auto`): a
-    robot's move, decided here, or a card that plays itself."""
+    robot's move, decided here (at the seat's level, if it has one), or a card that plays
+    itself."""
     for seat in st.to_act():
         if seat in robots:
-            action = robot_choice(game_id, st, seat)
+            action = robot_choice(game_id, st, seat, (levels or {}).get(seat))
             return action, apply(st, seat, action)[0]
         ev = _auto_play(st, seat, autos.get(seat))
         if ev is not None:
@@ -484,10 +488,11 @@ def _unattended(game_id: int, st: State, robots: set[int],
     return None
 
 
-def robot_choice(game_id: int, st: State, seat: int) -> dict:
-    """The robot's move for `seat` (pure, and the same for every runner at this seq)."""
+def robot_choice(game_id: int, st: State, seat: int, level: str | None = None) -> dict:
+    """The robot's move for `seat` (pure, and the same for every runner at this seq), at
+    `level` (the seat's own; None: the rules')."""
     seed = random.Random(f"{game_id}:{st.seq}").getrandbits(32)
-    return choose(view(st, seat), seed=seed, rules=st.rules)
+    return choose(view(st, seat), seed=seed, rules=st.rules, level=level)
 
 
 def _robot_concedes(st: State, robots: set[int]) -> int | None:
@@ -862,7 +867,10 @@ def _substitute(s: Session, st: State, game: Game, seats: list[Seat], seat: int,
     if not isinstance(seat, int) or not 0 <= seat < st.n:
         raise IllegalAction(f"there is no seat {seat} in game {game.id}")
     row = seats[seat]
-    robot = who.strip().lower() == ROBOT
+    try:
+        robot, level = robot_seat(who)
+    except ValueError as e:
+        raise Refused(str(e)) from None
     player = None if robot else player_for(s, who)
     if robot and row.robot:
         raise Refused(f"a robot plays seat {seat} of game {game.id} already")
@@ -873,6 +881,7 @@ def _substitute(s: Session, st: State, game: Game, seats: list[Seat], seat: int,
           "out": leaver.email if leaver else ROBOT, "in": player.email if player else ROBOT}
     advance(st, ev)
     row.robot, row.player_id, row.accepted = robot, player.id if player else None, True
+    row.robot_level = level
     row.token = new_token()  # the old player's links and table stop working
     s.add(row)
     seat_orders.drop_pending(s, id_of(game), seat)  # the leaver's orders leave with them

@@ -85,3 +85,24 @@ def test_refused_by_mail_with_nothing_changed(env, frm, body, headers, why):
     assert after["Outbox"] == before["Outbox"] + 1  # the answer only
     assert {k: v for k, v in after.items() if k != "Outbox"} == \
         {k: v for k, v in before.items() if k != "Outbox"}
+
+
+def test_the_organisers_robot_move_at_a_level_by_mail(env):
+    """`robot LEAGUE GAME hard` makes the move the hard robot chooses; an unknown level is
+    refused with the command's form, and nothing moves."""
+    from pbem.engine import choose, view
+
+    lid = env.lid
+    gid = fixtures(env.store, lid)[0].game_id
+    before = snapshot(env.store)["Move"]
+    answer = text(next(m for m in _say(env, f"robot {lid} {gid} genius")
+                       if m["Subject"].startswith("Re:")))
+    assert "easy|medium|hard" in answer and snapshot(env.store)["Move"] == before
+    st = state(env.store, gid)
+    want = choose(view(st, st.to_act()[0]), seed=st.seq, rules=st.rules, level="hard")
+    answer = text(next(m for m in _say(env, f"robot {lid} {gid} hard")
+                       if m["Subject"].startswith("Re:")))
+    assert "robot: the robot made the move" in answer
+    with env.store.session() as s:
+        made = s.exec(select(Move).where(Move.game_id == gid, Move.seq == st.seq + 1)).one()
+    assert {k: made.payload[k] for k in want} == want and made.source == "organiser"

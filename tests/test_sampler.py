@@ -153,12 +153,12 @@ def test_plays_a_legal_hand_of_every_preset(name):
 def test_the_duplicate_match_plays_each_deal_twice():
     """bench/robot.py: a deal is played twice with the same cards, the sides swapped, so the
     fast robot against itself comes out exactly even on every deal (a second play with
-    other cards would not); the sampler's match runs and times both kinds of move."""
+    other cards would not); the sampler's match runs and times its moves."""
     for i in range(3):
-        margin, bagged, _ = match.duplicate(("standard", "t", i, "fast"))
+        _, margin, bagged, _ = match.duplicate(("easy-easy", "standard", "t", i))
         assert margin == 0 and bagged == 0
-    margin, _, times = match.duplicate(("standard", "t", 0))
-    assert isinstance(margin, float) and times[False, True] and times[True, True]
+    _, margin, _, tally = match.duplicate(("medium-easy", "standard", "t", 0))
+    assert isinstance(margin, float) and tally["medium"]["ms"] and tally["easy"]["ms"]
 
 
 def test_scores_its_playouts_under_the_last_spades_bonus():

@@ -401,9 +401,10 @@ def test_a_robot_cannot_take_the_last_persons_seat_from_the_web(store, client, t
                                                  "seat": str(seat), "who": "robot"})
         assert r.status_code == 303, r.text[-400:]
     before = counts(store, gid)
-    refused_form(client, store, tmp_path, f"{o}/substitute",
-                 {"csrf": csrf(client), "game": str(gid), "seat": "3", "who": "robot"},
-                 "cannot take the last person's seat")
+    for who in ("robot", "Robot:hard", "robot easy"):  # a robot of any level (issue 33)
+        refused_form(client, store, tmp_path, f"{o}/substitute",
+                     {"csrf": csrf(client), "game": str(gid), "seat": "3", "who": who},
+                     "cannot take the last person's seat")
     assert counts(store, gid) == before
 
 

@@ -67,8 +67,9 @@ def _load(store, game_id: int):
 @click.option("--rules", "rules_name", default="standard", show_default=True,
               metavar="PRESET")
 @OPTION
-@click.option("--seat", "seats", multiple=True, required=True, metavar="EMAIL|robot",
-              help="One per seat, from seat 0: a player's address, or robot.")
+@click.option("--seat", "seats", multiple=True, required=True, metavar="EMAIL|robot[:LEVEL]",
+              help="One per seat, from seat 0: a player's address, or robot (at the rules' "
+                   "level), or robot:easy, robot:medium, robot:hard.")
 @click.option("--first-dealer", type=int, help="The seat that deals first (default: random).")
 @click.option("--private", is_flag=True, help="Hide the score pad from the public.")
 @time_control_options
@@ -91,7 +92,8 @@ def game_new(rules_name, options, seats, first_dealer, private, **clock_options)
     click.echo(f"game {gid}: {rules.preset}, {_status_text(st)}")
     domain = load().mail_domain
     for row, name in zip(rows, seats, strict=True):
-        where = "robot" if row.robot else f"{name.strip().lower()}  play+{row.token}@{domain}"
+        robot = f"robot ({row.robot_level})" if row.robot_level else "robot"
+        where = robot if row.robot else f"{name.strip().lower()}  play+{row.token}@{domain}"
         click.echo(f"  seat {row.seat}: {where}")
 
 

@@ -238,9 +238,10 @@ def league_withdraw(league_id, entry_id, strike):
 @click.argument("league_id", metavar="LEAGUE", type=int)
 @click.argument("game_id", metavar="GAME", type=int)
 @click.argument("seat", type=int)
-@click.argument("who", metavar="EMAIL|robot")
+@click.argument("who", metavar="EMAIL|robot[:LEVEL]")
 def league_substitute(league_id, game_id, seat, who):
-    """WHO plays SEAT of GAME from now on (the log records the hand-over)."""
+    """WHO plays SEAT of GAME from now on (the log records the hand-over); robot:hard (or
+    easy, medium) seats a robot of that level."""
     result = _refused(substitute, open_store(), league_id, OPERATOR, game_id, seat, who)
     ev = result.events[0]
     click.echo(f"game {game_id} seat {seat}: {ev['in']} in place of {ev['out']} "
@@ -286,9 +287,12 @@ def league_more_hours(league_id, game_id, hours):
 @click.argument("league_id", metavar="LEAGUE", type=int)
 @click.argument("game_id", metavar="GAME", type=int)
 @click.option("--seat", type=int, help="The seat to move for (default: the first to act).")
-def league_robot_move(league_id, game_id, seat):
+@click.option("--level", type=click.Choice(["easy", "medium", "hard"]),
+              help="The robot's level (default: the game's rules option robot).")
+def league_robot_move(league_id, game_id, seat, level):
     """The robot makes this one move in GAME, for a seat to act."""
-    result = _refused(care.robot_move, open_store(), league_id, OPERATOR, game_id, seat)
+    result = _refused(care.robot_move, open_store(), league_id, OPERATOR, game_id, seat,
+                      level)
     click.echo(f"game {game_id}: the robot moved (now at seq {result.state.seq})")
 
 

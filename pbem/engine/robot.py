@@ -1,4 +1,8 @@
-"""A robot that plays any seat of any preset from that seat's view alone.
+"""The robots that play any seat of any preset from that seat's view alone, at three levels
+(the rules option `robot`, or a seat's own level): "easy" (this module's rules of thumb; its
+old name "fast"), "medium" (the sampler, sampler.py; old name "sampler") and "hard" (hard.py).
+
+The easy robot
 
 It bids about its sure tricks, plays low when its partner is winning, covers a partner's
 nil, ducks tricks when a nil or the bag limit is at stake, and is deterministic given its
@@ -7,33 +11,59 @@ view and a seed (ties are broken by a generator seeded from both).
 
 import random
 
+from . import hard
 from .rules import MOONS, NILS, Rules
 from .sampler import best_bid, best_card, models
 from .tricks import table_for
 
+# every name a level has had: stored games and logs carry the old ones (the log format is a
+# contract), so they are read for ever
+LEVELS = {"easy": "easy", "medium": "medium", "hard": "hard", "fast": "easy",
+          "sampler": "medium"}
+LEVEL_NAMES = ("easy", "medium", "hard")
+
+
+def level_of(name: str | None, rules=None) -> str:
+    """The level a name stands for ("fast" is "easy", "sampler" "medium"); None: the
+    rules' level. ValueError for a name that is none of them."""
+    if name is None:
+        name = rules.robot if rules is not None else "easy"
+    try:
+        return LEVELS[name.strip().lower()]
+    except KeyError:
+        raise ValueError(f"a robot level is easy, medium or hard, not {name!r}") from None
+
 _SHARE = {2: 0.9, 3: 1.3, 4: 1.0, 5: 1.0, 6: 0.7}  # sure-trick estimate scaled by table size
 
 
-def choose(view: dict, seed: int = 0, rules=None) -> dict:
-    """The robot's action for the seat whose view this is."""
+def choose(view: dict, seed: int = 0, rules=None, *, level: str | None = None) -> dict:
+    """The robot's action for the seat whose view this is, at `level` (a seat's own level;
+    None: the rules' `robot` option)."""
     legal = view["legal"]
     if not legal:
         raise ValueError("the robot has nothing to do: this seat may not act now")
     rules = rules or Rules.from_dict(view["rules"])
     bot = _Robot(view, rules, random.Random(f"{seed}:{view['seq']}:{view['seat']}"))
     kinds = {a["type"] for a in legal}
-    sampling = rules.robot == "sampler" and models(rules)
+    level = level_of(level, rules) if models(rules) else "easy"
     if "play" in kinds:
-        if sampling:  # looks ahead over sampled deals (sampler.py)
+        if level == "hard":
+            return {"type": "play", "card": hard.best_card(view, rules, bot.rng)}
+        if level == "medium":  # looks ahead over sampled deals (sampler.py)
             return {"type": "play", "card": best_card(view, rules, bot.rng)}
         return {"type": "play", "card": bot.play([a["card"] for a in legal])}
     if "look" in kinds:
+        blind = next((a for a in legal if a["type"] == "bid" and a["bid"] == "blind nil"), None)
+        if level == "hard" and blind and hard.blind_nil(view, rules, bot.rng, fast_bid):
+            return dict(blind)
         return {"type": "look"}
     if "misdeal" in kinds:
         return {"type": "misdeal"}
     if "bid" in kinds:
         guess = bot.bid([a for a in legal if a["type"] == "bid"])
-        return best_bid(view, rules, bot.rng, guess) if sampling else guess
+        if level == "hard":
+            return hard.best_bid(view, rules, bot.rng, guess, fast_bid, sure=bot.sure_tricks())
+        return best_bid(view, rules, bot.rng, guess) if level == "medium" else guess
     if "pass" in kinds:
         return {"type": "pass", "cards": bot.pass_cards(legal[0]["count"])}
     if "draw" in kinds:
@@ -44,6 +74,23 @@ def choose(view: dict, seed: int = 0, rules=None) -> dict:
     if "come_out" in kinds:
         return {"type": "come_out"} if bot.sure_tricks() * 2 >= 10 else {"type": "stay"}
     return dict(legal[0])
+
+
+def sure_tricks(view: dict, rules) -> float:
+    """The easy robot's count of the seat's sure tricks (its bid's starting point)."""
+    return _Robot(view, rules, random.Random(0)).sure_tricks()
+
+
+def fast_bid(rules, view: dict, seat: int, hand: list[str], bids: list):
+    """The easy robot's bid for `seat` holding `hand` after `bids` (the hard robot's guess at
+    the bids of seats still to bid, on the hands it deals them)."""
+    seen = dict(view, seat=seat, hand=hand, bids=bids)
+    bot = _Robot(seen, rules, random.Random(0))
+    top = rules.max_bid
+    options = [{"type": "bid", "bid": b} for b in range(max(1, rules.bid_min), top + 1)]
+    if rules.nil:
+        options.append({"type": "bid", "bid": "nil"})
+    return bot.bid(options)["bid"]
 
 
 class _Robot:

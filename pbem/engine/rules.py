@@ -35,7 +35,9 @@ class Rules:
     # which reading of the seed texts the game plays (EDITION, docs/rules.md "Editions"): a
     # game keeps the edition it began with, so an old log replays as it was played
     edition: int = EDITION
-    robot: str = "fast"  # who plays for an empty seat: the "fast" robot or the "sampler"
+    # who plays for an empty seat: the robot's level, "easy", "medium" or "hard" (engine/
+    # robot.py); "fast" and "sampler" are the old names of easy and medium, kept as written
+    robot: str = "fast"
     # T: table
     players: int = 4  # T1 T2 T3 T5 T6
     partnerships: bool = True  # T1: partners opposite; False: everyone for themselves (T2)
@@ -246,7 +248,7 @@ def _coerce(key, value, current):
 
 
 _CHOICES = {
-    "robot": ("fast", "sampler"),
+    "robot": ("fast", "sampler", "easy", "medium", "hard"),
     "leftover": ("none", "out", "dealer", "two_clubs", "high_side"),
     "identical": ("second", "first", "cancel"),
     "deal": ("deal", "draw"),
@@ -401,7 +403,7 @@ def _check_dummy(r: Rules, bad) -> None:
             "partnerships=false), one pack dealt in four hands")
     if r.leftover not in ("none", "out"):
         bad("dummy (T4): cards left over lie aside (leftover=out)")
-    if r.claims or r.robot != "fast" or r.first_hand_unbid or r.mo != "none":
+    if r.claims or r.robot not in ("fast", "easy") or r.first_hand_unbid or r.mo != "none":
         bad("dummy (T4) is played with claims=false, robot=fast, no first_hand_unbid and "
             "mo=none")
 

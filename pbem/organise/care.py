@@ -67,21 +67,24 @@ def _humans_to_act(s, game_id, st) -> list[Seat]:
             if not x.robot and x.seat in st.to_act()]
 
 
-def robot_move(store, league_id: int, by, game_id: int, seat=None):
+def robot_move(store, league_id: int, by, game_id: int, seat=None, level=None):
     """The robot makes this one move for `seat` (the first to act if None), through the
-    door: chosen from a read, outside any write. Returns the door's Result."""
+    door: chosen from a read, outside any write, at `level` (None: the rules' level).
+    Returns the door's Result."""
     st = _playing(store, league_id, by, game_id)
     seat = st.to_act()[0] if seat is None and st.to_act() else seat
     if seat not in st.to_act():
         raise LeagueError(_("seat %(seat)s of game %(game)s is not to act")
                           % {"seat": seat, "game": game_id})
-    return robot_play(store, game_id, seat, st, f"organiser-robot:{game_id}:{st.seq}:{seat}")
+    return robot_play(store, game_id, seat, st, f"organiser-robot:{game_id}:{st.seq}:{seat}",
+                      level)
 
 
-def robot_play(store, game_id: int, seat: int, st, ref: str):
-    """What the robot would do for `seat` in `st`, submitted once (under `ref`) at that
-    seq; LeagueError if the game has moved on or the move is refused."""
-    action = choose(view(st, seat), seed=st.seq, rules=st.rules)
+def robot_play(store, game_id: int, seat: int, st, ref: str, level=None):
+    """What the robot would do for `seat` in `st` (at `level`; None: the rules'),
+    submitted once (under `ref`) at that seq; LeagueError if the game has moved on or the
+    move is refused."""
+    action = choose(view(st, seat), seed=st.seq, rules=st.rules, level=level)
     try:
         return submit(store, game_id, seat, action, expect_seq=st.seq, source="organiser",
                       ref=ref)

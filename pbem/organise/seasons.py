@@ -17,7 +17,7 @@ from ..league.rounds import begin, open_next
 from ..league.rows import id_of
 from ..play import Refused, hand_over, start
 from ..store import prefs
-from ..store.games import mailable
+from ..store.games import is_robot, mailable
 from ..store.models import Entry, Fixture, Game, League, Player, Season
 from ..store.models import now as utcnow
 
@@ -44,8 +44,9 @@ def deal(store, game_ids) -> None:
 
 
 def substitute(store, league_id: int, by, game_id: int, seat: int, who: str):
-    """The organiser seats `who` (an address, or robot) in place of a player mid-game."""
-    who = who.strip().lower() if who.strip().lower() == "robot" else address(who)
+    """The organiser seats `who` (an address, or robot, or robot:LEVEL) in place of a
+    player mid-game."""
+    who = who.strip().lower() if is_robot(who) else address(who)
     with store.session() as s:
         league_fixture(s, league_id, by, game_id)
     try:

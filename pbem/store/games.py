@@ -11,6 +11,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 from ..engine import Rules
+from ..engine.robot import level_of
 from ..gamelog import finished_hands, write_log
 from .addresses import check_address
 from .bounces import bouncing
@@ -26,6 +27,25 @@ _FIRST = aliased(Seat)
 # seat (pbem.mail.inbound reads so)
 GAME_ON_FIRST_SEAT = and_(col(Game.id) == col(Seat.game_id), col(Seat.seat) == select(
     func.min(_FIRST.seat)).where(col(_FIRST.game_id) == col(Seat.game_id)).scalar_subquery())
+
+
+def robot_seat(who: str) -> tuple[bool, str | None]:
+    """Is the seat entry `who` a robot's, and at which level: "robot" (the rules' level,
+    None), "robot:hard" or "robot hard" (that level: easy, medium or hard). ValueError for
+    a robot of an unknown level; (False, None) for anything else (an address)."""
+    words = who.strip().lower().replace(":", " ").split()
+    if not words or words[0] != ROBOT:
+        return False, None
+    if len(words) == 1:
+        return True, None
+    if len(words) > 2:
+        raise ValueError(f"a robot seat is robot or robot:LEVEL, not {who[:40]!r}")
+    return True, level_of(words[1])
+
+
+def is_robot(who: str) -> bool:
+    """Does `who` ask for a robot (of any level, or of a level that does not exist)?"""
+    return who.strip().lower().replace(":", " ").split()[:1] == [ROBOT]
 
 
 def mailable(player: Player | None) -> bool:
@@ -56,7 +76,8 @@ def player_for(s: Session, email: str, name: str = "") -> Player:
 
 def create_game(store: Store, rules: Rules, seats: list[str], first_dealer: int | None = None,
                 public: bool = True, time_control: dict[str, Any] | None = None) -> int:
-    """A new game with one entry per seat: an email address or "robot". Not dealt yet:
+    """A new game with one entry per seat: an email address, "robot" (at the rules' level)
+    or "robot:LEVEL" (robot_seat). Not dealt yet:
     pbem.play.start deals it."""
     with store.session() as s:
         game = add_game(s, rules, seats, first_dealer, public, time_control)
@@ -79,10 +100,10 @@ def add_game(s: Session, rules: Rules, seats: list[str], first_dealer: int | Non
     s.flush()
     assert game.id is not None  # stored by the flush
     for i, who in enumerate(seats):
-        robot = who.strip().lower() == ROBOT
+        robot, level = robot_seat(who)
         player = None if robot else player_for(s, who)
         s.add(Seat(game_id=game.id, seat=i, robot=robot, token=new_token(),
-                   player_id=player.id if player else None))
+                   player_id=player.id if player else None, robot_level=level))
     return game
 
 

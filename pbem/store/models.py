@@ -63,6 +63,8 @@ class Seat(SQLModel, table=True):
     seat: int
     player_id: int | None = Field(default=None, foreign_key="player.id", index=True)
     robot: bool = False
+    # the robot's level (easy, medium, hard) chosen for this seat; None: the rules' `robot`
+    robot_level: str | None = Field(default=None, max_length=10)
     token: str = Field(unique=True, max_length=40)  # secret to the seat's player
     accepted: bool = True  # an invited player has said yes (the deal waits for every seat)
     hints: int = 0  # hints this seat took (issue 33): shown on the score pad

@@ -26,6 +26,7 @@ from ..numbers import whole as whole_number
 from ..organise import seasons
 from ..store.accounts import new_organiser_key, organiser_address
 from ..store.bounces import bouncing
+from ..store.games import is_robot
 from ..store.models import Entry, Fixture, League, Player, Season, Seat
 from ..store.models import now as utcnow
 from . import data, flow, limits
@@ -439,7 +440,7 @@ def substitute(admin_token):
         game_id, seat = whole(f, "game", N_("the game")), whole(f, "seat", N_("the seat"))
         if game_id is None or seat is None:
             raise LeagueError(_("choose a game and a seat"))
-        if f.get("who", "").strip().lower() == "robot" and _last_person(game_id, seat):
+        if is_robot(f.get("who", "")) and _last_person(game_id, seat):
             raise LeagueError(_("a robot cannot take the last person's seat from the web: the "
                                 "robots would play the whole game inside one request (the "
                                 "command line can: pbem league substitute)"))

@@ -14,7 +14,7 @@ from ..play import start
 from ..seatclock import DEFAULTS as BANK
 from ..signing import NEW_GAME
 from ..store.addresses import AddressError, check_address
-from ..store.games import ROBOT, add_game, new_token, player_for
+from ..store.games import ROBOT, add_game, is_robot, new_token, player_for, robot_seat
 from ..store.models import Confirmation, Game, Outbox, Seat
 from . import data, flow, limits
 from .flow import FormError
@@ -103,7 +103,7 @@ def confirm_game(token):
     except (RulesError, ValueError) as e:
         return bad_link(e)
     public = form.get("public") == "on"
-    invitees = [x for x in seats if x not in (ROBOT, creator)]
+    invitees = [x for x in seats if not is_robot(x) and x != creator]
     if _made(form["n"]) is None and request.method == "POST":
         limits.check(invitees)
         try:
@@ -187,8 +187,13 @@ def _read_new_game(form):
 
 def _seat_entry(form, i: int) -> str:
     who = form.get(f"seat{i}", "").strip()
-    if who.lower() == ROBOT:
-        return ROBOT
+    try:
+        robot, level = robot_seat(who[:40])
+    except ValueError:
+        raise FormError(f"seat{i}", _("seat %(seat)s: a robot is robot, or robot:easy, "
+                                      "robot:medium or robot:hard") % {"seat": i}) from None
+    if robot:
+        return f"{ROBOT}:{level}" if level else ROBOT
     try:
         return check_address(who)
     except AddressError as e:
