@@ -11,7 +11,6 @@ of the card played, from the position where it was played; the robot sees only w
 seat saw then (pbem.engine.view).
 """
 
-import inspect
 
 from .game import advance, new_game
 from .par import Solver, supported
@@ -67,11 +66,9 @@ def robot_card(spot, seed: int, rules) -> str | None:
 def hard_card(seen: dict, seed: int, rules) -> str | None:
     """The card the hard robot plays from this seat's view (a hint, a review), or None if
     the seat has no card to play. Only the view: what the seat itself may see."""
-    # robot33 adds level= to choose(); until then the default robot (a shim for the merge)
-    kw = {"level": "hard"} if "level" in inspect.signature(choose).parameters else {}
     if not any(a.get("type") == "play" for a in seen.get("legal", ())):
         return None
-    return choose(seen, seed, rules, **kw).get("card")
+    return choose(seen, seed, rules, level="hard").get("card")
 
 
 def review(rules, events, first_dealer: int, hand: int, seed: int = 0) -> dict | None:
