@@ -2,7 +2,7 @@
 (issue 33)
 
 Revision ID: 0019
-Revises: 0017
+Revises: 0018
 Create Date: 2026-11-29 01:10:00.000000
 """
 from collections.abc import Sequence
@@ -12,7 +12,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = '0019'
-down_revision: str | None = '0017'
+down_revision: str | None = '0018'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

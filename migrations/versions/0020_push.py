@@ -1,7 +1,7 @@
 """push: browsers' push subscriptions and the pushes owed to them (issue 35)
 
 Revision ID: 0020
-Revises: 0017
+Revises: 0019
 Create Date: 2026-11-29 00:50:00.000000
 """
 from collections.abc import Sequence
@@ -11,7 +11,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = '0020'
-down_revision: str | None = '0017'
+down_revision: str | None = '0019'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,7 +1,7 @@
 """calendar: a player's calendar feed (issue 35), its secret address kept as a hash
 
 Revision ID: 0021
-Revises: 0017
+Revises: 0020
 Create Date: 2026-11-29 00:45:00.000000
 """
 from collections.abc import Sequence
@@ -11,7 +11,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = '0021'
-down_revision: str | None = '0017'
+down_revision: str | None = '0020'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

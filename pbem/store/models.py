@@ -365,6 +365,7 @@ class PushMessage(SQLModel, table=True):
     next_attempt: datetime = Field(default_factory=now, index=True)
     sent_at: datetime | None = Field(default=None, index=True)
     last_error: str | None = Field(default=None, max_length=200)
+    created: datetime = Field(default_factory=now)
 
 
 # -- a player's calendar feed (issue 35) -----------------------------------------------------
