@@ -433,8 +433,7 @@ def review_tick(store) -> int:
     """Finished hands with no review get one (issue 33): worked out from a read, outside
     any write, then stored in a short write of its own; a few a tick, each bounded."""
     done = 0
-    for game_id, hand in reviews.pending(store)[:reviews.TICK_REVIEWS]:
-        data = reviews.work_out(store, game_id, hand)
-        if data is not None:
-            done += reviews.save(store, game_id, hand, data)
+    for game_id, hand in reviews.pending(store):
+        data = reviews.work_out(store, game_id, hand) or reviews.NOT_REVIEWED
+        done += reviews.save(store, game_id, hand, data)
     return done

@@ -64,7 +64,7 @@ from .i18n import gettext, told
 from .league import results as league_results
 from .league import rounds as league_rounds
 from .league.duplicate import board_deal, round_seed
-from .store import played
+from .store import played, reviews
 from .store.games import (
     ROBOT,
     Found,
@@ -688,7 +688,7 @@ def _read_and_begin(store: Store, s: Session, found: Found, w: _Write) -> Table:
     game, seats = found.game, found.seats
     st = store.state(s, game, found.last)
     # so mails can tell that a trick or hand ended (since the write before, if it left that)
-    before = w.untold or (st.hand_no, len(st.tricks))
+    before, hands = w.untold or (st.hand_no, len(st.tricks)), st.hand_no
     try:
         events = w.first(s, st, game, seats)
     except Refused as e:
@@ -700,7 +700,7 @@ def _read_and_begin(store: Store, s: Session, found: Found, w: _Write) -> Table:
     players = found.players  # but a hand-over's new player too:
     if any(x.player_id is not None and x.player_id not in players for x in seats):
         players = players_of(s, seats)
-    return Table(game, seats, players, st, events, before,
+    return Table(game, seats, players, st, events, before, hands=hands,
                  answered=w.actor if w.source == "mail" else None,
                  answering=w.after is not None, source=w.source, own=len(events))
 
@@ -760,6 +760,8 @@ def _run_reactions(s: Session, t: Table, queued: list[dict],
     _queue(s, mails, HOLD if hold else None)
     if t.moved():
         deadlines.arm(s, t)
+    if t.st.hand_no != t.hands:  # a hand ended (or an undo took one back): its review
+        reviews.mark(s, t.game_id, t.hands, t.st.hand_no)
     return _record_end(s, t), [m["dedupe_key"] for m in mails] if hold else []
 
 

@@ -21,6 +21,7 @@ class Table:
     st: State  # after `events`
     events: list[dict] = field(default_factory=list)  # the move's, and what followed it
     before: tuple[int, int] | None = None  # (hand, tricks) before: did a trick or hand end?
+    hands: int = 0  # the hands finished when the write read the game (their reviews)
     now: datetime = field(default_factory=utcnow)  # the time deadlines count from
     orders: dict[int, list[str]] = field(default_factory=dict)  # each seat's pending orders
     kept: dict[int, datetime] = field(default_factory=dict)  # due times kept (after an undo)

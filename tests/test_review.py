@@ -17,7 +17,7 @@ from pbem.engine.review import hard_card, review
 from pbem.engine.tricks import breaks_spades, playable_cards, table_for
 from pbem.league.manage import OPERATOR, LeagueError, set_hints
 from pbem.organise.seasons import start_season
-from pbem.store import hints
+from pbem.store import hints, reviews
 from pbem.store.models import HandReview, Seat
 from tests.league_helpers import fixtures, league
 from tests.test_web import ROUTES
@@ -274,7 +274,9 @@ def test_the_clock_reviews_finished_hands_and_the_pad_shows_them(app, store, cli
     drive(store, gid, lambda st: st.hand_no == 0 and st.phase == "play" and len(st.tricks) >= 2)
     assert clock.review_tick(store) == 0  # no hand is over: nothing to review
     st = drive(store, gid, lambda st: st.hand_no >= 1 and st.phase == "play")
+    assert reviews.pending(store) == [(gid, 1)]  # marked by the write that ended the hand
     assert clock.review_tick(store) == 1
+    assert reviews.pending(store) == []
     assert clock.review_tick(store) == 0  # once
     with store.session() as s:
         [row] = s.exec(select(HandReview).where(HandReview.game_id == gid)).all()

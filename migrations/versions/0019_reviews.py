@@ -23,7 +23,7 @@ def upgrade() -> None:
         sa.Column('id', sa.Integer(), nullable=False),
         sa.Column('game_id', sa.Integer(), nullable=False),
         sa.Column('hand', sa.Integer(), nullable=False),
-        sa.Column('data', sa.JSON(), nullable=False),
+        sa.Column('data', sa.JSON(), nullable=True),  # null: to be worked out
         sa.Column('created', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
         sa.ForeignKeyConstraint(['game_id'], ['game.id'],
                                 name=op.f('fk_hand_review_game_id_game')),

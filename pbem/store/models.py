@@ -388,13 +388,16 @@ class CalendarFeed(SQLModel, table=True):
 
 
 class HandReview(SQLModel, table=True):
-    """A finished hand's review (pbem.engine.review), worked out by the clock outside any
-    write and stored once: the score pad and later mails show it. `hand` counts from 1."""
+    """A finished hand's review (pbem.engine.review). The write that ends a hand adds its
+    row with no `data` (pbem.play); the clock works the review out outside any write and
+    stores it once: the score pad and later mails show it. `hand` counts from 1."""
 
     __tablename__ = "hand_review"
     __table_args__ = (UniqueConstraint("game_id", "hand"),)
     id: int | None = Field(default=None, primary_key=True)
     game_id: int = Field(foreign_key="game.id")
     hand: int
-    data: dict = Field(sa_column=Column(JSON, nullable=False))
+    # SQL NULL while pending (none_as_null: not the JSON text 'null'), so `IS NULL` finds it
+    data: dict | None = Field(default=None, sa_column=Column(JSON(none_as_null=True),
+                                                              nullable=True))
     created: datetime = Field(default_factory=now)

@@ -3,7 +3,7 @@ the clock's job that reviews finished hands outside any write (pbem.clock.review
 
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import delete, update
 from sqlmodel import Session, col, select
 
 from ..engine import pretty
@@ -14,33 +14,38 @@ from .games import events
 from .models import Game, HandReview
 from .states import Store
 
-TICK_GAMES = 200  # games looked at a tick, newest first
 TICK_REVIEWS = 1  # reviews worked out a tick (each bounded by REVIEW_NODES: seconds)
+# what is stored for a hand whose log gives no review (its game gone): never pending again
+NOT_REVIEWED: dict[str, Any] = {"supported": False, "par": None, "seats": []}
 
 
 def of_game(s: Session, game_id: int) -> dict[int, dict[str, Any]]:
     """The game's stored reviews by hand number (1 first)."""
     rows = s.exec(select(HandReview.hand, HandReview.data)
-                  .where(HandReview.game_id == game_id)).all()
-    return {hand: dict(data) for hand, data in rows}
+                  .where(HandReview.game_id == game_id, col(HandReview.data).is_not(None))).all()
+    return {hand: dict(data) for hand, data in rows if data is not None}
 
 
-def pending(store: Store) -> list[tuple[int, int]]:
-    """(game, hand) pairs of finished hands with no review yet, read once."""
+def mark(s: Session, game_id: int, before: int, after: int) -> None:
+    """A write took a game from `before` finished hands to `after`: the new ones wait for
+    their review (marked in the write's transaction, so none is missed and the clock reads
+    what is pending, not every game); an undo back over a hand's end drops its review."""
+    if after < before:
+        s.execute(delete(HandReview).where(col(HandReview.game_id) == game_id,
+                                           col(HandReview.hand) > after))
+        return
+    have = set(s.exec(select(HandReview.hand).where(HandReview.game_id == game_id,
+                                                    col(HandReview.hand) > before)).all())
+    s.add_all([HandReview(game_id=game_id, hand=h) for h in range(before + 1, after + 1)
+               if h not in have])
+
+
+def pending(store: Store, limit: int = TICK_REVIEWS) -> list[tuple[int, int]]:
+    """(game, hand) pairs of finished hands waiting for their review, oldest first."""
     with store.reader() as s:
-        games = s.exec(select(Game).where(col(Game.status).in_(("playing", "over")))
-                       .order_by(col(Game.id).desc()).limit(TICK_GAMES)).all()
-        done: dict[int, set[int]] = {}
-        ids = [g.id for g in games if g.id is not None]
-        for gid, hand in s.exec(select(HandReview.game_id, HandReview.hand)
-                                .where(col(HandReview.game_id).in_(ids))).all():
-            done.setdefault(gid, set()).add(hand)
-        states = store.states(s, ids)
-    out = []
-    for gid, st in states.items():
-        store.keep(gid, st)
-        out += [(gid, h) for h in range(1, len(st.history) + 1) if h not in done.get(gid, ())]
-    return out
+        return [(g, h) for g, h in s.exec(
+            select(HandReview.game_id, HandReview.hand).where(col(HandReview.data).is_(None))
+            .order_by(col(HandReview.id)).limit(limit)).all()]
 
 
 def work_out(store: Store, game_id: int, hand: int) -> dict[str, Any] | None:
@@ -56,13 +61,12 @@ def work_out(store: Store, game_id: int, hand: int) -> dict[str, Any] | None:
 
 def save(store: Store, game_id: int, hand: int, data: dict[str, Any]) -> bool:
     """Store a review in a short write; False if one was there already (two clocks)."""
-    try:
-        with store.session() as s:
-            s.add(HandReview(game_id=game_id, hand=hand, data=data))
-            s.commit()
-    except IntegrityError:
-        return False
-    return True
+    with store.session() as s:
+        done = s.connection().execute(update(HandReview).where(
+            col(HandReview.game_id) == game_id, col(HandReview.hand) == hand,
+            col(HandReview.data).is_(None)).values(data=data))
+        s.commit()
+    return bool(done.rowcount)
 
 
 def describe(data: dict[str, Any], names: list[str], labels: list[str]) -> list[str]:
