@@ -32,7 +32,7 @@ NAMES = frozenset({
     "PBEM_FROM_NAME", "PBEM_DKIM_KEY", "PBEM_DKIM_SELECTOR", "PBEM_AUTHSERV_ID",
     "PBEM_DB_CONNECT_TIMEOUT", "PBEM_DB_NETWORK_TIMEOUT", "PBEM_DB_STATEMENT_TIMEOUT",
     "PBEM_DB_IDLE_TIMEOUT", "PBEM_LOG_LEVEL", "PBEM_LOG_FORMAT", "PBEM_METRICS_TOKEN",
-    "PBEM_PRIVACY_URL", "PBEM_TERMS_URL",
+    "PBEM_PRIVACY_URL", "PBEM_TERMS_URL", "PBEM_WEBHOOK_TIMEOUT", "PBEM_WEBHOOK_LOOPBACK",
 })
 NOT_IN_FILE = frozenset({"PBEM_CONFIG"})  # the file cannot name itself
 KEY_FILE = "secret_key"  # under the data directory, unless PBEM_SECRET_KEY is set
@@ -172,6 +172,12 @@ class Settings:
     # the site's privacy notice and terms: linked in every page's and player mail's footer
     privacy_url: str = field(default_factory=lambda: _env_url("PBEM_PRIVACY_URL"))
     terms_url: str = field(default_factory=lambda: _env_url("PBEM_TERMS_URL"))
+    # a league webhook's POST, connect to last byte, ends within this many seconds
+    webhook_timeout: int = field(default_factory=lambda: env_int(
+        "PBEM_WEBHOOK_TIMEOUT", 10, 1, 60))
+    # tests only: webhooks may be http://127.0.0.1 (a loopback address); never in production
+    webhook_loopback: bool = field(default_factory=lambda: env_int(
+        "PBEM_WEBHOOK_LOOPBACK", 0, 0, 1) == 1)
 
     @property
     def dkim_key(self) -> str:

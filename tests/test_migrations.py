@@ -15,7 +15,7 @@ from pbem.store.models import Game
 
 TABLES = {"player", "game", "seat", "move", "dealsecret", "outbox", "inbound", "deadline",
           "league", "season", "entry", "fixture", "confirmation", "webmail", "seat_order",
-          "seat_clock", "note", "seek", "seek_seat"}
+          "seat_clock", "note", "seek", "seek_seat", "webhook", "webhook_post"}
 
 
 def tables(url: str) -> set[str]:
