@@ -86,7 +86,8 @@ class Receiver:
 
 
 @pytest.fixture
-def hooks_env(monkeypatch, tmp_path):
+def hooks_env(monkeypatch, tmp_path, db_url):
+    monkeypatch.setenv("DATABASE_URL", db_url)  # for the command line
     monkeypatch.setenv("PBEM_WEBHOOK_LOOPBACK", "1")
     monkeypatch.setenv("PBEM_WEBHOOK_TIMEOUT", "2")
     monkeypatch.setenv("PBEM_VAR_DIR", str(tmp_path))

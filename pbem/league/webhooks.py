@@ -9,6 +9,7 @@ never shown again: a listing gives its host and last characters (`hint`)."""
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import col, delete, func, select
 
 from ..config import load
@@ -60,6 +61,17 @@ def add(store: Store, league_id: int, by: Asker, kind: str, url: str) -> Shown:
     with store.reader() as s:  # who asks, before any look-up of the host
         require_organiser(get_league(s, league_id), by)
     hint = check_url(kind, url, load().webhook_loopback)  # outside the write: DNS may be slow
+    try:
+        return _add(store, league_id, by, {"kind": kind, "url": url, "hint": hint})
+    except SQLAlchemyError as e:  # its text would hold the URL (the INSERT's parameters)
+        raise WebhookNotStored(f"the webhook could not be stored ({type(e).__name__})") from None
+
+
+class WebhookNotStored(RuntimeError):
+    """The database failed while a webhook was added; says nothing of its URL."""
+
+
+def _add(store: Store, league_id: int, by: Asker, new: dict[str, str]) -> Shown:
     with store.session() as s:
         league = s.exec(select(League).where(League.id == league_id).with_for_update()).first()
         if league is None:
@@ -69,9 +81,10 @@ def add(store: Store, league_id: int, by: Asker, kind: str, url: str) -> Shown:
         if len(urls) >= MAX_HOOKS:
             raise LeagueError(_("%(league)s has %(most)s webhooks, the most it may have: "
                                 "remove one first") % {"league": league.name, "most": MAX_HOOKS})
-        if url in urls:
+        if new["url"] in urls:
             raise LeagueError(_("%(league)s has that webhook already") % {"league": league.name})
-        hook = Webhook(league_id=id_of(league), kind=kind, url=url, hint=hint)
+        hook = Webhook(league_id=id_of(league), kind=new["kind"], url=new["url"],
+                       hint=new["hint"])
         s.add(hook)
         s.flush()
         shown = _shown(hook, 0)

@@ -24,7 +24,7 @@ from time import perf_counter, sleep
 from typing import Any
 
 from sqlalchemy import update
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlmodel import Session, col, select
 
 from .. import logs
@@ -179,9 +179,9 @@ def _mark(store: Store, row: WebhookPost, hook: Webhook, until: datetime,
                 if values.get("last_error"):
                     c.execute(update(Webhook).where(col(Webhook.id) == hook.id).values(
                         last_error=values["last_error"], last_error_at=utcnow(),
-                        failed=col(Webhook.failed) + (values.get("state") == "failed")))
+                        failed=col(Webhook.failed) + int(values.get("state") == "failed")))
             return
-        except DBAPIError as e:
+        except (OperationalError, InterfaceError) as e:  # away; a bug raises at once
             if utcnow() >= until - SPARE / 2:
                 raise
             log.warning("webhook marks wait for the database (%s)", type(e).__name__)
