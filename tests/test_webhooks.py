@@ -422,3 +422,88 @@ def test_the_organiser_page_adds_and_removes_its_own_webhooks(store, hooks_env, 
     r = client.post(f"{o}/webhook/remove", data={"hook": str(hook.id), "csrf": csrf(client)},
                     follow_redirects=True)
     assert "is removed" in html.unescape(r.text) and webhooks.listed(store, lid, OPERATOR) == []
+
+
+# -- the request itself: TLS verified, the whole request timed ---------------------------------
+
+
+def _cert(where) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 and its key, as PEM files."""
+    import ipaddress as ip
+    from datetime import UTC, datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.now(UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - timedelta(days=1)).not_valid_after(now + timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(
+                ip.ip_address("127.0.0.1"))]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = where / "cert.pem", where / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return str(cert_file), str(key_file)
+
+
+def test_https_is_verified_against_the_certificate(receiver, tmp_path, monkeypatch):
+    """A receiver over TLS is posted to only when its certificate is trusted (here: made
+    trusted through OpenSSL's SSL_CERT_FILE); an untrusted one gets nothing."""
+    import ssl
+
+    from pbem.store.webhook_http import Request, post
+
+    cert, key = _cert(tmp_path)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    server = receiver.server
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    url = f"https://127.0.0.1:{receiver.port}/tls/{SECRET}"
+    with pytest.raises(OSError, match="CERTIFICATE_VERIFY_FAILED|certificate verify"):
+        post(Request(url, b"{}", timeout=3, loopback=True))
+    assert receiver.got == []
+    monkeypatch.setenv("SSL_CERT_FILE", cert)
+    assert post(Request(url, b'{"text": "hi"}', timeout=3, loopback=True)).status == 200
+    assert [x["body"] for x in receiver.got] == [{"text": "hi"}]
+
+
+def test_a_receiver_that_drips_its_answer_is_cut_at_the_timeout():
+    """Every read gets a byte in time, yet the whole request ends at the timeout."""
+    import socket
+
+    from pbem.store.webhook_http import Request, post
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def drip():
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            while not stop.is_set():
+                try:
+                    conn.sendall(b"X-Slow: y\r\n")
+                except OSError:
+                    return
+                stop.wait(0.2)
+
+    threading.Thread(target=drip, daemon=True).start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(OSError):
+            post(Request(f"http://127.0.0.1:{listener.getsockname()[1]}/x", b"{}",
+                         timeout=1, loopback=True))
+        assert time.monotonic() - started < 3
+    finally:
+        stop.set()
+        listener.close()

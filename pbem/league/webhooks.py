@@ -51,7 +51,7 @@ def check_url(kind: str, url: str, loopback: bool) -> str:
         t = target(url, loopback)
         addresses(t.host, t.port, loopback)
     except Unsafe as e:
-        raise LeagueError(_("that webhook is refused: %(why)s") % {"why": e}) from None
+        raise LeagueError(_("that webhook is refused: %(why)s") % {"why": _(str(e))}) from None
     return f"{t.host} ...{url[-SHOWN:]}"
 
 

@@ -24,6 +24,8 @@ from email.utils import parsedate_to_datetime
 from time import time
 from urllib.parse import urlsplit
 
+from ..i18n import N_
+
 MAX_BODY = 1024  # bytes of an answer read: we want its status, never its text
 MAX_RETRY_AFTER = 6 * 3600  # seconds: a Retry-After beyond this is taken as this
 RESOLVE_TIMEOUT = 5.0  # seconds a name lookup may take
@@ -31,7 +33,8 @@ _lookups = ThreadPoolExecutor(2, thread_name_prefix="webhook-dns")  # getaddrinf
 
 
 class Unsafe(ValueError):
-    """A webhook's URL or host that we will not post to; the text names no URL."""
+    """A webhook's URL or host that we will not post to; the text (marked for the
+    catalogue, translated where it is shown) names no URL."""
 
 
 @dataclass(frozen=True)
@@ -61,19 +64,19 @@ def target(url: str, loopback: bool = False) -> Target:
     """The URL's parts, or Unsafe: https only (http to a loopback host only with
     `loopback`), no user or password in it, a host name, printable ASCII."""
     if not url.isascii() or not url.isprintable() or " " in url:
-        raise Unsafe("the address must be plain printable characters, no spaces")
+        raise Unsafe(N_("the address must be plain printable characters, no spaces"))
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
-        raise Unsafe("not a web address") from None
+        raise Unsafe(N_("not a web address")) from None
     host = (parts.hostname or "").rstrip(".")
     if parts.scheme not in ("https", "http") or not host:
-        raise Unsafe("the address must start https://")
+        raise Unsafe(N_("the address must start https://"))
     if parts.scheme == "http" and not (loopback and _is_loopback_name(host)):
-        raise Unsafe("the address must start https://")
+        raise Unsafe(N_("the address must start https://"))
     if parts.username is not None or parts.password is not None:
-        raise Unsafe("the address may not hold a user name or password")
+        raise Unsafe(N_("the address may not hold a user name or password"))
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return Target(parts.scheme == "https", host,
                   port or (443 if parts.scheme == "https" else 80), path)
@@ -100,10 +103,10 @@ def addresses(host: str, port: int, loopback: bool = False) -> list[str]:
         found = _lookups.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM
                                 ).result(RESOLVE_TIMEOUT)
     except (OSError, UnicodeError, Late):
-        raise Unsafe("its host name could not be found") from None
+        raise Unsafe(N_("its host name could not be found")) from None
     ips = list(dict.fromkeys(str(x[4][0]) for x in found))
     if not ips or not all(allowed(x, loopback) for x in ips):
-        raise Unsafe("its host is not a public address")
+        raise Unsafe(N_("its host is not a public address"))
     return ips
 
 
@@ -121,6 +124,8 @@ def post(req: Request) -> Answer:
             **req.headers})
         resp = conn.getresponse()
         resp.read(MAX_BODY)  # the answer's text is never kept
+        if conn.time_up.is_set():  # cut short, it may read as whole: it is not an answer
+            raise TimeoutError("no whole answer in time")
         return Answer(resp.status, retry_after(resp.getheader("Retry-After")))
     except http.client.HTTPException as e:  # a broken answer: no URL in what we keep
         raise OSError(type(e).__name__) from None
@@ -151,19 +156,19 @@ class _Connection(http.client.HTTPConnection):
     def __init__(self, t: Target, ip: str, timeout: float):
         super().__init__(t.host, t.port, timeout=timeout)
         self.target, self.ip = t, ip
-        self._time_up = threading.Event()
+        self.time_up = threading.Event()
 
     def connect(self) -> None:
         sock = socket.create_connection((self.ip, self.port), self.timeout)
         if self.target.https:
             sock = ssl.create_default_context().wrap_socket(sock, server_hostname=self.host)
         self.sock = sock
-        if self._time_up.is_set():  # the watchdog fired while connecting
+        if self.time_up.is_set():  # the watchdog fired while connecting
             self.cut()
 
     def cut(self) -> None:
         """The time is up: a read or write waiting on the socket fails now."""
-        self._time_up.set()
+        self.time_up.set()
         sock = self.sock
         if sock is not None:
             try:
