@@ -32,6 +32,8 @@ from pbem.store import webhooks as queue
 from pbem.store.models import League, Player, Webhook, WebhookPost
 from pbem.store.models import now as utcnow
 from tests.league_helpers import ORGANISER, fixtures, league, play_out
+from tests.test_browser import chromium  # noqa: F401 (a fixture)
+from tests.test_browser_look import axe  # noqa: F401 (a fixture)
 from tests.web_helpers import csrf
 
 SECRET = "T0pSecretChannelKey-9f8e7d6c5b4a"  # the part of a URL that is its key
@@ -507,3 +509,29 @@ def test_a_receiver_that_drips_its_answer_is_cut_at_the_timeout():
     finally:
         stop.set()
         listener.close()
+
+
+def test_the_organiser_page_with_a_webhook_in_a_browser(chromium, axe, tmp_path):  # noqa: F811
+    """At a phone's width and a desktop's: the webhook's host and last characters, never
+    its URL; no accessibility fault (axe-core); and its Remove button removes it."""
+    from tests.browser_helpers import serve
+    from tests.test_browser_look import faults
+
+    with serve(tmp_path) as (site, app):
+        store = app.config["PBEM_STORE"]
+        lid = league(store, players=0)
+        webhooks.add(store, lid, OPERATOR, "discord",
+                     f"https://8.8.8.8/api/webhooks/1/{SECRET}")  # a public address: no post
+        with store.reader() as s:
+            token = s.get(League, lid).admin_token
+        for width in (390, 1280):
+            page = chromium.new_page(viewport={"width": width, "height": 900})
+            page.goto(f"{site}/o/{token}")
+            assert "8.8.8.8 ...5b4a" in page.inner_text("table.webhooks")
+            assert SECRET[:-4] not in page.content()
+            assert faults(page, axe, width) == []
+        with page.expect_navigation():
+            page.locator("table.webhooks").get_by_role("button", name="Remove").click()
+        assert "is removed" in page.locator('p.notice[role="status"]').inner_text()
+        assert page.locator("table.webhooks").count() == 0
+        assert webhooks.listed(store, lid, OPERATOR) == []
