@@ -33,7 +33,7 @@ NAMES = frozenset({
     "PBEM_DB_CONNECT_TIMEOUT", "PBEM_DB_NETWORK_TIMEOUT", "PBEM_DB_STATEMENT_TIMEOUT",
     "PBEM_DB_IDLE_TIMEOUT", "PBEM_LOG_LEVEL", "PBEM_LOG_FORMAT", "PBEM_METRICS_TOKEN",
     "PBEM_PRIVACY_URL", "PBEM_TERMS_URL", "PBEM_VAPID_KEY", "PBEM_VAPID_SUBJECT",
-    "PBEM_PUSH_HOSTS", "PBEM_PUSH_LOOPBACK",
+    "PBEM_PUSH_HOSTS", "PBEM_PUSH_LOOPBACK", "PBEM_WEBHOOK_TIMEOUT", "PBEM_WEBHOOK_LOOPBACK",
 })
 # push services a browser's subscription may name (pbem.store.push): Chrome's, Firefox's,
 # Apple's, Edge's; a host ending in one of these, over https
@@ -184,6 +184,12 @@ class Settings:
     # tests only: a subscription may name http://127.0.0.1:PORT/ (a push service of theirs)
     push_loopback: bool = field(default_factory=lambda: _env_choice(
         "PBEM_PUSH_LOOPBACK", "off", ("off", "on")) == "on")
+    # a league webhook's POST, connect to last byte, ends within this many seconds
+    webhook_timeout: int = field(default_factory=lambda: env_int(
+        "PBEM_WEBHOOK_TIMEOUT", 10, 1, 60))
+    # tests only: webhooks may be http://127.0.0.1 (a loopback address); never in production
+    webhook_loopback: bool = field(default_factory=lambda: _env_choice(
+        "PBEM_WEBHOOK_LOOPBACK", "off", ("off", "on")) == "on")
 
     @property
     def vapid_key(self) -> Path:

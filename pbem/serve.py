@@ -16,6 +16,7 @@ from .clock import scheduler
 from .config import SettingError, Settings
 from .mail.inbound import controller
 from .mail.workers import Workers
+from .store import webhooks
 from .store.outbox import any_due, drain, maildir_delivery
 from .store.push_send import send_due
 from .store.relay import CONNECTIONS, Relay
@@ -78,6 +79,23 @@ def push_until(stop: threading.Event, store, cfg: Settings, every: float = 2.0) 
             log.exception("the pushes could not be sent; trying again in %.0f s", MAX_WAIT)
             stop.wait(MAX_WAIT)
         stop.wait(every)
+
+
+def post_until(stop: threading.Event, store, every: float, poll: float = 1.0) -> None:
+    """Post the leagues' webhooks until `stop` (pbem.store.webhooks), beside the outbox's
+    loop and as it does: a cheap look every `poll` s, a drain whenever a post is due, and a
+    lost database (or any failure) logged and tried again after a longer wait. In a thread
+    of its own, so a slow receiver never holds up the mail."""
+    wait = every
+    while not stop.is_set():
+        try:
+            if webhooks.any_due(store):
+                webhooks.drain(store)
+            wait = every
+        except Exception:
+            log.exception("the webhooks could not be posted; trying again in %.0f s", wait * 2)
+            wait = min(MAX_WAIT, wait * 2)
+        stop.wait(poll if wait == every else wait)
 
 
 class PortTaken(SettingError):
@@ -145,6 +163,8 @@ def run(store, cfg: Settings, smtp: bool = True, lmtp: bool = False, web: bool =
                                   else f"Maildir {cfg.maildir}"))
         threading.Thread(target=push_until, args=(stop, store, cfg, every), daemon=True,
                          name="push").start()
+        threading.Thread(target=post_until, args=(stop, store, every), daemon=True,
+                         name="webhooks").start()
         send_until(stop, store, deliver, every)
     except KeyboardInterrupt:
         pass

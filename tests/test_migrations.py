@@ -16,7 +16,7 @@ from pbem.store.models import Game
 TABLES = {"player", "game", "seat", "move", "dealsecret", "outbox", "inbound", "deadline",
           "league", "season", "entry", "fixture", "confirmation", "webmail", "seat_order",
           "seat_clock", "note", "seek", "seek_seat", "push_subscription", "push_message",
-          "calendar_feed", "hand_review"}
+          "calendar_feed", "hand_review", "webhook", "webhook_post"}
 
 
 def tables(url: str) -> set[str]:

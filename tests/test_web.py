@@ -81,6 +81,10 @@ ROUTES = {
     "/o/<admin_token>/message": "test_the_organisers_forms_and_their_refusals",
     "/o/<admin_token>/pause": "test_the_organisers_forms_and_their_refusals",
     "/o/<admin_token>/replay": "test_a_replay_is_dealt_in_the_league_and_counts",
+    # a league's webhooks: tests/test_webhooks.py
+    "/o/<admin_token>/webhook": "test_the_organiser_page_adds_and_removes_its_own_webhooks",
+    "/o/<admin_token>/webhook/remove":
+        "test_the_organiser_page_adds_and_removes_its_own_webhooks",
     "/api/leagues": "test_a_season_page_during_and_after_play",
     "/api/l/<int:league_id>": "test_a_season_page_during_and_after_play",
     "/api/l/<int:league_id>/s/<int:number>": "test_a_season_page_during_and_after_play",

@@ -138,6 +138,9 @@ def samples(app, store, client) -> dict:
         "/o/<admin_token>/hints": (f"{o}/hints", {"hints": "on"}),
         "/o/<admin_token>/message": (f"{o}/message", {"subject": "Hello",
                                                        "text": "Round two starts soon."}),
+        "/o/<admin_token>/webhook": (f"{o}/webhook", {"kind": "discord",
+                                                       "url": "https://127.0.0.1/x"}),
+        "/o/<admin_token>/webhook/remove": (f"{o}/webhook/remove", {"hook": "1"}),
         "/o/<admin_token>/start": (f"{o}/start", {}),
         "/o/<admin_token>/address": (f"{o}/address", {}),
         "/forget/<token>": ("/forget/" + Signer(keys, FORGET).dumps(

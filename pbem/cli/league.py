@@ -3,6 +3,7 @@ operator: it may do what a league's organiser may, and enters players without th
 confirmation (the operator vouches for them)."""
 
 import json
+import sys
 from dataclasses import asdict
 from datetime import date, timedelta
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import click
 
 from ..i18n import _, ngettext
-from ..league import boards
+from ..league import boards, webhooks
 from ..league.archive import export_league, write_folder
 from ..league.manage import (
     ENTRY_KINDS,
@@ -33,6 +34,7 @@ from ..organise import care
 from ..organise.adjudicate import adjudicate, deal_replay
 from ..organise.adjudicate import parse as parse_ruling
 from ..organise.seasons import start_season, substitute
+from ..store.webhooks import KINDS
 from .common import (
     OPTION,
     build_rules,
@@ -348,6 +350,46 @@ def league_export(league_id, folder):
     files = _refused(export_league, open_store(), league_id, whole=True)
     write_folder(files, folder)
     click.echo(f"wrote {len(files)} files to {folder}")
+
+
+@league_group.group("webhook")
+def webhook_group():
+    """The league's webhooks: its news posted to Discord, Slack, Matrix (a hookshot
+    generic webhook) or as plain JSON (docs/leagues.md, "Webhooks")."""
+
+
+@webhook_group.command("add")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.argument("kind", type=click.Choice(KINDS))
+@click.argument("url", metavar="URL|-")
+def webhook_add(league_id, kind, url):
+    """Post the league's news to URL (https; `-` reads it from the standard input, so it
+    stays out of the shell's history). At most 5 a league."""
+    if url == "-":
+        url = sys.stdin.readline(webhooks.MAX_URL + 2).strip()
+    hook = _refused(webhooks.add, open_store(), league_id, OPERATOR, kind, url)
+    click.echo(f"webhook {hook.id}: {hook.kind} {hook.hint}")
+
+
+@webhook_group.command("list")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+def webhook_list(league_id):
+    """The league's webhooks: id, kind, host and last characters (never the whole URL),
+    posts waiting, posts given up and the last failure."""
+    for h in _refused(webhooks.listed, open_store(), league_id, OPERATOR):
+        failure = (f"; last failure {h.last_error} at {h.last_error_at:%Y-%m-%d %H:%M} UTC"
+                   if h.last_error and h.last_error_at else "")
+        click.echo(f"{h.id:>4}  {h.kind:<8} {h.hint}  {h.queued} waiting, {h.failed} given "
+                   f"up{failure}")
+
+
+@webhook_group.command("remove")
+@click.argument("league_id", metavar="LEAGUE", type=int)
+@click.argument("hook_id", metavar="ID", type=int)
+def webhook_remove(league_id, hook_id):
+    """Remove a webhook (its id from `list`), and the posts still waiting for it."""
+    hook = _refused(webhooks.remove, open_store(), league_id, OPERATOR, hook_id)
+    click.echo(f"webhook {hook.id} removed: {hook.kind} {hook.hint}")
 
 
 COMMANDS = [league_group]

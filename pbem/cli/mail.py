@@ -8,6 +8,7 @@ import click
 from .. import logs
 from ..config import MAX_SMTP_PROCESSES, load
 from ..digest import send_digests
+from ..store import webhooks
 from ..store.outbox import drain
 from .common import fail, open_store, run_until_stopped
 
@@ -41,11 +42,14 @@ def smtp_cmd(lmtp, processes):
 
 @click.command("outbox")
 def outbox_cmd():
-    """Send what the outbox holds now, once (`pbem serve` does this every few seconds)."""
+    """Send what the outbox holds now, once, and post the leagues' webhooks that are due
+    (`pbem serve` does both every few seconds)."""
     from ..serve import delivery  # the servers' module: loaded only by the commands that serve
 
     logs.setup(load())
-    click.echo(f"sent {drain(open_store(), delivery(load()))}")
+    store = open_store()
+    click.echo(f"sent {drain(store, delivery(load()))}")
+    click.echo(f"webhook posts {webhooks.drain(store)}")
 
 
 @click.command("digest")

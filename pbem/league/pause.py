@@ -28,6 +28,7 @@ from ..store.models import (
 from ..store.models import now as utcnow
 from ..store.pacing import aware
 from ..store.states import Store
+from . import news
 from .manage import Asker, LeagueError, get_league, require_organiser
 
 PAUSES_PER_DAY = 3  # a season's pauses in a day: each one mails every player twice
@@ -172,6 +173,7 @@ def _tell(s: Session, league: League, season: Season, now: datetime, values: dic
     values = dict(values, league=league.name, season=season.number,
                   link=f"{load().base_url}/l/{league.id}")
     subject, text = _SAID[kind]
+    news.paused(s, league, season, kind, now)
     for p in s.exec(select(Player).where(col(Player.id).in_(ids))).all():
         if mailable(p):
             with language(prefs.language(p)):

@@ -13,6 +13,7 @@ from sqlmodel import Session, col, select
 from ..engine import State, score_pad
 from ..store.models import Deadline, Fixture, Game, League, Move, Season
 from ..store.models import now as utcnow
+from . import news
 from .duplicate import board_lines
 from .rows import id_of
 from .standings import GameResult
@@ -25,11 +26,12 @@ def record(s: Session, game: Game, st: State) -> int | None:
     if fixture is None or fixture.status == "over":
         return None
     result = result_of(st) | seat_record(s, id_of(game), st.n)
-    pairing = s.exec(select(League.pairing).join(Season, col(Season.league_id) == League.id)
-                     .where(Season.id == fixture.season_id)).one()
-    if pairing == "duplicate":  # each board, hidden from the other tables until the round ends
-        result |= {"boards": board_lines(st), "hidden": True}
+    league, season = s.exec(select(League, Season).join(
+        Season, col(Season.league_id) == League.id).where(Season.id == fixture.season_id)).one()
+    if league.pairing == "duplicate":  # each board, hidden from the other tables until the
+        result |= {"boards": board_lines(st), "hidden": True}  # round ends
     finish(s, fixture, result)
+    news.result(s, league, season, fixture)  # a hidden result is told when its round ends
     return fixture.season_id
 
 

@@ -21,6 +21,7 @@ from ..store.games import ROBOT, add_game, mailable
 from ..store.models import Entry, Fixture, Game, League, Outbox, Player, Season
 from ..store.models import now as utcnow
 from ..store.states import Store
+from . import news
 from .duplicate import north_south
 from .manage import Asker, LeagueError, get_league, league_fixture, require_organiser, table_size
 from .pairing import Round, round_robin, seat_entries, swiss, swiss_rounds
@@ -104,6 +105,7 @@ def open_next(store: Store, season_id: int, today: date | None = None) -> list[i
                 season.status = "over"
                 s.add(season)
                 _season_over_mails(s, league, season)
+                news.season_over(s, league, season)
                 s.commit()
                 return []
             games = _open_round(s, league, season, draw)
@@ -196,6 +198,7 @@ def _open_round(s: Session, league: League, season: Season, draw: Round) -> list
         _bye_mail(s, league, season, r, entries[entry], emails)
     season.round = r
     s.add(season)
+    news.round_opened(s, league, season, len(draw.tables), len(draw.byes))
     return games
 
 
@@ -219,6 +222,7 @@ def _close_round(s: Session, league: League, season: Season) -> None:
         if (fixture.result or {}).get("hidden"):
             fixture.result = {k: v for k, v in fixture.result.items() if k != "hidden"}
             changed(s, id_of(season), fixture)
+            news.result(s, league, season, fixture)  # told only now, as the pages show it
 
 
 def open_replay(store: Store, league_id: int, by: Asker, game_id: int) -> int:

@@ -12,6 +12,7 @@ from ..config import load
 from ..deadlines import MAX_HOURS, rearm
 from ..engine import choose, view
 from ..i18n import _, language
+from ..league import news
 from ..league.manage import LeagueError, get_league, league_fixture, require_organiser
 from ..league.rows import id_of
 from ..notify import mail_row
@@ -151,6 +152,7 @@ def message(store, league_id: int, by, subject: str, text: str,
             key = f"message:{league.id}:{n}:" + ("copy" if p is boss else str(p.id))
             s.add(Outbox(to_addr=p.email, subject=f"{league.name}: {subject}", body_text=body,
                          headers={"Reply-To": boss.email}, dedupe_key=key))
+        news.message(s, league, n, subject, text)  # the league's channels hear it too
         s.commit()
         return sum(mailable(x) for x in players)
 

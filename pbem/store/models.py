@@ -401,3 +401,39 @@ class HandReview(SQLModel, table=True):
     data: dict | None = Field(default=None, sa_column=Column(JSON(none_as_null=True),
                                                               nullable=True))
     created: datetime = Field(default_factory=now)
+# -- league webhooks (issue 35) --------------------------------------------------------------
+
+
+class Webhook(SQLModel, table=True):
+    """A league's webhook: its news is posted there (pbem.league.webhooks). The URL is a
+    secret (it holds the channel's key): only `hint` (its host and last characters) is ever
+    shown, and nothing but the sender reads `url`."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    league_id: int = Field(foreign_key="league.id", index=True)
+    kind: str = Field(max_length=10)  # discord, slack, matrix, json
+    url: str = Field(max_length=500)
+    hint: str = Field(max_length=120)
+    created: datetime = Field(default_factory=now)
+    failed: int = 0  # posts given up (a 4xx, or too many tries): the organiser's page says
+    last_error: str | None = Field(default=None, max_length=200)  # never the answer's text
+    last_error_at: datetime | None = None
+
+
+class WebhookPost(SQLModel, table=True):
+    """One piece of a league's news for one webhook, queued in the news's own transaction
+    and posted by pbem.store.webhooks.drain: queued, then sent or failed. `key` is the
+    delivery id the receiver sees (unique: the same news queues once)."""
+
+    __tablename__ = "webhook_post"
+    __table_args__ = (Index("ix_webhook_post_state_next", "state", "next_attempt"),)
+    id: int | None = Field(default=None, primary_key=True)
+    webhook_id: int = Field(foreign_key="webhook.id", index=True)
+    key: str = Field(unique=True, max_length=200)
+    news: dict = Field(default_factory=dict, sa_column=_json_or_empty())
+    state: str = Field(default="queued", max_length=10)  # queued, sent, failed
+    attempts: int = 0
+    next_attempt: datetime = Field(default_factory=now)
+    sent_at: datetime | None = None
+    last_error: str | None = Field(default=None, max_length=200)
+    created: datetime = Field(default_factory=now)

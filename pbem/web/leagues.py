@@ -19,7 +19,7 @@ from markupsafe import Markup
 from sqlmodel import col, select
 
 from ..i18n import N_, _, ngettext
-from ..league import archive, boards, manage, reports
+from ..league import archive, boards, manage, reports, webhooks
 from ..league.manage import LeagueError
 from ..league.verdicts import describe as describe_ruling
 from ..numbers import whole as whole_number
@@ -47,6 +47,9 @@ TIE_BREAKS = N_("Ordered by points (a win or a bye is a point), then points diff
                  "points for, then fewer bags; entries equal on all four share a rank.")
 # a season's and an entry's status as the organiser's page shows them (the API keeps the keys)
 SEASON_STATUS = {"open": N_("taking entries"), "running": N_("running"), "over": N_("over")}
+WEBHOOK_KINDS = {"discord": N_("Discord"), "slack": N_("Slack"),
+                 "matrix": N_("Matrix (a hookshot generic webhook)"),
+                 "json": N_("plain JSON")}
 ENTRY_STATUS = {"pending": N_("waiting for the partner"), "active": N_("in"),
                 "withdrawn": N_("withdrawn")}
 
@@ -320,6 +323,7 @@ def render_organiser(lg: League):
         rulings = [dict(r, season=sn.number) for sn in seasons
                    for r in said(reports.rulings(s, sn))]
         organiser_email = s.get(Player, lg.organiser_id).email
+    hooks = webhooks.listed(store, league_id, lg.organiser_id)
     now = utcnow()
     stale = [dict(t, hours=(now - t["last_move"]) // timedelta(hours=1))
              for t in reports.stale_tables(store, lg, now)]
@@ -334,7 +338,8 @@ def render_organiser(lg: League):
         form=told.get("form") or {},
         join_url=f"{cfg.base_url}{url_for('leagues.join', join_token=lg.join_token)}",
         organiser_address=organiser_address(lg, cfg.mail_domain),
-        organiser_email=organiser_email,
+        organiser_email=organiser_email, webhooks=hooks, webhook_kinds=WEBHOOK_KINDS,
+        most_webhooks=webhooks.MAX_HOOKS, webhook_url_length=webhooks.MAX_URL,
         new_starts=starts.isoformat(), new_ends=(starts + timedelta(days=182)).isoformat())
     return body  # no-store and no Referer: pbem.web.guard, as for every key's page
 
@@ -373,15 +378,17 @@ def _seat_holder(who: Player | None) -> str:
     return f"{who.name} <{who.email}>"
 
 
-def organiser_action(admin_token, act):
+def organiser_action(admin_token, act, carry: bool = True):
     """An organiser's POST: `act(league)` calls the service as the organiser and returns
-    the notice; a refusal shows the page again with why (status 400), nothing changed."""
+    the notice; a refusal shows the page again with why (status 400), nothing changed, and
+    the form as sent unless not `carry` (a secret in it: a webhook's URL)."""
     lg = _by(League.admin_token, admin_token)
     page = url_for("leagues.organiser", admin_token=admin_token)
     try:
         notice = act(lg)
     except LeagueError as e:  # a date of the next season: beside its field, as sent
-        return flow.to(page, error=_("Not done: %(why)s.") % {"why": e}, form=request.form,
+        return flow.to(page, error=_("Not done: %(why)s.") % {"why": e},
+                       form=request.form if carry else None,
                        errors={e.field: str(e)} if isinstance(e, FieldError) else None)
     return flow.to(page, notice=notice)
 

@@ -9,6 +9,7 @@ from flask import Blueprint, request
 
 from ..deadlines import MAX_HOURS
 from ..i18n import N_, _, ngettext
+from ..league import webhooks
 from ..league.manage import LeagueError, set_hints
 from ..league.pause import pause, resume
 from ..league.verdicts import describe
@@ -108,6 +109,29 @@ def hints(admin_token):
         set_hints(data.store(), lg.id, lg.organiser_id, on)
         return _("Hints are allowed in this league's games.") if on else \
             _("Hints are off in this league's games.")
+    return organiser_action(admin_token, act)
+
+
+@bp.post("/o/<admin_token>/webhook")
+def add_webhook(admin_token):
+    def act(lg):
+        f = request.form
+        hook = webhooks.add(data.store(), lg.id, lg.organiser_id, f.get("kind", ""),
+                            f.get("url", "")[:webhooks.MAX_URL + 1])
+        return _("Webhook %(hook)s added (%(hint)s): the league's news goes there from now "
+                 "on.") % {"hook": hook.id, "hint": hook.hint}
+    return organiser_action(admin_token, act, carry=False)  # the URL is a secret
+
+
+@bp.post("/o/<admin_token>/webhook/remove")
+def remove_webhook(admin_token):
+    def act(lg):
+        hook_id = whole(request.form, "hook", N_("the webhook"))
+        if hook_id is None:
+            raise LeagueError(_("choose a webhook"))
+        hook = webhooks.remove(data.store(), lg.id, lg.organiser_id, hook_id)
+        return _("Webhook %(hook)s (%(hint)s) is removed.") % {"hook": hook.id,
+                                                                "hint": hook.hint}
     return organiser_action(admin_token, act)
 
 
