@@ -17,33 +17,21 @@ Like the sampler it reads only the view and is deterministic given the view and 
 counted budget of simulated card plays keeps a decision within 100 ms (bench/robot.py).
 """
 
+from . import sampler
 from .rules import MOONS, NILS, promised
 from .sampler import _distinct, _Knowledge, _Playout
 from .scoring import _bag_penalty, _score_side
 from .tricks import playable_cards, table_for
 
-WORK = 1500  # simulated card plays for a card decision (the sampler's budget)
-MIN_SAMPLES, MAX_SAMPLES = 6, 40
+MAX_SAMPLES = 40  # deals for a card (the sampler's budget of card plays, fewer deals)
 BID_SAMPLES = 24  # deals for a bid, each played out once for a number and once for nil
 STAKE = 100  # points a won (or lost) game is worth on top of the hand's, when at stake
 
 
 def best_card(view: dict, rules, rng) -> str:
-    """The legal card with the best mean playout value for the seat's side."""
-    legal = list(dict.fromkeys(a["card"] for a in view["legal"] if a["type"] == "play"))
-    t = table_for(rules)
-    cands = _distinct(legal, view, rules, t)
-    if len(cands) == 1:
-        return cands[0]
-    know = _Knowledge(view, rules, t)
-    left = sum(view["hand_sizes"])
-    samples = max(MIN_SAMPLES, min(MAX_SAMPLES, WORK // (len(cands) * max(left, 1))))
-    totals = dict.fromkeys(cands, 0.0)
-    for _ in range(samples):
-        hands = know.deal(rng)
-        for card in cands:
-            totals[card] += HardPlayout(view, rules, t, hands).run(card)
-    return max(cands, key=lambda c: (totals[c], -t.power[c]))
+    """The legal card with the best mean playout value for the seat's side: the sampler's
+    search with the hard robot's playouts, over at most MAX_SAMPLES deals."""
+    return sampler.best_card(view, rules, rng, HardPlayout, MAX_SAMPLES)
 
 
 def card_on_deal(view: dict, rules, hands) -> str:

@@ -25,8 +25,11 @@ def models(rules) -> bool:
     return not (rules.leftover_after_bid or rules.leftover == "high_side" or rules.dummy)
 
 
-def best_card(view: dict, rules, rng) -> str:
-    """The legal card with the best mean playout score for the seat's side."""
+def best_card(view: dict, rules, rng, playout=None, most: int = MAX_SAMPLES) -> str:
+    """The legal card with the best mean playout score for the seat's side, each deal
+    played out by `playout` (a _Playout class: the hard robot brings its own), over at
+    most `most` deals."""
+    playout = playout or _Playout
     legal = list(dict.fromkeys(a["card"] for a in view["legal"] if a["type"] == "play"))
     t = table_for(rules)
     cands = _distinct(legal, view, rules, t)
@@ -34,12 +37,12 @@ def best_card(view: dict, rules, rng) -> str:
         return cands[0]
     know = _Knowledge(view, rules, t)
     left = sum(view["hand_sizes"])
-    samples = max(MIN_SAMPLES, min(MAX_SAMPLES, WORK // (len(cands) * max(left, 1))))
+    samples = max(MIN_SAMPLES, min(most, WORK // (len(cands) * max(left, 1))))
     totals = dict.fromkeys(cands, 0.0)
     for _ in range(samples):
         hands = know.deal(rng)
         for card in cands:
-            totals[card] += _Playout(view, rules, t, hands).run(card)
+            totals[card] += playout(view, rules, t, hands).run(card)
     # ties go to the cheaper card: the high one is kept for later
     return max(cands, key=lambda c: (totals[c], -t.power[c]))
 
