@@ -641,9 +641,7 @@ def _release(store: Store, keys: list[str]) -> None:
     if keys:
         try:
             with store.session() as s:
-                s.execute(update(Outbox).where(col(Outbox.dedupe_key).in_(keys),
-                                               col(Outbox.sent_at).is_(None))
-                          .values(next_attempt=utcnow()))
+                s.execute(update(Outbox).where(*_untouched(keys)).values(next_attempt=utcnow()))
                 s.commit()
         except Exception:  # they go when their hold ends
             log.exception("game mails %s: not released; they go when their hold ends", keys)
@@ -653,8 +651,14 @@ def _drop_unsent(s: Session, keys: list[str]) -> None:
     """The held mails a write's own replace, gone in its transaction (before its own are
     queued: they may have the same keys)."""
     if keys:
-        s.execute(delete(Outbox).where(col(Outbox.dedupe_key).in_(keys),
-                                       col(Outbox.sent_at).is_(None)))
+        s.execute(delete(Outbox).where(*_untouched(keys)))
+
+
+def _untouched(keys: list[str]) -> tuple:
+    """Held mails no drainer has taken: one merging it into another mail holds it under
+    its lease (`attempts`, pbem.store.pacing.take_waiting) and settles it itself."""
+    return (col(Outbox.dedupe_key).in_(keys), col(Outbox.sent_at).is_(None),
+            col(Outbox.attempts) == 0)
 
 
 def _earlier(s: Session, t: Table, w: _Write) -> Callable[[int], list[tuple[dict, str]]]:
