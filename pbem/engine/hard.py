@@ -17,9 +17,9 @@ Like the sampler it reads only the view and is deterministic given the view and 
 counted budget of simulated card plays keeps a decision within 100 ms (bench/robot.py).
 """
 
-from . import sampler
 from .rules import MOONS, NILS, promised
 from .sampler import _distinct, _Knowledge, _Playout
+from .sampler import best_card as sampled_card
 from .scoring import _bag_penalty, _score_side
 from .tricks import playable_cards, table_for
 
@@ -31,7 +31,7 @@ STAKE = 100  # points a won (or lost) game is worth on top of the hand's, when a
 def best_card(view: dict, rules, rng) -> str:
     """The legal card with the best mean playout value for the seat's side: the sampler's
     search with the hard robot's playouts, over at most MAX_SAMPLES deals."""
-    return sampler.best_card(view, rules, rng, HardPlayout, MAX_SAMPLES)
+    return sampled_card(view, rules, rng, HardPlayout, MAX_SAMPLES)
 
 
 def card_on_deal(view: dict, rules, hands) -> str:

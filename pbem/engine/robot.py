@@ -11,7 +11,9 @@ view and a seed (ties are broken by a generator seeded from both).
 
 import random
 
-from . import hard
+from .hard import best_bid as hard_bid
+from .hard import best_card as hard_card
+from .hard import blind_nil
 from .rules import MOONS, NILS, Rules
 from .sampler import best_bid, best_card, models
 from .tricks import table_for
@@ -48,13 +50,13 @@ def choose(view: dict, seed: int = 0, rules=None, *, level: str | None = None) -
     level = level_of(level, rules) if models(rules) else "easy"
     if "play" in kinds:
         if level == "hard":
-            return {"type": "play", "card": hard.best_card(view, rules, bot.rng)}
+            return {"type": "play", "card": hard_card(view, rules, bot.rng)}
         if level == "medium":  # looks ahead over sampled deals (sampler.py)
             return {"type": "play", "card": best_card(view, rules, bot.rng)}
         return {"type": "play", "card": bot.play([a["card"] for a in legal])}
     if "look" in kinds:
         blind = next((a for a in legal if a["type"] == "bid" and a["bid"] == "blind nil"), None)
-        if level == "hard" and blind and hard.blind_nil(view, rules, bot.rng, fast_bid):
+        if level == "hard" and blind and blind_nil(view, rules, bot.rng, fast_bid):
             return dict(blind)
         return {"type": "look"}
     if "misdeal" in kinds:
@@ -62,7 +64,7 @@ def choose(view: dict, seed: int = 0, rules=None, *, level: str | None = None) -
     if "bid" in kinds:
         guess = bot.bid([a for a in legal if a["type"] == "bid"])
         if level == "hard":
-            return hard.best_bid(view, rules, bot.rng, guess, fast_bid, sure=bot.sure_tricks())
+            return hard_bid(view, rules, bot.rng, guess, fast_bid, sure=bot.sure_tricks())
         return best_bid(view, rules, bot.rng, guess) if level == "medium" else guess
     if "pass" in kinds:
         return {"type": "pass", "cards": bot.pass_cards(legal[0]["count"])}

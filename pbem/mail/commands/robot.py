@@ -14,7 +14,7 @@ USAGE = "robot LEAGUE GAME [SEAT] [easy|medium|hard]"
 class Robot(Command):
     name, help = "robot", N_("robot LEAGUE GAME [SEAT] [easy|medium|hard] (organisers): the "
                              "robot makes this move, at the game's level or the one named")
-    example = "robot 1 12"
+    example = "robot 1 12 2 hard"
 
     def process(self, ctx: Context, args: str) -> str:
         words = args.split()
