@@ -112,7 +112,13 @@ def maildir_delivery(path: str | Path | None = None, domain: str | None = None,
 
 
 def backoff(attempts: int) -> timedelta:
-    return min(timedelta(minutes=1) * 2 ** max(attempts - 1, 0), MAX_BACKOFF)
+    return doubling(attempts, timedelta(minutes=1), MAX_BACKOFF)
+
+
+def doubling(attempts: int, first: timedelta, most: timedelta) -> timedelta:
+    """The wait before the next try after `attempts` failed ones: `first`, doubled each
+    time, at most `most` (the mail's, the pushes' and the webhooks' retries)."""
+    return min(first * 2 ** max(attempts - 1, 0), most)
 
 
 def drain(store: Store, deliver: Deliver | None = None, now: datetime | None = None,

@@ -93,7 +93,12 @@ def game_seqs(s: Session, game_ids: Iterable[int | None]) -> dict[int, int]:
 def stale(row: Outbox, seqs: dict[int, int]) -> bool:
     """A turn mail for a move the game is no longer at (the seat moved, or another did)."""
     turn = turn_of(row.dedupe_key)
-    return turn is not None and seqs.get(turn[0], 0) > turn[2]
+    return turn is not None and stale_turn(turn, seqs)
+
+
+def stale_turn(turn: tuple[int, int, int], seqs: dict[int, int]) -> bool:
+    """A turn (game, seat, seq) the game is no longer at (`seqs`: each game's last seq)."""
+    return seqs.get(turn[0], 0) > turn[2]
 
 
 def is_paced_row(row: Outbox) -> bool:

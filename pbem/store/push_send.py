@@ -26,7 +26,8 @@ from ..i18n import _, language, listing
 from . import prefs
 from .models import Player, PushMessage, PushSubscription, Seat
 from .models import now as utcnow
-from .pacing import game_seqs, quiet_end, turn_of
+from .outbox import doubling
+from .pacing import game_seqs, quiet_end, stale_turn, turn_of
 from .push import drop
 from .states import Store
 
@@ -50,7 +51,7 @@ class Job:
 
 
 def backoff(attempts: int) -> timedelta:
-    return min(timedelta(seconds=30) * 2 ** max(attempts - 1, 0), MAX_BACKOFF)
+    return doubling(attempts, timedelta(seconds=30), MAX_BACKOFF)
 
 
 def send_due(store: Store, cfg: Settings | None = None, now: datetime | None = None,
@@ -170,10 +171,6 @@ def _payload(store: Store, cfg: Settings, job: Job) -> dict | None:
                 "body": _("Games %(games)s: your turn") % {
                     "games": listing([str(g) for g in games])},
                 "url": f"{cfg.base_url}/home"}
-
-
-def stale_turn(turn: tuple[int, int, int], seqs: dict[int, int]) -> bool:
-    return seqs.get(turn[0], 0) > turn[2]
 
 
 def _tokens(s: Session, turns: list[tuple[int, int, int]], player_id: int

@@ -31,6 +31,7 @@ from .. import logs
 from ..config import Settings, load
 from .models import Webhook, WebhookPost
 from .models import now as utcnow
+from .outbox import doubling
 from .states import Store
 from .webhook_http import Answer, Request, Unsafe, post
 
@@ -163,7 +164,7 @@ def _outcome(row: WebhookPost, answer: Answer | None, error: str | None,
 
 
 def backoff(tries: int) -> timedelta:
-    return min(timedelta(seconds=30) * 2 ** max(tries - 1, 0), MAX_BACKOFF)
+    return doubling(tries, timedelta(seconds=30), MAX_BACKOFF)
 
 
 def _mark(store: Store, row: WebhookPost, hook: Webhook, until: datetime,
